@@ -1,0 +1,383 @@
+//! Signals 1, 2, 4 and 5 for one compaction: what its region held, what its summary
+//! kept, what that breaks, and whether its range makes sense.
+
+use super::finding::{Finding, FindingKind, Severity};
+use super::gate::GateFlags;
+use super::paths::path_key;
+use super::state::{target_text, StateAt};
+use super::tokens::{contains_whole_word, word_count};
+use crate::model::{
+    CompactionInfo, Event, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
+};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// One distinct opaque token of a region and what became of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RegionToken {
+    pub id: TokenId,
+    /// `None` when the summary cannot be read.
+    pub survived: Option<bool>,
+    /// `Some(regenerable)` for a token declared by a binding before the compaction.
+    pub declared: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DroppedToken {
+    pub token: String,
+    pub class: TokenClass,
+    pub regenerable: Option<bool>,
+    pub required_by: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CompactionAnalysis {
+    pub info: CompactionInfo,
+    pub state: StateAt,
+    /// Indices into `Session::events` of the region's events.
+    pub region: Vec<usize>,
+    pub region_words: u64,
+    pub tokens: Vec<RegionToken>,
+    pub opaque_ratio: Option<f64>,
+    pub prose_ratio: Option<f64>,
+    /// Dropped declared tokens and dropped tokens something requires.
+    pub dropped: Vec<DroppedToken>,
+    pub findings: Vec<Finding>,
+    pub flags: GateFlags,
+}
+
+impl CompactionAnalysis {
+    pub fn kept(&self) -> usize {
+        self.tokens.iter().filter(|t| t.survived == Some(true)).count()
+    }
+
+    pub fn dropped_ids(&self) -> impl Iterator<Item = TokenId> + '_ {
+        self.tokens
+            .iter()
+            .filter(|t| t.survived == Some(false))
+            .map(|t| t.id)
+    }
+
+    pub fn dropped_counts(&self, session: &Session) -> BTreeMap<&'static str, usize> {
+        let mut counts = BTreeMap::new();
+        for id in self.dropped_ids() {
+            *counts.entry(session.tokens.class(id).as_str()).or_insert(0) += 1;
+        }
+        counts
+    }
+}
+
+/// Everything the analysis of one compaction needs besides the session.
+pub(super) struct Earlier<'a> {
+    /// Compactions applied before this one happens, with their ranges.
+    pub applied: &'a [(String, RangeSpec)],
+}
+
+fn range_text(range: RangeSpec) -> String {
+    match range {
+        RangeSpec::Seqs { from, to } => format!("{from}–{to}"),
+        RangeSpec::Missing => "(missing)".into(),
+        RangeSpec::Invalid => "(invalid)".into(),
+    }
+}
+
+pub(super) fn analyze(session: &Session, info: &CompactionInfo, earlier: Earlier) -> CompactionAnalysis {
+    let id = info.id.as_str();
+    let before = &session.events[..info.at];
+    let state = StateAt::of(before);
+    let def = &session.events[info.def];
+    let (summary, input) = match &def.kind {
+        EventKind::Compaction { summary, input, .. } => (summary.as_ref(), input.as_deref()),
+        _ => (None, None),
+    };
+    let mut findings = Vec::new();
+    let mut flags = GateFlags::default();
+    let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
+
+    // Signal 5: coverage.
+    let newest = before.last().map(|e| e.seq);
+    let region: Vec<usize> = match info.range {
+        RangeSpec::Seqs { from, to } if from <= to => {
+            if newest.is_none_or(|n| to > n) {
+                flags.range_unusable = true;
+                let newest = newest.map_or("there are no events before it".into(), |n| {
+                    format!("the newest event before it is seq {n}")
+                });
+                findings.push(error(
+                    FindingKind::CoverageGap,
+                    format!("{id}'s range {from}–{to} ends past the log: {newest}"),
+                ));
+            }
+            (0..before.len())
+                .filter(|&i| (from..=to).contains(&before[i].seq))
+                .collect()
+        }
+        other => {
+            flags.range_unusable = true;
+            findings.push(error(
+                FindingKind::CoverageGap,
+                format!(
+                    "{id} has no usable range {}: it must be {{from, to}} with integer seqs, from ≤ to",
+                    range_text(other)
+                ),
+            ));
+            Vec::new()
+        }
+    };
+    if let RangeSpec::Seqs { from, to } = info.range {
+        if region.is_empty() && from <= to {
+            flags.empty_span = true;
+            findings.push(error(
+                FindingKind::EmptySpan,
+                format!("{id}'s range {from}–{to} holds no events: there is nothing to summarize"),
+            ));
+        }
+        // Signal 4 and the overlap half of signal 5, against compactions applied earlier.
+        for (other, range) in earlier.applied {
+            let RangeSpec::Seqs { from: f, to: t } = *range else {
+                continue;
+            };
+            let disjoint = t < from || f > to;
+            let contains = from <= f && t <= to;
+            if contains && input != Some("log") && !flags.summary_of_summary {
+                flags.summary_of_summary = true;
+                findings.push(error(
+                    FindingKind::SummaryOfSummary,
+                    format!(
+                        "{id}'s range {from}–{to} contains {other}'s ({f}–{t}), so it summarizes {other}'s summary instead of the original events"
+                    ),
+                ));
+            } else if !disjoint && !contains {
+                flags.partial_overlap = true;
+                findings.push(error(
+                    FindingKind::CoverageGap,
+                    format!("{id}'s range {from}–{to} partly overlaps {other}'s ({f}–{t})"),
+                ));
+            }
+        }
+    }
+    if input == Some("summary") && !flags.summary_of_summary {
+        flags.summary_of_summary = true;
+        findings.push(error(
+            FindingKind::SummaryOfSummary,
+            format!("{id} summarizes a summary (input: summary), not the original events"),
+        ));
+    }
+
+    // Signal 1: what the region held and what the summary kept.
+    let cwd = session.cwd.as_deref();
+    let key = |id: TokenId| -> String {
+        let info = session.tokens.get(id);
+        match info.class {
+            TokenClass::Path => path_key(&info.text, cwd),
+            _ => info.text.to_string(),
+        }
+    };
+    let mut region_words = 0;
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut tokens: Vec<RegionToken> = Vec::new();
+    for &index in &region {
+        let event = &before[index];
+        let (words, ids): (u64, &[TokenId]) = match &event.kind {
+            EventKind::Binding { token, .. } => {
+                (word_count(session.tokens.text(*token)), std::slice::from_ref(token))
+            }
+            kind => match kind.region_text() {
+                Some(digest) => (digest.words, &digest.tokens),
+                None => continue,
+            },
+        };
+        region_words += words;
+        for &token in ids {
+            seen.entry(key(token)).or_insert_with(|| {
+                tokens.push(RegionToken {
+                    id: token,
+                    survived: summary.map(|s| survives(session, s, token, cwd)),
+                    declared: state.binding(token).map(|b| b.regenerable),
+                });
+                tokens.len() - 1
+            });
+        }
+    }
+    // A declared token shows up under its own id even when a path variant came first.
+    for binding in &state.bindings {
+        if let Some(&at) = seen.get(&key(binding.token)) {
+            tokens[at].declared = Some(binding.regenerable);
+            tokens[at].id = binding.token;
+        }
+    }
+    let (opaque_ratio, prose_ratio) = match summary {
+        Some(summary) => {
+            let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
+            let opaque = if tokens.is_empty() {
+                1.0
+            } else {
+                kept as f64 / tokens.len() as f64
+            };
+            let prose = summary.digest.words as f64 / region_words.max(1) as f64;
+            (Some(opaque), Some(prose))
+        }
+        None => {
+            findings.push(Finding::new(
+                FindingKind::OpaqueSummary,
+                Severity::Warning,
+                Some(id),
+                format!("{id}'s summary cannot be read (encrypted by the runtime): what it dropped cannot be checked"),
+            ));
+            (None, None)
+        }
+    };
+    if let (Some(opaque), Some(prose)) = (opaque_ratio, prose_ratio) {
+        if opaque < prose {
+            flags.density_collapse = true;
+            let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
+            findings.push(Finding::new(
+                FindingKind::DensityCollapse {
+                    opaque_ratio: opaque,
+                    prose_ratio: prose,
+                },
+                Severity::Warning,
+                Some(id),
+                format!(
+                    "{id} kept {kept} of {} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped faster than the text shrank",
+                    tokens.len()
+                ),
+            ));
+        }
+    }
+
+    // Signal 2: what is required, and whether it was kept.
+    let required_by = |token: TokenId| -> Vec<String> {
+        let text = session.tokens.text(token);
+        let class = session.tokens.class(token);
+        let by_obligation = state
+            .open_obligations()
+            .filter(|o| o.requires.iter().any(|r| same_token(session, r, token, cwd)))
+            .map(|o| o.id.clone());
+        let by_step = state
+            .pending
+            .iter()
+            .filter(|s| contains_whole_word(&target_text(&s.target), text, class))
+            .map(|s| s.id.clone());
+        by_obligation.chain(by_step).collect()
+    };
+    let mut dropped = Vec::new();
+    for token in tokens.iter().filter(|t| t.survived == Some(false)) {
+        let needed_by = required_by(token.id);
+        if token.declared.is_none() && needed_by.is_empty() {
+            continue;
+        }
+        dropped.push(DroppedToken {
+            token: session.tokens.text(token.id).to_owned(),
+            class: session.tokens.class(token.id),
+            regenerable: token.declared,
+            required_by: needed_by.clone(),
+        });
+        if token.declared == Some(false) && !needed_by.is_empty() {
+            flags.dropped_binding = true;
+            findings.push(dropped_binding_finding(session, id, token.id, &state));
+        }
+    }
+    for obligation in state.open_obligations() {
+        for required in &obligation.requires {
+            let declared = state
+                .bindings
+                .iter()
+                .any(|b| same_token(session, required, b.token, cwd));
+            let reported = findings.iter().any(|f| {
+                matches!(&f.kind, FindingKind::UnknownBinding { token, .. } if token == required)
+            });
+            if !declared && !reported {
+                flags.unknown_binding = true;
+                findings.push(error(
+                    FindingKind::UnknownBinding {
+                        token: required.clone(),
+                        obligation: obligation.id.clone(),
+                    },
+                    format!(
+                        "obligation {} requires {required}, but no binding declares it before {id}, so nothing says whether it may be lost",
+                        obligation.id
+                    ),
+                ));
+            }
+        }
+    }
+
+    CompactionAnalysis {
+        info: info.clone(),
+        state,
+        region,
+        region_words,
+        tokens,
+        opaque_ratio,
+        prose_ratio,
+        dropped,
+        findings,
+        flags,
+    }
+}
+
+/// Whether a region token occurs in the summary (spec §2): as a whole word, or for a path
+/// as the same file written relative to the cwd or made absolute against it.
+fn survives(session: &Session, summary: &Summary, token: TokenId, cwd: Option<&str>) -> bool {
+    let info = session.tokens.get(token);
+    if contains_whole_word(&summary.text, &info.text, info.class) {
+        return true;
+    }
+    info.class == TokenClass::Path && {
+        let wanted = path_key(&info.text, cwd);
+        summary.digest.tokens.iter().any(|&other| {
+            session.tokens.class(other) == TokenClass::Path
+                && path_key(session.tokens.text(other), cwd) == wanted
+        })
+    }
+}
+
+/// Whether the token text `written` (from an obligation's `requires`) names `token`.
+fn same_token(session: &Session, written: &str, token: TokenId, cwd: Option<&str>) -> bool {
+    let info = session.tokens.get(token);
+    written == &*info.text
+        || (info.class == TokenClass::Path && path_key(written, cwd) == path_key(&info.text, cwd))
+}
+
+fn dropped_binding_finding(session: &Session, id: &str, token: TokenId, state: &StateAt) -> Finding {
+    let text = session.tokens.text(token);
+    let class = session.tokens.class(token);
+    let cwd = session.cwd.as_deref();
+    let obligation = state
+        .open_obligations()
+        .find(|o| o.requires.iter().any(|r| same_token(session, r, token, cwd)));
+    let step = state
+        .pending
+        .iter()
+        .find(|s| contains_whole_word(&target_text(&s.target), text, class));
+    let what = state
+        .binding(token)
+        .and_then(|b| b.note.as_deref())
+        .map(|note| format!(" ({note})"))
+        .unwrap_or_default();
+    let needer = match (obligation, step) {
+        (Some(o), _) => format!(
+            "obligation {}{}",
+            o.id,
+            o.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+        ),
+        (None, Some(s)) => format!("plan step {} ({})", s.id, s.action),
+        (None, None) => "a pending step".into(),
+    };
+    Finding::new(
+        FindingKind::DroppedBinding {
+            token: text.to_owned(),
+            obligation: obligation.map(|o| o.id.clone()),
+            step: step.map(|s| s.id.clone()),
+        },
+        Severity::Error,
+        Some(id),
+        format!("summary {id} dropped {text}{what}, which {needer} needs; it cannot be re-fetched"),
+    )
+}
+
+/// The events of the region, for callers that show them.
+pub fn region_events<'s>(session: &'s Session, analysis: &CompactionAnalysis) -> Vec<&'s Event> {
+    analysis.region.iter().map(|&i| &session.events[i]).collect()
+}

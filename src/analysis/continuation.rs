@@ -1,0 +1,169 @@
+//! Signal 3, non-idempotent continuation: after a compaction is applied, does the agent
+//! still do what its plan said, on the targets the plan named?
+
+use super::compaction::CompactionAnalysis;
+use super::finding::{ActualStep, ExpectedStep, Finding, FindingKind, Severity};
+use super::paths::folder_and_extension;
+use super::state::target_text;
+use super::tokens::{contains_whole_word, extract};
+use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
+use serde_json::Value;
+
+/// Divergences of every applied compaction, each returned with its compaction's index.
+pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(usize, Finding)> {
+    let mut out = Vec::new();
+    for (index, analysis) in analyses.iter().enumerate() {
+        let Some(applied) = analysis.info.applied_at else {
+            continue;
+        };
+        // A divergence belongs to the most recent applied compaction.
+        let end = analyses
+            .iter()
+            .filter_map(|a| a.info.applied_at)
+            .filter(|&other| other > applied)
+            .min()
+            .unwrap_or(session.events.len());
+        let mut pending = analysis.state.pending.clone();
+        // Actions while the compaction waited for its decision are not checked, but
+        // they do act on their steps.
+        for event in &session.events[analysis.info.at + 1..applied] {
+            if let EventKind::Action { step: Some(step), .. } = &event.kind {
+                pending.retain(|s| &s.id != step);
+            }
+        }
+        for event in &session.events[applied + 1..end] {
+            match &event.kind {
+                EventKind::Plan { steps } => {
+                    for new in steps {
+                        let changed = pending.iter().find(|old| {
+                            old.id == new.id && old.action == new.action && old.target != new.target
+                        });
+                        if let Some(old) = changed {
+                            let actual = ActualStep::PlanStep(ExpectedStep::from(new));
+                            out.push((index, finding(session, analysis, old, actual, &new.target)));
+                        }
+                    }
+                    break;
+                }
+                EventKind::Action { step, name, target } => {
+                    if pending.is_empty() {
+                        break;
+                    }
+                    let claimed = step
+                        .as_ref()
+                        .and_then(|id| pending.iter().position(|s| &s.id == id));
+                    let at = claimed.unwrap_or(0);
+                    let expected = pending.remove(at);
+                    let target = target.clone().unwrap_or(Value::Null);
+                    if at != 0 || *name != expected.action || target != expected.target {
+                        let actual = ActualStep::Action {
+                            seq: event.seq,
+                            step: step.clone(),
+                            name: name.clone(),
+                            target: target.clone(),
+                        };
+                        out.push((index, finding(session, analysis, &expected, actual, &target)));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+fn finding(
+    session: &Session,
+    analysis: &CompactionAnalysis,
+    expected: &PlanStep,
+    actual: ActualStep,
+    actual_target: &Value,
+) -> Finding {
+    let id = &analysis.info.id;
+    let regenerated = regenerated_from(session, analysis, expected, actual_target);
+    let did = match &actual {
+        ActualStep::Action { name, target, .. } => {
+            format!("the agent did {name} on {}", show_target(target))
+        }
+        ActualStep::PlanStep(step) => format!(
+            "a new plan moved step {} to {}",
+            step.id,
+            show_target(&step.target)
+        ),
+    };
+    let likely = regenerated
+        .as_ref()
+        .map(|t| format!("; it most likely regenerated {t}, which {id} dropped"))
+        .unwrap_or_default();
+    let message = format!(
+        "after {id}, {did} where step {} planned {} on {}{likely}",
+        expected.id,
+        expected.action,
+        show_target(&expected.target)
+    );
+    Finding::new(
+        FindingKind::NonIdempotent {
+            expected: ExpectedStep::from(expected),
+            actual,
+            regenerated_from: regenerated,
+        },
+        Severity::Error,
+        Some(id),
+        message,
+    )
+}
+
+fn show_target(target: &Value) -> String {
+    match target {
+        Value::Null => "nothing".into(),
+        other => target_text(other),
+    }
+}
+
+/// The dropped binding the diverging target was most likely made up from: a token of the
+/// target with the same shape as a binding the compaction dropped.
+fn regenerated_from(
+    session: &Session,
+    analysis: &CompactionAnalysis,
+    expected: &PlanStep,
+    actual_target: &Value,
+) -> Option<String> {
+    let actual_text = target_text(actual_target);
+    let actual_tokens: Vec<(&str, TokenClass)> = extract(&actual_text)
+        .iter()
+        .map(|f| (f.text(&actual_text), f.class))
+        .collect();
+    let dropped: Vec<TokenId> = analysis
+        .state
+        .bindings
+        .iter()
+        .map(|b| b.token)
+        .filter(|&t| analysis.dropped_ids().any(|d| d == t))
+        .collect();
+    let qualifies = |token: TokenId| {
+        let info = session.tokens.get(token);
+        actual_tokens
+            .iter()
+            .any(|&(text, class)| text != &*info.text && same_shape(&info.text, info.class, text, class))
+    };
+    let expected_text = target_text(&expected.target);
+    let named = dropped.iter().copied().find(|&t| {
+        let info = session.tokens.get(t);
+        contains_whole_word(&expected_text, &info.text, info.class) && qualifies(t)
+    });
+    named
+        .or_else(|| dropped.iter().copied().find(|&t| qualifies(t)))
+        .map(|t| session.tokens.text(t).to_owned())
+}
+
+fn same_shape(a: &str, a_class: TokenClass, b: &str, b_class: TokenClass) -> bool {
+    if a_class != b_class {
+        return false;
+    }
+    match a_class {
+        TokenClass::Hex | TokenClass::Uuid => a.len() == b.len(),
+        TokenClass::Path => folder_and_extension(a) == folder_and_extension(b),
+        TokenClass::Declared => false,
+        _ => true,
+    }
+}

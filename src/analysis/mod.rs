@@ -1,0 +1,15 @@
+//! Pure functions of a parsed session: token extraction, the five signals, the gate.
+//! Nothing here reads files or talks to a terminal.
+
+pub mod compaction;
+pub mod continuation;
+pub mod decisions;
+pub mod finding;
+pub mod gate;
+pub mod paths;
+pub mod report;
+pub mod state;
+pub mod tokens;
+
+pub use finding::{Finding, FindingKind, Severity};
+pub use report::{analyze, report, Options, Report, SessionAnalysis};

@@ -1,0 +1,240 @@
+//! The whole analysis of a session and its report (spec §6, `audit --json`).
+
+use super::compaction::{self, CompactionAnalysis, DroppedToken, Earlier};
+use super::continuation;
+use super::decisions;
+use super::finding::{Finding, FindingKind, Severity};
+use crate::model::{Decision, RangeSpec, Session, TokenClass, Verdict};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Density collapse is an error and the gate spills on it.
+    pub strict: bool,
+    /// List every dropped token, not only the ones that matter.
+    pub list_tokens: bool,
+}
+
+/// Every compaction analysed, plus the session-wide findings, in report order.
+#[derive(Debug, Clone)]
+pub struct SessionAnalysis {
+    pub compactions: Vec<CompactionAnalysis>,
+    pub findings: Vec<Finding>,
+    pub strict: bool,
+}
+
+impl SessionAnalysis {
+    pub fn compaction(&self, id: &str) -> Option<&CompactionAnalysis> {
+        self.compactions.iter().find(|c| c.info.id == id)
+    }
+
+    pub fn verdict(&self, compaction: &CompactionAnalysis) -> Verdict {
+        compaction.flags.verdict(self.strict)
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(Finding::is_error)
+    }
+}
+
+pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> SessionAnalysis {
+    let infos = session.compactions();
+    let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
+    for info in &infos {
+        let applied: Vec<(String, RangeSpec)> = infos
+            .iter()
+            .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
+            .map(|other| (other.id.clone(), other.range))
+            .collect();
+        compactions.push(compaction::analyze(session, info, Earlier { applied: &applied }));
+    }
+    let divergences = continuation::divergences(session, &compactions);
+
+    let mut findings: Vec<Finding> = session
+        .malformed
+        .iter()
+        .map(|m| {
+            Finding::new(
+                FindingKind::MalformedLine {
+                    line: m.line,
+                    offset: m.offset,
+                },
+                Severity::Warning,
+                None,
+                format!("line {} (byte {}) was skipped: {}", m.line, m.offset, m.reason),
+            )
+        })
+        .collect();
+    for (index, analysis) in compactions.iter_mut().enumerate() {
+        if strict {
+            for finding in &mut analysis.findings {
+                if matches!(finding.kind, FindingKind::DensityCollapse { .. }) {
+                    finding.severity = Severity::Error;
+                }
+            }
+        }
+        let mine = divergences.iter().filter(|(i, _)| *i == index).map(|(_, f)| f.clone());
+        analysis.findings.extend(mine);
+        analysis.findings.extend(decision_findings(session, sidecar, analysis));
+        findings.extend(analysis.findings.iter().cloned());
+    }
+    SessionAnalysis {
+        compactions,
+        findings,
+        strict,
+    }
+}
+
+fn decision_findings(session: &Session, sidecar: &[Decision], analysis: &CompactionAnalysis) -> Vec<Finding> {
+    let id = analysis.info.id.as_str();
+    let gate = analysis.flags.verdict(false);
+    let mut out = Vec::new();
+    match decisions::standing(session, sidecar, id) {
+        Some(decision) => {
+            let is_override = decision.is_override.unwrap_or(decision.verdict != gate);
+            if is_override {
+                out.push(Finding::new(
+                    FindingKind::Override {
+                        verdict: gate,
+                        decided: decision.verdict,
+                    },
+                    Severity::Warning,
+                    Some(id),
+                    format!(
+                        "{id} was decided {} by {}, overriding the gate's {}",
+                        decision.verdict.as_str(),
+                        decision.by.as_deref().unwrap_or("an unnamed operator"),
+                        gate.as_str()
+                    ),
+                ));
+            }
+            for later in decisions::conflicts(session, sidecar, id) {
+                out.push(Finding::new(
+                    FindingKind::DecisionConflict {
+                        by: later.by.clone(),
+                        verdict: later.verdict,
+                    },
+                    Severity::Warning,
+                    Some(id),
+                    format!(
+                        "a later decision for {id} ({} by {}) is ignored: {} by {} stands",
+                        later.verdict.as_str(),
+                        later.by.as_deref().unwrap_or("someone"),
+                        decision.verdict.as_str(),
+                        decision.by.as_deref().unwrap_or("someone")
+                    ),
+                ));
+            }
+        }
+        None if analysis.info.phase == crate::model::Phase::Proposed => out.push(Finding::new(
+            FindingKind::Undecided,
+            Severity::Warning,
+            Some(id),
+            format!("{id} is proposed and waits for a decision (the gate says {})", gate.as_str()),
+        )),
+        None => {}
+    }
+    out
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RangeOut {
+    pub from: u64,
+    pub to: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DroppedOut {
+    pub token: String,
+    pub class: TokenClass,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CompactionReport {
+    pub id: String,
+    pub phase: &'static str,
+    pub range: Option<RangeOut>,
+    pub verdict: Verdict,
+    pub reasons: Vec<&'static str>,
+    pub decision: Option<Decision>,
+    pub opaque_ratio: Option<f64>,
+    pub prose_ratio: Option<f64>,
+    pub opaque_tokens: usize,
+    pub opaque_kept: usize,
+    pub dropped: Vec<DroppedToken>,
+    pub dropped_counts: BTreeMap<&'static str, usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dropped_tokens: Option<Vec<DroppedOut>>,
+}
+
+/// A Claude Code `microcompact_boundary`: old tool results cleared, no summary.
+#[derive(Debug, Clone, Serialize)]
+pub struct MicrocompactionReport {
+    pub seq: u64,
+    pub line: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub file: String,
+    pub format: &'static str,
+    pub events: usize,
+    pub malformed_lines: usize,
+    pub compactions: Vec<CompactionReport>,
+    pub microcompactions: Vec<MicrocompactionReport>,
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    pub fn has_errors(&self) -> bool {
+        self.findings.iter().any(Finding::is_error)
+    }
+}
+
+pub fn report(
+    file: &str,
+    session: &Session,
+    sidecar: &[Decision],
+    analysis: &SessionAnalysis,
+    options: Options,
+) -> Report {
+    let compactions = analysis
+        .compactions
+        .iter()
+        .map(|c| CompactionReport {
+            id: c.info.id.clone(),
+            phase: c.info.phase.as_str(),
+            range: match c.info.range {
+                RangeSpec::Seqs { from, to } => Some(RangeOut { from, to }),
+                _ => None,
+            },
+            verdict: analysis.verdict(c),
+            reasons: c.flags.reasons(analysis.strict),
+            decision: decisions::standing(session, sidecar, &c.info.id).cloned(),
+            opaque_ratio: c.opaque_ratio,
+            prose_ratio: c.prose_ratio,
+            opaque_tokens: c.tokens.len(),
+            opaque_kept: c.kept(),
+            dropped: c.dropped.clone(),
+            dropped_counts: c.dropped_counts(session),
+            dropped_tokens: options.list_tokens.then(|| {
+                c.dropped_ids()
+                    .map(|id| DroppedOut {
+                        token: session.tokens.text(id).to_owned(),
+                        class: session.tokens.class(id),
+                    })
+                    .collect()
+            }),
+        })
+        .collect();
+    Report {
+        file: file.to_owned(),
+        format: session.format.as_str(),
+        events: session.events.len(),
+        malformed_lines: session.malformed.len(),
+        compactions,
+        microcompactions: Vec::new(),
+        findings: analysis.findings.clone(),
+    }
+}

@@ -1,0 +1,110 @@
+//! What holds at a compaction: declared bindings, open obligations, the plan in force and
+//! its steps not yet acted on. Read from the events strictly before the compaction.
+
+use crate::model::{Event, EventKind, ObligationStatus, PlanStep, TokenId};
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclaredBinding {
+    pub token: TokenId,
+    pub regenerable: bool,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObligationState {
+    pub id: String,
+    pub name: Option<String>,
+    pub requires: Vec<String>,
+    pub status: ObligationStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StateAt {
+    /// In order of first declaration; a re-declaration updates the attributes.
+    pub bindings: Vec<DeclaredBinding>,
+    /// In order of first appearance, every status.
+    pub obligations: Vec<ObligationState>,
+    pub plan: Vec<PlanStep>,
+    /// Steps of `plan` that no action has claimed, in plan order.
+    pub pending: Vec<PlanStep>,
+}
+
+impl StateAt {
+    pub fn of(events: &[Event]) -> StateAt {
+        let mut state = StateAt::default();
+        let mut claimed: Vec<&str> = Vec::new();
+        for event in events {
+            match &event.kind {
+                EventKind::Binding {
+                    token,
+                    regenerable,
+                    note,
+                } => {
+                    let binding = DeclaredBinding {
+                        token: *token,
+                        regenerable: *regenerable,
+                        note: note.clone(),
+                    };
+                    match state.bindings.iter_mut().find(|b| b.token == *token) {
+                        Some(known) => *known = binding,
+                        None => state.bindings.push(binding),
+                    }
+                }
+                EventKind::Obligation {
+                    id,
+                    name,
+                    requires,
+                    status,
+                } => match state.obligations.iter_mut().find(|o| &o.id == id) {
+                    Some(known) => {
+                        if let Some(status) = status {
+                            known.status = *status;
+                        }
+                        if let Some(requires) = requires {
+                            known.requires = requires.clone();
+                        }
+                        if name.is_some() {
+                            known.name = name.clone();
+                        }
+                    }
+                    None => state.obligations.push(ObligationState {
+                        id: id.clone(),
+                        name: name.clone(),
+                        requires: requires.clone().unwrap_or_default(),
+                        status: status.unwrap_or(ObligationStatus::Open),
+                    }),
+                },
+                EventKind::Plan { steps } => state.plan = steps.clone(),
+                EventKind::Action { step: Some(step), .. } => claimed.push(step),
+                _ => {}
+            }
+        }
+        state.pending = state
+            .plan
+            .iter()
+            .filter(|s| !claimed.contains(&s.id.as_str()))
+            .cloned()
+            .collect();
+        state
+    }
+
+    pub fn open_obligations(&self) -> impl Iterator<Item = &ObligationState> {
+        self.obligations
+            .iter()
+            .filter(|o| o.status == ObligationStatus::Open)
+    }
+
+    pub fn binding(&self, token: TokenId) -> Option<&DeclaredBinding> {
+        self.bindings.iter().find(|b| b.token == token)
+    }
+}
+
+/// A plan target as text, for whole-word token search.
+pub fn target_text(target: &Value) -> String {
+    match target {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,271 @@
+//! The canonical JSON Lines log (spec §1).
+
+use super::lines::Line;
+use super::text::{digest, json_text_leaves};
+use crate::analysis::tokens;
+use crate::model::{
+    Decision, Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec,
+    Session, Summary, TokenTable,
+};
+use serde_json::{Map, Value};
+
+/// Turns lines into events, one at a time, so the same code serves a whole file and a
+/// file that is still being written.
+pub struct CanonicalParser {
+    session: Session,
+    prev_seq: Option<u64>,
+}
+
+impl Default for CanonicalParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CanonicalParser {
+    pub fn new() -> Self {
+        CanonicalParser {
+            session: Session::new(Format::Canonical),
+            prev_seq: None,
+        }
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    pub fn finish(self) -> Session {
+        self.session
+    }
+
+    /// Reads one line: an event, a malformed-line record, or nothing for a blank line.
+    pub fn feed(&mut self, line: &Line) {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        match parse_event(line, self.prev_seq, &mut self.session.tokens) {
+            Ok(event) => {
+                self.prev_seq = Some(event.seq);
+                if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
+                    self.session.cwd.get_or_insert_with(|| cwd.clone());
+                }
+                self.session.events.push(event);
+            }
+            Err(reason) => self.session.malformed.push(Malformed {
+                line: line.number,
+                offset: line.offset,
+                reason,
+            }),
+        }
+    }
+}
+
+fn parse_event(line: &Line, prev_seq: Option<u64>, table: &mut TokenTable) -> Result<Event, String> {
+    let value: Value =
+        serde_json::from_slice(line.bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+    let Value::Object(obj) = value else {
+        return Err("not a JSON object".into());
+    };
+    let type_name = match obj.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => return Err("\"type\" is not a string".into()),
+        None => return Err("no \"type\" field".into()),
+    };
+    let seq = match obj.get("seq") {
+        None | Some(Value::Null) => line.number,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| format!("seq {v} is not a non-negative integer"))?,
+    };
+    if let Some(prev) = prev_seq {
+        if seq <= prev {
+            return Err(format!(
+                "seq {seq} is not greater than the previous event's seq {prev}"
+            ));
+        }
+    }
+    let kind = parse_kind(&type_name, &obj, table)?;
+    Ok(Event {
+        seq,
+        line: line.number,
+        offset: line.offset,
+        len: line.bytes.len() as u64,
+        ts: str_field(&obj, "ts"),
+        kind,
+    })
+}
+
+fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
+    obj.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn required_str(obj: &Map<String, Value>, type_name: &str, key: &str) -> Result<String, String> {
+    str_field(obj, key).ok_or_else(|| format!("{type_name} without a string \"{key}\""))
+}
+
+/// Text of a field that should be a string; other JSON counts as its JSON text.
+fn text_field(obj: &Map<String, Value>, key: &str) -> String {
+    match obj.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn parse_kind(
+    type_name: &str,
+    obj: &Map<String, Value>,
+    table: &mut TokenTable,
+) -> Result<EventKind, String> {
+    Ok(match type_name {
+        "session" => EventKind::Session {
+            cwd: str_field(obj, "cwd"),
+            agent: str_field(obj, "agent"),
+        },
+        "message" => {
+            let text = text_field(obj, "text");
+            EventKind::Message {
+                role: str_field(obj, "role").unwrap_or_default(),
+                text: digest(&[&text], tokens::word_count(&text), table),
+            }
+        }
+        "tool_call" => {
+            let name = str_field(obj, "name").unwrap_or_default();
+            let input = obj.get("input").cloned().unwrap_or(Value::Null);
+            EventKind::ToolCall {
+                call_id: str_field(obj, "call_id"),
+                input: tool_call_digest(&name, &input, table),
+                name,
+            }
+        }
+        "tool_result" => {
+            let text = text_field(obj, "text");
+            EventKind::ToolResult {
+                call_id: str_field(obj, "call_id"),
+                is_error: obj.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+                text: digest(&[&text], tokens::word_count(&text), table),
+            }
+        }
+        "binding" => {
+            let token = required_str(obj, type_name, "token")?;
+            if token.trim().is_empty() {
+                return Err("binding with an empty \"token\"".into());
+            }
+            let class = tokens::classify(&token);
+            EventKind::Binding {
+                token: table.intern(&token, class),
+                // A binding that does not say it can be re-fetched is treated as one that
+                // cannot: the safe side for reachability.
+                regenerable: obj.get("regenerable").and_then(Value::as_bool).unwrap_or(false),
+                note: str_field(obj, "note"),
+            }
+        }
+        "obligation" => EventKind::Obligation {
+            id: required_str(obj, type_name, "id")?,
+            name: str_field(obj, "name"),
+            requires: obj.get("requires").and_then(Value::as_array).map(|list| {
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            }),
+            status: match obj.get("status") {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(
+                    serde_json::from_value::<ObligationStatus>(v.clone())
+                        .map_err(|_| format!("obligation status {v} is not open, done or dropped"))?,
+                ),
+            },
+        },
+        "plan" => {
+            let steps = obj
+                .get("steps")
+                .cloned()
+                .ok_or("plan without \"steps\"")?;
+            let steps: Vec<PlanStep> = serde_json::from_value(steps)
+                .map_err(|e| format!("plan steps are not a list of {{id, action, target}}: {e}"))?;
+            EventKind::Plan { steps }
+        }
+        "action" => EventKind::Action {
+            step: str_field(obj, "step"),
+            name: str_field(obj, "name").unwrap_or_default(),
+            target: obj.get("target").cloned(),
+        },
+        "compaction" => {
+            let summary = text_field(obj, "summary");
+            EventKind::Compaction {
+                id: required_str(obj, type_name, "id")?,
+                phase: match obj.get("phase") {
+                    None | Some(Value::Null) => None,
+                    Some(v) => Some(serde_json::from_value::<Phase>(v.clone()).map_err(|_| {
+                        format!("compaction phase {v} is not proposed, applied or refused")
+                    })?),
+                },
+                range: parse_range(obj.get("range")),
+                summary: Some(Summary {
+                    digest: digest(&[&summary], tokens::word_count(&summary), table),
+                    text: summary,
+                }),
+                input: str_field(obj, "input"),
+            }
+        }
+        "decision" => {
+            let decision: Decision = serde_json::from_value(Value::Object(obj.clone()))
+                .map_err(|e| format!("decision is not {{compaction, verdict, …}}: {e}"))?;
+            EventKind::Decision(decision)
+        }
+        other => EventKind::Other {
+            type_name: other.to_owned(),
+        },
+    })
+}
+
+fn parse_range(value: Option<&Value>) -> RangeSpec {
+    match value {
+        None | Some(Value::Null) => RangeSpec::Missing,
+        Some(Value::Object(range)) => {
+            let seq = |key| range.get(key).and_then(Value::as_u64);
+            match (seq("from"), seq("to")) {
+                (Some(from), Some(to)) => RangeSpec::Seqs { from, to },
+                _ => RangeSpec::Invalid,
+            }
+        }
+        Some(_) => RangeSpec::Invalid,
+    }
+}
+
+/// A tool call's text is its name plus the JSON of its input: words are counted on that
+/// JSON, tokens are taken from its string values so JSON escapes do not glue to them.
+fn tool_call_digest(
+    name: &str,
+    input: &Value,
+    table: &mut TokenTable,
+) -> crate::model::TextDigest {
+    let json = input.to_string();
+    let words = tokens::word_count(name) + tokens::word_count(&json);
+    let mut texts = vec![name];
+    json_text_leaves(input, &mut texts);
+    digest(&texts, words, table)
+}
+
+/// The texts of a parsed canonical line that count as region text, for the second look
+/// that finds declared tokens (see `super::declared`).
+pub fn region_texts(value: &Value) -> Vec<String> {
+    let Some(obj) = value.as_object() else {
+        return Vec::new();
+    };
+    match obj.get("type").and_then(Value::as_str) {
+        Some("message") | Some("tool_result") => vec![text_field(obj, "text")],
+        Some("compaction") => vec![text_field(obj, "summary")],
+        Some("tool_call") => {
+            let mut texts = vec![str_field(obj, "name").unwrap_or_default()];
+            if let Some(input) = obj.get("input") {
+                let mut leaves = Vec::new();
+                json_text_leaves(input, &mut leaves);
+                texts.extend(leaves.into_iter().map(str::to_owned));
+            }
+            texts
+        }
+        _ => Vec::new(),
+    }
+}

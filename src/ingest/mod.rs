@@ -1,0 +1,74 @@
+//! Reading logs: line index, canonical JSONL, declared-token resolution.
+
+pub mod canonical;
+pub mod declared;
+pub mod lines;
+pub mod text;
+
+use crate::model::Session;
+use canonical::CanonicalParser;
+use lines::LineReader;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// A log that cannot be used at all (as opposed to bad lines inside it).
+#[derive(Debug)]
+pub struct LoadError {
+    pub path: PathBuf,
+    pub source: io::Error,
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.source)
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+const READ_BUFFER: usize = 1 << 20;
+
+/// Reads a whole log as `audit` does: a last line without a newline is read if it
+/// parses and reported as malformed otherwise.
+pub fn load(path: &Path) -> Result<Session, LoadError> {
+    let err = |source| LoadError {
+        path: path.to_owned(),
+        source,
+    };
+    let open = || -> io::Result<BufReader<File>> {
+        let file = File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::other("is a folder, not a log file"));
+        }
+        Ok(BufReader::with_capacity(READ_BUFFER, file))
+    };
+    let mut session = parse(open().map_err(err)?).map_err(err)?;
+    declared::attach_declared_tokens(&mut session, open().map_err(err)?).map_err(err)?;
+    Ok(session)
+}
+
+/// Parses a canonical log from any reader, without the declared-token pass.
+pub fn parse<R: BufRead>(reader: R) -> io::Result<Session> {
+    let mut parser = CanonicalParser::new();
+    let mut lines = LineReader::new(reader);
+    while let Some(line) = lines.next_line()? {
+        parser.feed(&line);
+    }
+    Ok(parser.finish())
+}
+
+/// Parses a log held in memory, declared tokens included (tests and small inputs).
+pub fn parse_bytes(bytes: &[u8]) -> Session {
+    let mut session = parse(bytes).expect("reading from memory cannot fail");
+    declared::attach_declared_tokens(&mut session, bytes).expect("reading from memory cannot fail");
+    session
+}
+
+/// A reader over bytes `start..end` of the file at `path`.
+pub fn open_range(path: &Path, start: u64, end: u64) -> io::Result<impl Read> {
+    let mut file = File::open(path)?;
+    file.seek(SeekFrom::Start(start))?;
+    Ok(file.take(end.saturating_sub(start)))
+}

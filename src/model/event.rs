@@ -1,0 +1,231 @@
+//! One event of a session, as the analysis needs it. Bulk text is not kept: a text
+//! field is reduced to its word count and opaque tokens, and the raw line stays
+//! addressable by its byte offset in the log.
+
+use super::token::TokenId;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+#[derive(Debug, Clone)]
+pub struct Event {
+    pub seq: u64,
+    /// 1-based line number in the log.
+    pub line: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// Length of the line in bytes, newline excluded.
+    pub len: u64,
+    pub ts: Option<String>,
+    pub kind: EventKind,
+}
+
+/// What the analysis keeps of a text: its size in words and its opaque tokens.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextDigest {
+    pub words: u64,
+    /// Distinct tokens, in order of first occurrence.
+    pub tokens: Vec<TokenId>,
+}
+
+impl TextDigest {
+    pub fn add_token(&mut self, id: TokenId) {
+        if !self.tokens.contains(&id) {
+            self.tokens.push(id);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ObligationStatus {
+    Open,
+    Done,
+    Dropped,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Proposed,
+    Applied,
+    Refused,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Proposed => "proposed",
+            Phase::Applied => "applied",
+            Phase::Refused => "refused",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Approve,
+    Spill,
+    Refetch,
+    Refuse,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approve => "approve",
+            Verdict::Spill => "spill",
+            Verdict::Refetch => "refetch",
+            Verdict::Refuse => "refuse",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Verdict> {
+        match s {
+            "approve" => Some(Verdict::Approve),
+            "spill" => Some(Verdict::Spill),
+            "refetch" => Some(Verdict::Refetch),
+            "refuse" => Some(Verdict::Refuse),
+            _ => None,
+        }
+    }
+}
+
+/// A compaction's `range` as written: the spec treats a missing or non-integer range as
+/// a coverage gap, so the reader keeps what it found instead of rejecting the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeSpec {
+    Missing,
+    Invalid,
+    Seqs { from: u64, to: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub text: String,
+    pub digest: TextDigest,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    pub id: String,
+    pub action: String,
+    #[serde(default)]
+    pub target: Value,
+}
+
+/// A decision, from a `decision` event of the log or a line of the sidecar.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub compaction: String,
+    pub verdict: Verdict,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handle: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
+    pub is_override: Option<bool>,
+}
+
+#[derive(Debug, Clone)]
+pub enum EventKind {
+    Session {
+        cwd: Option<String>,
+        agent: Option<String>,
+    },
+    Message {
+        role: String,
+        text: TextDigest,
+    },
+    ToolCall {
+        call_id: Option<String>,
+        name: String,
+        input: TextDigest,
+    },
+    ToolResult {
+        call_id: Option<String>,
+        is_error: bool,
+        text: TextDigest,
+    },
+    Binding {
+        token: TokenId,
+        regenerable: bool,
+        note: Option<String>,
+    },
+    Obligation {
+        id: String,
+        name: Option<String>,
+        requires: Option<Vec<String>>,
+        status: Option<ObligationStatus>,
+    },
+    Plan {
+        steps: Vec<PlanStep>,
+    },
+    Action {
+        step: Option<String>,
+        name: String,
+        target: Option<Value>,
+    },
+    Compaction {
+        id: String,
+        phase: Option<Phase>,
+        range: RangeSpec,
+        /// `None` when the summary cannot be read (encrypted by the runtime).
+        summary: Option<Summary>,
+        input: Option<String>,
+    },
+    Decision(Decision),
+    /// A type this version does not know: kept, shown, never an error.
+    Other {
+        type_name: String,
+    },
+}
+
+impl EventKind {
+    pub fn type_name(&self) -> &str {
+        match self {
+            EventKind::Session { .. } => "session",
+            EventKind::Message { .. } => "message",
+            EventKind::ToolCall { .. } => "tool_call",
+            EventKind::ToolResult { .. } => "tool_result",
+            EventKind::Binding { .. } => "binding",
+            EventKind::Obligation { .. } => "obligation",
+            EventKind::Plan { .. } => "plan",
+            EventKind::Action { .. } => "action",
+            EventKind::Compaction { .. } => "compaction",
+            EventKind::Decision(_) => "decision",
+            EventKind::Other { type_name } => type_name,
+        }
+    }
+
+    /// The digest this event contributes to a region's text (spec §1), if any.
+    pub fn region_text(&self) -> Option<&TextDigest> {
+        match self {
+            EventKind::Message { text, .. } => Some(text),
+            EventKind::ToolCall { input, .. } => Some(input),
+            EventKind::ToolResult { text, .. } => Some(text),
+            EventKind::Compaction {
+                summary: Some(summary),
+                ..
+            } => Some(&summary.digest),
+            _ => None,
+        }
+    }
+
+    pub fn region_text_mut(&mut self) -> Option<&mut TextDigest> {
+        match self {
+            EventKind::Message { text, .. } => Some(text),
+            EventKind::ToolCall { input, .. } => Some(input),
+            EventKind::ToolResult { text, .. } => Some(text),
+            EventKind::Compaction {
+                summary: Some(summary),
+                ..
+            } => Some(&mut summary.digest),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! A parsed session: its events in log order plus what the reader had to skip.
+
+use super::event::{Event, EventKind, Phase, RangeSpec};
+use super::token::TokenTable;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Canonical,
+    ClaudeCode,
+    Codex,
+}
+
+impl Format {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Canonical => "canonical",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+        }
+    }
+}
+
+/// A line the reader skipped, with where it stands and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Malformed {
+    /// 1-based line number.
+    pub line: u64,
+    /// 0-based byte offset of the line's first byte.
+    pub offset: u64,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub format: Format,
+    pub cwd: Option<String>,
+    pub events: Vec<Event>,
+    pub malformed: Vec<Malformed>,
+    pub tokens: TokenTable,
+}
+
+/// A compaction id and what its defining event says, gathered from all its events.
+#[derive(Debug, Clone)]
+pub struct CompactionInfo {
+    pub id: String,
+    /// Index (into `Session::events`) of the first event with this id: the compaction
+    /// happens there.
+    pub at: usize,
+    /// Index of the event that carries range, summary and input.
+    pub def: usize,
+    /// Index of the first event whose phase is `applied`.
+    pub applied_at: Option<usize>,
+    pub phase: Phase,
+    pub range: RangeSpec,
+}
+
+impl Session {
+    pub fn new(format: Format) -> Session {
+        Session {
+            format,
+            cwd: None,
+            events: Vec::new(),
+            malformed: Vec::new(),
+            tokens: TokenTable::default(),
+        }
+    }
+
+    /// Every compaction id in order of first appearance.
+    pub fn compactions(&self) -> Vec<CompactionInfo> {
+        let mut out: Vec<CompactionInfo> = Vec::new();
+        for (index, event) in self.events.iter().enumerate() {
+            let EventKind::Compaction {
+                id, phase, range, ..
+            } = &event.kind
+            else {
+                continue;
+            };
+            let phase = phase.unwrap_or(Phase::Proposed);
+            match out.iter_mut().find(|c| &c.id == id) {
+                Some(known) => {
+                    if known.def == known.at && known.range == RangeSpec::Missing {
+                        // The first event of an id that carries a range defines it.
+                        if *range != RangeSpec::Missing {
+                            known.def = index;
+                            known.range = *range;
+                        }
+                    }
+                    known.phase = phase;
+                    if phase == Phase::Applied && known.applied_at.is_none() {
+                        known.applied_at = Some(index);
+                    }
+                }
+                None => out.push(CompactionInfo {
+                    id: id.clone(),
+                    at: index,
+                    def: index,
+                    applied_at: (phase == Phase::Applied).then_some(index),
+                    phase,
+                    range: *range,
+                }),
+            }
+        }
+        out
+    }
+
+    pub fn compaction(&self, id: &str) -> Option<CompactionInfo> {
+        self.compactions().into_iter().find(|c| c.id == id)
+    }
+}

@@ -1,0 +1,96 @@
+//! Opaque tokens and the per-session table that interns them.
+
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// The shape classes of spec §2, in the order of the table (earlier row wins ties).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TokenClass {
+    Uuid,
+    Arn,
+    Url,
+    Path,
+    ResourceId,
+    Numbered,
+    Hex,
+    /// A declared binding whose shape matches no class.
+    Declared,
+}
+
+impl TokenClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenClass::Uuid => "uuid",
+            TokenClass::Arn => "arn",
+            TokenClass::Url => "url",
+            TokenClass::Path => "path",
+            TokenClass::ResourceId => "resource_id",
+            TokenClass::Numbered => "numbered",
+            TokenClass::Hex => "hex",
+            TokenClass::Declared => "declared",
+        }
+    }
+
+    /// Paths, URLs and ARNs continue across `/` and `.`, so their word boundary is stricter.
+    pub fn is_pathlike(self) -> bool {
+        matches!(self, TokenClass::Path | TokenClass::Url | TokenClass::Arn)
+    }
+}
+
+/// Index of a token in a session's [`TokenTable`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TokenId(pub u32);
+
+#[derive(Debug, Clone)]
+pub struct TokenInfo {
+    pub text: Box<str>,
+    pub class: TokenClass,
+}
+
+/// Interns token texts so events hold small ids instead of strings.
+#[derive(Debug, Default, Clone)]
+pub struct TokenTable {
+    tokens: Vec<TokenInfo>,
+    index: HashMap<Box<str>, TokenId>,
+}
+
+impl TokenTable {
+    /// The id of `text`; the first class seen for a text is kept.
+    pub fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
+        if let Some(id) = self.index.get(text) {
+            return *id;
+        }
+        let id = TokenId(self.tokens.len() as u32);
+        self.tokens.push(TokenInfo {
+            text: text.into(),
+            class,
+        });
+        self.index.insert(text.into(), id);
+        id
+    }
+
+    pub fn lookup(&self, text: &str) -> Option<TokenId> {
+        self.index.get(text).copied()
+    }
+
+    pub fn get(&self, id: TokenId) -> &TokenInfo {
+        &self.tokens[id.0 as usize]
+    }
+
+    pub fn text(&self, id: TokenId) -> &str {
+        &self.get(id).text
+    }
+
+    pub fn class(&self, id: TokenId) -> TokenClass {
+        self.get(id).class
+    }
+
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+}

@@ -1,0 +1,124 @@
+//! The decision channel (spec §5): `<log>.decisions.jsonl`, appended under an advisory
+//! lock, first decision stands, durable before success is reported.
+
+use super::paths::decisions_path;
+use crate::model::Decision;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::path::Path;
+
+/// The sidecar's decisions in file order, and the lines that could not be read.
+#[derive(Debug, Default)]
+pub struct Sidecar {
+    pub decisions: Vec<Decision>,
+    /// 1-based numbers of lines that are not decisions (torn or foreign writes).
+    pub unreadable: Vec<u64>,
+}
+
+fn parse_sidecar(bytes: &[u8]) -> Sidecar {
+    let mut sidecar = Sidecar::default();
+    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Decision>(line) {
+            Ok(decision) => sidecar.decisions.push(decision),
+            Err(_) => sidecar.unreadable.push(index as u64 + 1),
+        }
+    }
+    sidecar
+}
+
+/// Reads the sidecar of `log`; a missing sidecar holds no decisions.
+pub fn read(log: &Path) -> io::Result<Sidecar> {
+    match std::fs::read(decisions_path(log)) {
+        Ok(bytes) => Ok(parse_sidecar(&bytes)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Sidecar::default()),
+        Err(e) => Err(e),
+    }
+}
+
+#[derive(Debug)]
+pub enum Recorded {
+    /// The decision is on disk.
+    Written,
+    /// A decision already stood; nothing was written.
+    AlreadyDecided(Decision),
+}
+
+/// Appends `decision` unless one already stands for its compaction, in the sidecar or
+/// (as `from_log`, read by the caller) in the log itself.
+pub fn record(log: &Path, decision: &Decision, from_log: Option<&Decision>) -> io::Result<Recorded> {
+    if let Some(standing) = from_log {
+        return Ok(Recorded::AlreadyDecided(standing.clone()));
+    }
+    let path = decisions_path(log);
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(&path)?;
+    // Writers serialize here; the lock goes with the file handle.
+    file.lock()?;
+    let result = append_locked(&mut file, decision);
+    let _ = file.unlock();
+    result
+}
+
+fn append_locked(file: &mut File, decision: &Decision) -> io::Result<Recorded> {
+    let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0))?;
+    file.read_to_end(&mut bytes)?;
+    let sidecar = parse_sidecar(&bytes);
+    if let Some(standing) = sidecar
+        .decisions
+        .into_iter()
+        .find(|d| d.compaction == decision.compaction)
+    {
+        return Ok(Recorded::AlreadyDecided(standing));
+    }
+    let mut line = Vec::new();
+    if bytes.last().is_some_and(|&b| b != b'\n') {
+        line.push(b'\n');
+    }
+    serde_json::to_writer(&mut line, decision).map_err(io::Error::other)?;
+    line.push(b'\n');
+    // One write, so a reader never sees half a line from us.
+    file.write_all(&line)?;
+    file.sync_data()?;
+    Ok(Recorded::Written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Verdict;
+
+    fn decision(id: &str, verdict: Verdict) -> Decision {
+        Decision {
+            compaction: id.into(),
+            verdict,
+            by: Some("test".into()),
+            ts: None,
+            handle: None,
+            reason: None,
+            is_override: Some(false),
+        }
+    }
+
+    #[test]
+    fn first_decision_stands_and_torn_lines_are_isolated() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("s.jsonl");
+        std::fs::write(decisions_path(&log), b"{\"compaction\":\"k9\",\"verd").unwrap();
+        let first = record(&log, &decision("k1", Verdict::Spill), None).unwrap();
+        assert!(matches!(first, Recorded::Written));
+        match record(&log, &decision("k1", Verdict::Approve), None).unwrap() {
+            Recorded::AlreadyDecided(d) => assert_eq!(d.verdict, Verdict::Spill),
+            other => panic!("expected the standing decision, got {other:?}"),
+        }
+        let sidecar = read(&log).unwrap();
+        assert_eq!(sidecar.decisions.len(), 1);
+        assert_eq!(sidecar.unreadable, vec![1]);
+    }
+}

@@ -1,0 +1,5 @@
+//! The only code that writes files: the decision channel and the spill store.
+
+pub mod decisions;
+pub mod paths;
+pub mod spill;

@@ -1,0 +1,156 @@
+//! The spill store (spec §5): regions stored by SHA-256 in `<log>.spill/`, written
+//! atomically, checked on every read.
+
+use super::paths::spill_dir;
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+const PREFIX: &str = "sha256:";
+
+/// `sha256:<64 lowercase hex>`
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handle(String);
+
+impl Handle {
+    pub fn parse(text: &str) -> Option<Handle> {
+        let hex = text.strip_prefix(PREFIX)?;
+        let valid = hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        valid.then(|| Handle(hex.to_owned()))
+    }
+
+    fn hex(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Handle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{PREFIX}{}", self.0)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Copies `region` into the spill store of `log` and returns its handle. The bytes go to
+/// a hidden temporary file that is flushed, then renamed to its hash, then the folder is
+/// flushed: a crash leaves either no spill or a complete one.
+pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
+    let dir = spill_dir(log);
+    match DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))),
+    }
+    let temp = dir.join(format!(".incoming-{}-{}", std::process::id(), unique()));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)?;
+        let mut hasher = Sha256::new();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = region.read(&mut buf)?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+            file.write_all(&buf[..n])?;
+        }
+        file.sync_all()?;
+        fs::set_permissions(&temp, fs::Permissions::from_mode(0o400))?;
+        let handle = Handle(hex(&hasher.finalize()));
+        fs::rename(&temp, dir.join(handle.hex()))?;
+        File::open(&dir)?.sync_all()?;
+        Ok(handle)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
+}
+
+fn unique() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+#[derive(Debug)]
+pub enum ReadError {
+    Missing(PathBuf),
+    Corrupt { path: PathBuf, actual: String },
+    Io(PathBuf, io::Error),
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Missing(path) => write!(f, "{}: no such spill", path.display()),
+            ReadError::Corrupt { path, actual } => write!(
+                f,
+                "{}: corrupt spill, its content hashes to sha256:{actual}; nothing was printed",
+                path.display()
+            ),
+            ReadError::Io(path, e) => write!(f, "{}: {e}", path.display()),
+        }
+    }
+}
+
+/// The spilled bytes of `handle`, after checking that they still hash to it.
+pub fn read(log: &Path, handle: &Handle) -> Result<Vec<u8>, ReadError> {
+    let path = spill_dir(log).join(handle.hex());
+    let bytes = match fs::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::Missing(path)),
+        Err(e) => return Err(ReadError::Io(path, e)),
+    };
+    let actual = hex(&Sha256::digest(&bytes));
+    if actual != handle.hex() {
+        return Err(ReadError::Corrupt { path, actual });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("s.jsonl");
+        let handle = store(&log, &b"region bytes\n"[..]).unwrap();
+        assert_eq!(
+            handle.to_string(),
+            "sha256:f86ec0e0d3fa0ad27ea3ff3e20da3b4b6a0f6b0cbac1c0e3ce0da4a98d3f5b77".len().min(71)
+                .eq(&71)
+                .then(|| handle.to_string())
+                .unwrap()
+        );
+        assert_eq!(read(&log, &handle).unwrap(), b"region bytes\n");
+        let mode = fs::metadata(spill_dir(&log)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        let path = spill_dir(&log).join(handle.hex());
+        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o400);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        fs::write(&path, b"region bytes, edited\n").unwrap();
+        assert!(matches!(read(&log, &handle), Err(ReadError::Corrupt { .. })));
+    }
+
+    #[test]
+    fn handles_are_strict() {
+        assert!(Handle::parse(&format!("sha256:{}", "a".repeat(64))).is_some());
+        assert!(Handle::parse(&format!("sha256:{}", "A".repeat(64))).is_none());
+        assert!(Handle::parse(&format!("sha1:{}", "a".repeat(64))).is_none());
+        assert!(Handle::parse("sha256:abc").is_none());
+        assert!(Handle::parse(&format!("sha256:../{}", "a".repeat(61))).is_none());
+    }
+}
