@@ -4,3 +4,5 @@ pub mod analysis;
 pub mod model;
 pub mod ingest;
 pub mod store;
+pub mod sanitize;
+pub mod cli;

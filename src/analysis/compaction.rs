@@ -228,7 +228,8 @@ pub(super) fn analyze(session: &Session, info: &CompactionInfo, earlier: Earlier
         }
     };
     if let (Some(opaque), Some(prose)) = (opaque_ratio, prose_ratio) {
-        if opaque < prose {
+        // A summary longer than its region that kept every token has not collapsed.
+        if opaque < prose.min(1.0) {
             flags.density_collapse = true;
             let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
             findings.push(Finding::new(

@@ -26,7 +26,7 @@ pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(u
         let mut pending = analysis.state.pending.clone();
         // Actions while the compaction waited for its decision are not checked, but
         // they do act on their steps.
-        for event in &session.events[analysis.info.at + 1..applied] {
+        for event in session.events[analysis.info.at..applied].iter().skip(1) {
             if let EventKind::Action { step: Some(step), .. } = &event.kind {
                 pending.retain(|s| &s.id != step);
             }

@@ -89,7 +89,7 @@ fn parse_event(line: &Line, prev_seq: Option<u64>, table: &mut TokenTable) -> Re
         seq,
         line: line.number,
         offset: line.offset,
-        len: line.bytes.len() as u64,
+        span: line.span,
         ts: str_field(&obj, "ts"),
         kind,
     })

@@ -2,6 +2,7 @@
 
 pub mod canonical;
 pub mod declared;
+pub mod follow;
 pub mod lines;
 pub mod text;
 

@@ -13,8 +13,8 @@ pub struct Event {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Length of the line in bytes, newline excluded.
-    pub len: u64,
+    /// Bytes the line takes in the log, newline included.
+    pub span: u64,
     pub ts: Option<String>,
     pub kind: EventKind,
 }

@@ -105,6 +105,15 @@ impl Session {
         out
     }
 
+    /// Bytes of the log that hold seqs `from..=to` (spec §5: from the first line whose seq
+    /// is at least `from` to the end of the last line whose seq is at most `to`, every
+    /// line between included), or `None` when no event lies in the range.
+    pub fn region_bytes(&self, from: u64, to: u64) -> Option<(u64, u64)> {
+        let first = self.events.iter().find(|e| e.seq >= from && e.seq <= to)?;
+        let last = self.events.iter().rev().find(|e| e.seq <= to && e.seq >= from)?;
+        Some((first.offset, last.offset + last.span))
+    }
+
     pub fn compaction(&self, id: &str) -> Option<CompactionInfo> {
         self.compactions().into_iter().find(|c| c.id == id)
     }

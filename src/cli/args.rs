@@ -1,0 +1,124 @@
+//! The command line (spec §6), as clap derives it.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "ctxlens",
+    version,
+    about = "See what each context compaction of an LLM agent destroys, and gate it.",
+    after_help = "Examples:\n  ctxlens audit sample-sessions/seed-migration-rollback.jsonl\n  ctxlens gate session.jsonl k3 && echo approved"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report every compaction of one or more logs: its signals, what it dropped, the
+    /// gate's verdict.
+    ///
+    /// Exit status: 0 no error finding, 1 an error finding, 2 unusable input (with
+    /// several files, the highest).
+    #[command(after_help = "Example:\n  ctxlens audit --json session.jsonl other.jsonl | jq .compactions")]
+    Audit(AuditArgs),
+    /// Print the gate's verdict for one compaction.
+    ///
+    /// Exit status: 0 approve, 1 spill, refetch or refuse, 2 unusable input.
+    #[command(after_help = "Example:\n  ctxlens gate session.jsonl k3 --json")]
+    Gate(GateArgs),
+    /// Record an operator's decision for a compaction in <LOG>.decisions.jsonl (spill
+    /// first stores the region in <LOG>.spill/).
+    ///
+    /// Exit status: 0 recorded, 1 a decision already stands (it is printed), 2 unusable
+    /// input or nothing could be recorded.
+    #[command(after_help = "Example:\n  ctxlens decide session.jsonl k3 spill --by alice --reason \"rollback target\"")]
+    Decide(DecideArgs),
+    /// For an agent runtime: wait until a decision stands for a compaction and print it
+    /// as one JSON line.
+    ///
+    /// Exit status: 0 decided, 1 timed out (prints nothing), 2 unusable input.
+    #[command(after_help = "Example:\n  ctxlens await session.jsonl k3 --timeout 300 --auto")]
+    Await(AwaitArgs),
+    /// The spill store: read a spilled region back by its handle.
+    #[command(subcommand)]
+    Spill(SpillCommand),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Session logs to audit.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// One JSON report object per line, per file.
+    #[arg(long)]
+    pub json: bool,
+    /// Density collapse is an error, and the gate spills on it.
+    #[arg(long)]
+    pub strict: bool,
+    /// List every dropped token, not only declared and required ones.
+    #[arg(long)]
+    pub tokens: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// The compaction id.
+    pub id: String,
+    /// Print the verdict as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Density collapse is an error, and the gate spills on it.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DecideArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// The compaction id.
+    pub id: String,
+    /// approve, spill, refetch or refuse.
+    #[arg(value_parser = ["approve", "spill", "refetch", "refuse"])]
+    pub verdict: String,
+    /// Who decides (default: $USER).
+    #[arg(long, value_name = "NAME")]
+    pub by: Option<String>,
+    /// Why, in a few words.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AwaitArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// The compaction id.
+    pub id: String,
+    /// Give up after this many seconds (fractions allowed); without it, wait forever.
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// When the timeout passes, record the gate's verdict (by "auto") and print the
+    /// decision that stands.
+    #[arg(long, requires = "timeout")]
+    pub auto: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SpillCommand {
+    /// Print a spilled region after checking its hash.
+    ///
+    /// Exit status: 0, or 2 on a missing, malformed or corrupt handle.
+    #[command(after_help = "Example:\n  ctxlens spill get session.jsonl sha256:5f0c…")]
+    Get {
+        /// The session log the region was spilled from.
+        log: PathBuf,
+        /// sha256:<64 lowercase hex digits>
+        handle: String,
+    },
+}

@@ -1,0 +1,183 @@
+//! The readable report: plain text, coloured only when asked to.
+
+use crate::analysis::report::{CompactionReport, Report};
+use crate::analysis::{Finding, Severity};
+use crate::model::Verdict;
+use crate::sanitize;
+use std::fmt::Write;
+
+/// ANSI styling, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+
+    pub fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+
+    pub fn red(&self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+
+    pub fn yellow(&self, text: &str) -> String {
+        self.paint("33", text)
+    }
+
+    pub fn green(&self, text: &str) -> String {
+        self.paint("32", text)
+    }
+
+    pub fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+
+    pub fn verdict(&self, verdict: Verdict) -> String {
+        let text = verdict.as_str().to_uppercase();
+        match verdict {
+            Verdict::Approve => self.green(&text),
+            Verdict::Spill => self.yellow(&text),
+            Verdict::Refetch | Verdict::Refuse => self.red(&text),
+        }
+    }
+
+    pub fn finding(&self, finding: &Finding) -> String {
+        let (mark, label) = match finding.severity {
+            Severity::Error => (self.red("✖"), self.red("error  ")),
+            Severity::Warning => (self.yellow("⚠"), self.yellow("warning")),
+        };
+        format!(
+            "{mark} {label} {:<18} {}",
+            finding.kind.name(),
+            sanitize::line(&finding.message)
+        )
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn ratio(value: Option<f64>) -> String {
+    value.map_or("n/a".into(), |v| format!("{v:.2}"))
+}
+
+fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: Style) {
+    let id = sanitize::line(&c.id);
+    let range = c
+        .range
+        .as_ref()
+        .map_or("no usable range".into(), |r| format!("range {}–{}", r.from, r.to));
+    let _ = writeln!(
+        out,
+        "\n{} {}  {}  {range}  gate: {}",
+        style.bold("compaction"),
+        style.bold(&id),
+        c.phase,
+        style.verdict(c.verdict),
+    );
+    if !c.reasons.is_empty() {
+        let _ = writeln!(out, "  because: {}", c.reasons.join("; "));
+    }
+    match &c.decision {
+        Some(d) => {
+            let by = sanitize::line(d.by.as_deref().unwrap_or("someone"));
+            let handle = d.handle.as_deref().map(|h| format!(" → {h}")).unwrap_or_default();
+            let _ = writeln!(out, "  decision: {} by {by}{handle}", d.verdict.as_str());
+        }
+        None => {
+            let _ = writeln!(out, "  decision: {}", style.dim("none"));
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  opaque tokens kept {}/{} ({})  prose {}",
+        c.opaque_kept,
+        c.opaque_tokens,
+        ratio(c.opaque_ratio),
+        ratio(c.prose_ratio)
+    );
+    if !c.dropped_counts.is_empty() {
+        let counts: Vec<String> = c
+            .dropped_counts
+            .iter()
+            .map(|(class, n)| format!("{class} {n}"))
+            .collect();
+        let total: usize = c.dropped_counts.values().sum();
+        let _ = writeln!(out, "  dropped {total}: {}", counts.join(", "));
+    }
+    for d in &c.dropped {
+        let state = match d.regenerable {
+            Some(false) => style.red("cannot be re-fetched"),
+            Some(true) => style.yellow("regenerable"),
+            None => style.dim("not declared"),
+        };
+        let needed = if d.required_by.is_empty() {
+            String::new()
+        } else {
+            format!("  needed by {}", sanitize::line(&d.required_by.join(", ")))
+        };
+        let _ = writeln!(
+            out,
+            "    {} ({}) {state}{needed}",
+            style.bold(&sanitize::line(&d.token)),
+            d.class.as_str()
+        );
+    }
+    if let Some(tokens) = &c.dropped_tokens {
+        let _ = writeln!(out, "  every dropped token:");
+        for t in tokens {
+            let _ = writeln!(out, "    {} ({})", sanitize::line(&t.token), t.class.as_str());
+        }
+    }
+    for finding in report
+        .findings
+        .iter()
+        .filter(|f| f.compaction.as_deref() == Some(&c.id))
+    {
+        let _ = writeln!(out, "  {}", style.finding(finding));
+    }
+}
+
+/// The whole report of one file.
+pub fn report(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{}  {}  {}  {}  {}",
+        style.bold(&sanitize::line(&report.file)),
+        report.format,
+        plural(report.events, "event", "events"),
+        plural(report.compactions.len(), "compaction", "compactions"),
+        plural(report.malformed_lines, "malformed line", "malformed lines"),
+    );
+    for finding in report.findings.iter().filter(|f| f.compaction.is_none()) {
+        let _ = writeln!(out, "  {}", style.finding(finding));
+    }
+    for c in &report.compactions {
+        compaction(&mut out, report, c, style);
+    }
+    let errors = report.findings.iter().filter(|f| f.is_error()).count();
+    let warnings = report.findings.len() - errors;
+    let summary = format!(
+        "{}, {}",
+        plural(errors, "error", "errors"),
+        plural(warnings, "warning", "warnings")
+    );
+    let summary = if errors > 0 {
+        style.red(&summary)
+    } else {
+        style.green(&summary)
+    };
+    let _ = writeln!(out, "\n{summary}");
+    out
+}

@@ -1,0 +1,105 @@
+//! Headless commands and their human and JSON output.
+
+pub mod args;
+pub mod audit;
+pub mod await_decision;
+pub mod decide;
+pub mod gate;
+pub mod human;
+pub mod spill;
+
+use crate::analysis::{self, SessionAnalysis};
+use crate::ingest;
+use crate::model::{Decision, Session};
+use crate::store::decisions;
+use std::fmt;
+use std::path::Path;
+
+/// Exit codes of spec §6.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_FINDING: u8 = 1;
+pub const EXIT_UNUSABLE: u8 = 2;
+
+/// A command that cannot go on: what to print and which code to exit with.
+#[derive(Debug)]
+pub struct CliError {
+    pub code: u8,
+    pub message: String,
+}
+
+impl CliError {
+    pub fn unusable(message: impl Into<String>) -> CliError {
+        CliError {
+            code: EXIT_UNUSABLE,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// A log with its sidecar decisions, read and analysed once for a command.
+pub struct Loaded {
+    pub session: Session,
+    pub sidecar: Vec<Decision>,
+    pub analysis: SessionAnalysis,
+}
+
+pub fn load(path: &Path, strict: bool) -> Result<Loaded, CliError> {
+    let session = ingest::load(path).map_err(|e| CliError::unusable(e.to_string()))?;
+    let sidecar = decisions::read(path).map_err(|e| {
+        CliError::unusable(format!(
+            "{}: {e}",
+            crate::store::paths::decisions_path(path).display()
+        ))
+    })?;
+    for line in &sidecar.unreadable {
+        eprintln!(
+            "ctxlens: warning: {}:{line}: not a decision, ignored",
+            crate::store::paths::decisions_path(path).display()
+        );
+    }
+    let analysis = analysis::analyze(&session, &sidecar.decisions, strict);
+    Ok(Loaded {
+        session,
+        sidecar: sidecar.decisions,
+        analysis,
+    })
+}
+
+/// The compaction `id` of a loaded log, or the error that names what the log does hold.
+pub fn require_compaction<'a>(
+    loaded: &'a Loaded,
+    path: &Path,
+    id: &str,
+) -> Result<&'a analysis::compaction::CompactionAnalysis, CliError> {
+    loaded.analysis.compaction(id).ok_or_else(|| {
+        let known: Vec<&str> = loaded
+            .analysis
+            .compactions
+            .iter()
+            .map(|c| c.info.id.as_str())
+            .collect();
+        let holds = if known.is_empty() {
+            "it holds no compactions".to_owned()
+        } else {
+            format!("it holds {}", known.join(", "))
+        };
+        CliError::unusable(format!(
+            "{}: no compaction {}; {holds}",
+            path.display(),
+            crate::sanitize::line(id)
+        ))
+    })
+}
+
+/// One JSON value as a line that is safe on a terminal.
+pub fn json_line<T: serde::Serialize>(value: &T) -> String {
+    crate::sanitize::json(serde_json::to_string(value).unwrap_or_else(|e| {
+        format!("{{\"error\":\"cannot serialize: {e}\"}}")
+    }))
+}

@@ -1,0 +1,27 @@
+//! `ctxlens spill get LOG HANDLE`
+
+use super::CliError;
+use crate::sanitize;
+use crate::store::spill::{self, Handle};
+use std::io::Write;
+use std::path::Path;
+
+/// Writes the region; escaped when `to_terminal`, byte-exact otherwise.
+pub fn get(log: &Path, handle: &str, out: &mut impl Write, to_terminal: bool) -> Result<u8, CliError> {
+    let parsed = Handle::parse(handle).ok_or_else(|| {
+        CliError::unusable(format!(
+            "malformed handle {}: expected sha256: and 64 lowercase hex digits",
+            sanitize::line(handle)
+        ))
+    })?;
+    let bytes = spill::read(log, &parsed).map_err(|e| CliError::unusable(e.to_string()))?;
+    let written = if to_terminal {
+        out.write_all(sanitize::block(&String::from_utf8_lossy(&bytes)).as_bytes())
+    } else {
+        out.write_all(&bytes)
+    };
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::unusable(format!("cannot write the region: {e}")))?;
+    Ok(0)
+}
