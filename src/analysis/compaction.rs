@@ -48,7 +48,10 @@ pub struct CompactionAnalysis {
 
 impl CompactionAnalysis {
     pub fn kept(&self) -> usize {
-        self.tokens.iter().filter(|t| t.survived == Some(true)).count()
+        self.tokens
+            .iter()
+            .filter(|t| t.survived == Some(true))
+            .count()
     }
 
     pub fn dropped_ids(&self) -> impl Iterator<Item = TokenId> + '_ {
@@ -81,7 +84,11 @@ fn range_text(range: RangeSpec) -> String {
     }
 }
 
-pub(super) fn analyze(session: &Session, info: &CompactionInfo, earlier: Earlier) -> CompactionAnalysis {
+pub(super) fn analyze(
+    session: &Session,
+    info: &CompactionInfo,
+    earlier: Earlier,
+) -> CompactionAnalysis {
     let id = info.id.as_str();
     let before = &session.events[..info.at];
     let state = StateAt::of(before);
@@ -179,9 +186,10 @@ pub(super) fn analyze(session: &Session, info: &CompactionInfo, earlier: Earlier
     for &index in &region {
         let event = &before[index];
         let (words, ids): (u64, &[TokenId]) = match &event.kind {
-            EventKind::Binding { token, .. } => {
-                (word_count(session.tokens.text(*token)), std::slice::from_ref(token))
-            }
+            EventKind::Binding { token, .. } => (
+                word_count(session.tokens.text(*token)),
+                std::slice::from_ref(token),
+            ),
             kind => match kind.region_text() {
                 Some(digest) => (digest.words, &digest.tokens),
                 None => continue,
@@ -253,7 +261,11 @@ pub(super) fn analyze(session: &Session, info: &CompactionInfo, earlier: Earlier
         let class = session.tokens.class(token);
         let by_obligation = state
             .open_obligations()
-            .filter(|o| o.requires.iter().any(|r| same_token(session, r, token, cwd)))
+            .filter(|o| {
+                o.requires
+                    .iter()
+                    .any(|r| same_token(session, r, token, cwd))
+            })
             .map(|o| o.id.clone());
         let by_step = state
             .pending
@@ -341,13 +353,20 @@ fn same_token(session: &Session, written: &str, token: TokenId, cwd: Option<&str
         || (info.class == TokenClass::Path && path_key(written, cwd) == path_key(&info.text, cwd))
 }
 
-fn dropped_binding_finding(session: &Session, id: &str, token: TokenId, state: &StateAt) -> Finding {
+fn dropped_binding_finding(
+    session: &Session,
+    id: &str,
+    token: TokenId,
+    state: &StateAt,
+) -> Finding {
     let text = session.tokens.text(token);
     let class = session.tokens.class(token);
     let cwd = session.cwd.as_deref();
-    let obligation = state
-        .open_obligations()
-        .find(|o| o.requires.iter().any(|r| same_token(session, r, token, cwd)));
+    let obligation = state.open_obligations().find(|o| {
+        o.requires
+            .iter()
+            .any(|r| same_token(session, r, token, cwd))
+    });
     let step = state
         .pending
         .iter()
@@ -361,7 +380,10 @@ fn dropped_binding_finding(session: &Session, id: &str, token: TokenId, state: &
         (Some(o), _) => format!(
             "obligation {}{}",
             o.id,
-            o.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
+            o.name
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default()
         ),
         (None, Some(s)) => format!("plan step {} ({})", s.id, s.action),
         (None, None) => "a pending step".into(),
@@ -380,5 +402,9 @@ fn dropped_binding_finding(session: &Session, id: &str, token: TokenId, state: &
 
 /// The events of the region, for callers that show them.
 pub fn region_events<'s>(session: &'s Session, analysis: &CompactionAnalysis) -> Vec<&'s Event> {
-    analysis.region.iter().map(|&i| &session.events[i]).collect()
+    analysis
+        .region
+        .iter()
+        .map(|&i| &session.events[i])
+        .collect()
 }

@@ -27,7 +27,10 @@ pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(u
         // Actions while the compaction waited for its decision are not checked, but
         // they do act on their steps.
         for event in session.events[analysis.info.at..applied].iter().skip(1) {
-            if let EventKind::Action { step: Some(step), .. } = &event.kind {
+            if let EventKind::Action {
+                step: Some(step), ..
+            } = &event.kind
+            {
                 pending.retain(|s| &s.id != step);
             }
         }
@@ -62,7 +65,10 @@ pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(u
                             name: name.clone(),
                             target: target.clone(),
                         };
-                        out.push((index, finding(session, analysis, &expected, actual, &target)));
+                        out.push((
+                            index,
+                            finding(session, analysis, &expected, actual, &target),
+                        ));
                     }
                 }
                 _ => {}
@@ -142,9 +148,9 @@ fn regenerated_from(
         .collect();
     let qualifies = |token: TokenId| {
         let info = session.tokens.get(token);
-        actual_tokens
-            .iter()
-            .any(|&(text, class)| text != &*info.text && same_shape(&info.text, info.class, text, class))
+        actual_tokens.iter().any(|&(text, class)| {
+            text != &*info.text && same_shape(&info.text, info.class, text, class)
+        })
     };
     let expected_text = target_text(&expected.target);
     let named = dropped.iter().copied().find(|&t| {

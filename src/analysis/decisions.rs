@@ -26,7 +26,11 @@ pub fn decisions_for<'a>(
     from_log.chain(from_sidecar).collect()
 }
 
-pub fn standing<'a>(session: &'a Session, sidecar: &'a [Decision], compaction: &str) -> Option<&'a Decision> {
+pub fn standing<'a>(
+    session: &'a Session,
+    sidecar: &'a [Decision],
+    compaction: &str,
+) -> Option<&'a Decision> {
     decisions_for(session, sidecar, compaction)
         .first()
         .map(|(_, d)| *d)
@@ -34,7 +38,11 @@ pub fn standing<'a>(session: &'a Session, sidecar: &'a [Decision], compaction: &
 
 /// Decisions written after the standing one that do not simply repeat it: a second
 /// sidecar line (a writer that ignored the lock), or a line that contradicts the log.
-pub fn conflicts<'a>(session: &'a Session, sidecar: &'a [Decision], compaction: &str) -> Vec<&'a Decision> {
+pub fn conflicts<'a>(
+    session: &'a Session,
+    sidecar: &'a [Decision],
+    compaction: &str,
+) -> Vec<&'a Decision> {
     let all = decisions_for(session, sidecar, compaction);
     let Some(&(_, first)) = all.first() else {
         return Vec::new();

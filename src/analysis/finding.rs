@@ -114,7 +114,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub fn new(kind: FindingKind, severity: Severity, compaction: Option<&str>, message: String) -> Self {
+    pub fn new(
+        kind: FindingKind,
+        severity: Severity,
+        compaction: Option<&str>,
+        message: String,
+    ) -> Self {
         Finding {
             kind,
             severity,

@@ -32,11 +32,20 @@ impl GateFlags {
     pub fn reasons(&self, strict: bool) -> Vec<&'static str> {
         let rules = [
             (self.empty_span, "empty span"),
-            (self.range_unusable, "range missing, invalid or past the newest event"),
+            (
+                self.range_unusable,
+                "range missing, invalid or past the newest event",
+            ),
             (self.unknown_binding, "unknown binding"),
             (self.summary_of_summary, "summary of a summary"),
-            (self.partial_overlap, "partial overlap with an earlier compaction"),
-            (self.dropped_binding, "a binding that cannot be re-fetched was dropped"),
+            (
+                self.partial_overlap,
+                "partial overlap with an earlier compaction",
+            ),
+            (
+                self.dropped_binding,
+                "a binding that cannot be re-fetched was dropped",
+            ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];
         rules

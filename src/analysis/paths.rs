@@ -47,7 +47,10 @@ mod tests {
         let cwd = Some("/home/me/proj");
         assert_eq!(path_key("src/main.rs", cwd), "/home/me/proj/src/main.rs");
         assert_eq!(path_key("./src/main.rs", cwd), "/home/me/proj/src/main.rs");
-        assert_eq!(path_key("/home/me/proj/src/main.rs", cwd), "/home/me/proj/src/main.rs");
+        assert_eq!(
+            path_key("/home/me/proj/src/main.rs", cwd),
+            "/home/me/proj/src/main.rs"
+        );
         assert_eq!(path_key("../other/x.rs", cwd), "/home/me/other/x.rs");
         assert_eq!(path_key("./src/main.rs", None), "src/main.rs");
     }

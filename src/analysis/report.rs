@@ -47,7 +47,11 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
             .map(|other| (other.id.clone(), other.range))
             .collect();
-        compactions.push(compaction::analyze(session, info, Earlier { applied: &applied }));
+        compactions.push(compaction::analyze(
+            session,
+            info,
+            Earlier { applied: &applied },
+        ));
     }
     let divergences = continuation::divergences(session, &compactions);
 
@@ -62,7 +66,10 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
                 },
                 Severity::Warning,
                 None,
-                format!("line {} (byte {}) was skipped: {}", m.line, m.offset, m.reason),
+                format!(
+                    "line {} (byte {}) was skipped: {}",
+                    m.line, m.offset, m.reason
+                ),
             )
         })
         .collect();
@@ -74,9 +81,14 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
                 }
             }
         }
-        let mine = divergences.iter().filter(|(i, _)| *i == index).map(|(_, f)| f.clone());
+        let mine = divergences
+            .iter()
+            .filter(|(i, _)| *i == index)
+            .map(|(_, f)| f.clone());
         analysis.findings.extend(mine);
-        analysis.findings.extend(decision_findings(session, sidecar, analysis));
+        analysis
+            .findings
+            .extend(decision_findings(session, sidecar, analysis));
         findings.extend(analysis.findings.iter().cloned());
     }
     SessionAnalysis {
@@ -86,7 +98,11 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
     }
 }
 
-fn decision_findings(session: &Session, sidecar: &[Decision], analysis: &CompactionAnalysis) -> Vec<Finding> {
+fn decision_findings(
+    session: &Session,
+    sidecar: &[Decision],
+    analysis: &CompactionAnalysis,
+) -> Vec<Finding> {
     let id = analysis.info.id.as_str();
     let gate = analysis.flags.verdict(false);
     let mut out = Vec::new();
@@ -131,7 +147,10 @@ fn decision_findings(session: &Session, sidecar: &[Decision], analysis: &Compact
             FindingKind::Undecided,
             Severity::Warning,
             Some(id),
-            format!("{id} is proposed and waits for a decision (the gate says {})", gate.as_str()),
+            format!(
+                "{id} is proposed and waits for a decision (the gate says {})",
+                gate.as_str()
+            ),
         )),
         None => {}
     }

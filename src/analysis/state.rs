@@ -76,7 +76,9 @@ impl StateAt {
                     }),
                 },
                 EventKind::Plan { steps } => state.plan = steps.clone(),
-                EventKind::Action { step: Some(step), .. } => claimed.push(step),
+                EventKind::Action {
+                    step: Some(step), ..
+                } => claimed.push(step),
                 _ => {}
             }
         }

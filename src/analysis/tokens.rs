@@ -161,7 +161,9 @@ fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
             break;
         };
         // `numbered` reports only its digit group; every other class the whole match.
-        let m = caps.get(1).unwrap_or_else(|| caps.get(0).expect("group 0 exists"));
+        let m = caps
+            .get(1)
+            .unwrap_or_else(|| caps.get(0).expect("group 0 exists"));
         let whole = caps.get(0).expect("group 0 exists");
         let end = trim_trailing(text, m.start(), m.end(), class);
         let candidate = &text[m.start()..end];
@@ -197,7 +199,12 @@ pub fn extract(text: &str) -> Vec<Found> {
     scan(&p.arn, text, TokenClass::Arn, &mut candidates);
     scan(&p.url, text, TokenClass::Url, &mut candidates);
     scan(&p.path, text, TokenClass::Path, &mut candidates);
-    scan(&p.resource_id, text, TokenClass::ResourceId, &mut candidates);
+    scan(
+        &p.resource_id,
+        text,
+        TokenClass::ResourceId,
+        &mut candidates,
+    );
     scan(&p.numbered, text, TokenClass::Numbered, &mut candidates);
     scan(&p.hex, text, TokenClass::Hex, &mut candidates);
     candidates.sort_by(|a, b| {
@@ -255,20 +262,52 @@ mod tests {
     fn every_class_of_the_spec_table() {
         use TokenClass::*;
         let cases: &[(&str, &str, TokenClass)] = &[
-            ("id 123e4567-e89b-12d3-a456-426614174000 ok", "123e4567-e89b-12d3-a456-426614174000", Uuid),
-            ("snap arn:aws:rds:eu-west-1:123456789012:snapshot:pre-migration-7.", "arn:aws:rds:eu-west-1:123456789012:snapshot:pre-migration-7", Arn),
-            ("see https://ci.example.com/jobs/9912, then", "https://ci.example.com/jobs/9912", Url),
-            ("db at /var/lib/app/state.db now", "/var/lib/app/state.db", Path),
+            (
+                "id 123e4567-e89b-12d3-a456-426614174000 ok",
+                "123e4567-e89b-12d3-a456-426614174000",
+                Uuid,
+            ),
+            (
+                "snap arn:aws:rds:eu-west-1:123456789012:snapshot:pre-migration-7.",
+                "arn:aws:rds:eu-west-1:123456789012:snapshot:pre-migration-7",
+                Arn,
+            ),
+            (
+                "see https://ci.example.com/jobs/9912, then",
+                "https://ci.example.com/jobs/9912",
+                Url,
+            ),
+            (
+                "db at /var/lib/app/state.db now",
+                "/var/lib/app/state.db",
+                Path,
+            ),
             ("edit src/main.rs please", "src/main.rs", Path),
-            ("run ./migrations/0042_add_index.sql", "./migrations/0042_add_index.sql", Path),
-            ("instance i-0abc123def4567890 up", "i-0abc123def4567890", ResourceId),
+            (
+                "run ./migrations/0042_add_index.sql",
+                "./migrations/0042_add_index.sql",
+                Path,
+            ),
+            (
+                "instance i-0abc123def4567890 up",
+                "i-0abc123def4567890",
+                ResourceId,
+            ),
             ("group sg-12ab34cd open", "sg-12ab34cd", ResourceId),
-            ("pod web-7d4b9c5f6-x2kqz crashed", "web-7d4b9c5f6-x2kqz", ResourceId),
+            (
+                "pod web-7d4b9c5f6-x2kqz crashed",
+                "web-7d4b9c5f6-x2kqz",
+                ResourceId,
+            ),
             ("at revision 42 now", "42", Numbered),
             ("merged PR #381.", "381", Numbered),
             ("jobs 9900 failed", "9900", Numbered),
             ("head is 4f9a2c81 now", "4f9a2c81", Hex),
-            ("digest e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", Hex),
+            (
+                "digest e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                Hex,
+            ),
         ];
         for (text, token, class) in cases {
             assert_eq!(tokens(text), vec![(*token, *class)], "in {text:?}");
@@ -293,7 +332,10 @@ mod tests {
         let text = "see https://git.example.com/app/commit/4f9a2c81d0e7 for it";
         assert_eq!(
             tokens(text),
-            vec![("https://git.example.com/app/commit/4f9a2c81d0e7", TokenClass::Url)]
+            vec![(
+                "https://git.example.com/app/commit/4f9a2c81d0e7",
+                TokenClass::Url
+            )]
         );
         // A URL's path part is not also a path.
         assert_eq!(tokens("(https://x.io/a/b.rs)")[0].1, TokenClass::Url);
@@ -304,8 +346,14 @@ mod tests {
         assert!(tokens("x4f9a2c81d0e7").is_empty());
         assert!(tokens("4f9a2c81d0e7_tmp").is_empty());
         assert!(tokens("pre-4f9a2c81d0e7").is_empty());
-        assert_eq!(tokens("\"4f9a2c81d0e7\""), vec![("4f9a2c81d0e7", TokenClass::Hex)]);
-        assert_eq!(tokens("(src/lib.rs)."), vec![("src/lib.rs", TokenClass::Path)]);
+        assert_eq!(
+            tokens("\"4f9a2c81d0e7\""),
+            vec![("4f9a2c81d0e7", TokenClass::Hex)]
+        );
+        assert_eq!(
+            tokens("(src/lib.rs)."),
+            vec![("src/lib.rs", TokenClass::Path)]
+        );
     }
 
     #[test]
@@ -318,11 +366,31 @@ mod tests {
     #[test]
     fn whole_word_search_respects_path_boundaries() {
         let class = TokenClass::Path;
-        assert!(contains_whole_word("wrote src/main.rs.", "src/main.rs", class));
-        assert!(!contains_whole_word("wrote src/main.rs.bak", "src/main.rs", class));
-        assert!(!contains_whole_word("wrote x/src/main.rs", "src/main.rs", class));
-        assert!(contains_whole_word("tok_partial_77 ok", "tok_partial_77", TokenClass::Declared));
-        assert!(!contains_whole_word("tok_partial_778", "tok_partial_77", TokenClass::Declared));
+        assert!(contains_whole_word(
+            "wrote src/main.rs.",
+            "src/main.rs",
+            class
+        ));
+        assert!(!contains_whole_word(
+            "wrote src/main.rs.bak",
+            "src/main.rs",
+            class
+        ));
+        assert!(!contains_whole_word(
+            "wrote x/src/main.rs",
+            "src/main.rs",
+            class
+        ));
+        assert!(contains_whole_word(
+            "tok_partial_77 ok",
+            "tok_partial_77",
+            TokenClass::Declared
+        ));
+        assert!(!contains_whole_word(
+            "tok_partial_778",
+            "tok_partial_77",
+            TokenClass::Declared
+        ));
     }
 
     #[test]

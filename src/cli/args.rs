@@ -22,7 +22,9 @@ pub enum Command {
     ///
     /// Exit status: 0 no error finding, 1 an error finding, 2 unusable input (with
     /// several files, the highest).
-    #[command(after_help = "Example:\n  ctxlens audit --json session.jsonl other.jsonl | jq .compactions")]
+    #[command(
+        after_help = "Example:\n  ctxlens audit --json session.jsonl other.jsonl | jq .compactions"
+    )]
     Audit(AuditArgs),
     /// Print the gate's verdict for one compaction.
     ///
@@ -34,7 +36,9 @@ pub enum Command {
     ///
     /// Exit status: 0 recorded, 1 a decision already stands (it is printed), 2 unusable
     /// input or nothing could be recorded.
-    #[command(after_help = "Example:\n  ctxlens decide session.jsonl k3 spill --by alice --reason \"rollback target\"")]
+    #[command(
+        after_help = "Example:\n  ctxlens decide session.jsonl k3 spill --by alice --reason \"rollback target\""
+    )]
     Decide(DecideArgs),
     /// For an agent runtime: wait until a decision stands for a compaction and print it
     /// as one JSON line.

@@ -16,25 +16,32 @@ fn standing(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Deci
     follower
         .poll()
         .map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
-    let in_log = follower.session().events.iter().find_map(|e| match &e.kind {
-        EventKind::Decision(d) if d.compaction == id => Some(d.clone()),
-        _ => None,
-    });
+    let in_log = follower
+        .session()
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Decision(d) if d.compaction == id => Some(d.clone()),
+            _ => None,
+        });
     if in_log.is_some() {
         return Ok(in_log);
     }
-    let sidecar = channel::read(log).map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
+    let sidecar =
+        channel::read(log).map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
     Ok(sidecar.decisions.into_iter().find(|d| d.compaction == id))
 }
 
 pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let loaded = load(&args.log, false)?;
     require_compaction(&loaded, &args.log, &args.id)?;
-    let mut follower =
-        Follower::open(&args.log).map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
+    let mut follower = Follower::open(&args.log)
+        .map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
     let deadline = match args.timeout {
         Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
-            return Err(CliError::unusable(format!("--timeout {secs} is not a number of seconds")))
+            return Err(CliError::unusable(format!(
+                "--timeout {secs} is not a number of seconds"
+            )))
         }
         Some(secs) => Some(Instant::now() + Duration::from_secs_f64(secs.min(1e9))),
         None => None,
@@ -56,7 +63,14 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let loaded = load(&args.log, false)?;
     let compaction = require_compaction(&loaded, &args.log, &args.id)?;
     let verdict = compaction.flags.verdict(false);
-    let decision = match decide::record(&args.log, &loaded, &args.id, verdict, "auto", Some("timeout".into()))? {
+    let decision = match decide::record(
+        &args.log,
+        &loaded,
+        &args.id,
+        verdict,
+        "auto",
+        Some("timeout".into()),
+    )? {
         Outcome::Recorded(d) | Outcome::AlreadyStood(d) => d,
     };
     let _ = writeln!(out, "{}", json_line(&decision));

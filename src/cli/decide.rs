@@ -29,9 +29,10 @@ pub fn record(
     let from_log = decisions::decisions_for(&loaded.session, &[], id)
         .first()
         .map(|(_, d)| (*d).clone());
-    if let Some(standing) = from_log.clone().or_else(|| {
-        decisions::standing(&loaded.session, &loaded.sidecar, id).cloned()
-    }) {
+    if let Some(standing) = from_log
+        .clone()
+        .or_else(|| decisions::standing(&loaded.session, &loaded.sidecar, id).cloned())
+    {
         return Ok(Outcome::AlreadyStood(standing));
     }
     let handle = if verdict == Verdict::Spill {
@@ -47,7 +48,8 @@ pub fn record(
                 log.display()
             )));
         };
-        let stored = ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
+        let stored =
+            ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
         match stored {
             Ok(handle) => Some(handle.to_string()),
             Err(e) => {
@@ -90,7 +92,14 @@ pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
         .ok_or_else(|| CliError::unusable(format!("unknown verdict {}", args.verdict)))?;
     let loaded = load(&args.log, false)?;
     let by = args.by.clone().unwrap_or_else(default_operator);
-    match record(&args.log, &loaded, &args.id, verdict, &by, args.reason.clone())? {
+    match record(
+        &args.log,
+        &loaded,
+        &args.id,
+        verdict,
+        &by,
+        args.reason.clone(),
+    )? {
         Outcome::Recorded(decision) => {
             let _ = writeln!(out, "{}", json_line(&decision));
             Ok(EXIT_OK)

@@ -73,10 +73,9 @@ fn ratio(value: Option<f64>) -> String {
 
 fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: Style) {
     let id = sanitize::line(&c.id);
-    let range = c
-        .range
-        .as_ref()
-        .map_or("no usable range".into(), |r| format!("range {}–{}", r.from, r.to));
+    let range = c.range.as_ref().map_or("no usable range".into(), |r| {
+        format!("range {}–{}", r.from, r.to)
+    });
     let _ = writeln!(
         out,
         "\n{} {}  {}  {range}  gate: {}",
@@ -91,7 +90,11 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
     match &c.decision {
         Some(d) => {
             let by = sanitize::line(d.by.as_deref().unwrap_or("someone"));
-            let handle = d.handle.as_deref().map(|h| format!(" → {h}")).unwrap_or_default();
+            let handle = d
+                .handle
+                .as_deref()
+                .map(|h| format!(" → {h}"))
+                .unwrap_or_default();
             let _ = writeln!(out, "  decision: {} by {by}{handle}", d.verdict.as_str());
         }
         None => {
@@ -136,7 +139,12 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
     if let Some(tokens) = &c.dropped_tokens {
         let _ = writeln!(out, "  every dropped token:");
         for t in tokens {
-            let _ = writeln!(out, "    {} ({})", sanitize::line(&t.token), t.class.as_str());
+            let _ = writeln!(
+                out,
+                "    {} ({})",
+                sanitize::line(&t.token),
+                t.class.as_str()
+            );
         }
     }
     for finding in report

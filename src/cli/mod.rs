@@ -99,7 +99,8 @@ pub fn require_compaction<'a>(
 
 /// One JSON value as a line that is safe on a terminal.
 pub fn json_line<T: serde::Serialize>(value: &T) -> String {
-    crate::sanitize::json(serde_json::to_string(value).unwrap_or_else(|e| {
-        format!("{{\"error\":\"cannot serialize: {e}\"}}")
-    }))
+    crate::sanitize::json(
+        serde_json::to_string(value)
+            .unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize: {e}\"}}")),
+    )
 }

@@ -7,7 +7,12 @@ use std::io::Write;
 use std::path::Path;
 
 /// Writes the region; escaped when `to_terminal`, byte-exact otherwise.
-pub fn get(log: &Path, handle: &str, out: &mut impl Write, to_terminal: bool) -> Result<u8, CliError> {
+pub fn get(
+    log: &Path,
+    handle: &str,
+    out: &mut impl Write,
+    to_terminal: bool,
+) -> Result<u8, CliError> {
     let parsed = Handle::parse(handle).ok_or_else(|| {
         CliError::unusable(format!(
             "malformed handle {}: expected sha256: and 64 lowercase hex digits",

@@ -60,7 +60,11 @@ impl CanonicalParser {
     }
 }
 
-fn parse_event(line: &Line, prev_seq: Option<u64>, table: &mut TokenTable) -> Result<Event, String> {
+fn parse_event(
+    line: &Line,
+    prev_seq: Option<u64>,
+    table: &mut TokenTable,
+) -> Result<Event, String> {
     let value: Value =
         serde_json::from_slice(line.bytes).map_err(|e| format!("not valid JSON: {e}"))?;
     let Value::Object(obj) = value else {
@@ -142,7 +146,10 @@ fn parse_kind(
             let text = text_field(obj, "text");
             EventKind::ToolResult {
                 call_id: str_field(obj, "call_id"),
-                is_error: obj.get("is_error").and_then(Value::as_bool).unwrap_or(false),
+                is_error: obj
+                    .get("is_error")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
                 text: digest(&[&text], tokens::word_count(&text), table),
             }
         }
@@ -156,7 +163,10 @@ fn parse_kind(
                 token: table.intern(&token, class),
                 // A binding that does not say it can be re-fetched is treated as one that
                 // cannot: the safe side for reachability.
-                regenerable: obj.get("regenerable").and_then(Value::as_bool).unwrap_or(false),
+                regenerable: obj
+                    .get("regenerable")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
                 note: str_field(obj, "note"),
             }
         }
@@ -172,16 +182,14 @@ fn parse_kind(
             status: match obj.get("status") {
                 None | Some(Value::Null) => None,
                 Some(v) => Some(
-                    serde_json::from_value::<ObligationStatus>(v.clone())
-                        .map_err(|_| format!("obligation status {v} is not open, done or dropped"))?,
+                    serde_json::from_value::<ObligationStatus>(v.clone()).map_err(|_| {
+                        format!("obligation status {v} is not open, done or dropped")
+                    })?,
                 ),
             },
         },
         "plan" => {
-            let steps = obj
-                .get("steps")
-                .cloned()
-                .ok_or("plan without \"steps\"")?;
+            let steps = obj.get("steps").cloned().ok_or("plan without \"steps\"")?;
             let steps: Vec<PlanStep> = serde_json::from_value(steps)
                 .map_err(|e| format!("plan steps are not a list of {{id, action, target}}: {e}"))?;
             EventKind::Plan { steps }
@@ -236,11 +244,7 @@ fn parse_range(value: Option<&Value>) -> RangeSpec {
 
 /// A tool call's text is its name plus the JSON of its input: words are counted on that
 /// JSON, tokens are taken from its string values so JSON escapes do not glue to them.
-fn tool_call_digest(
-    name: &str,
-    input: &Value,
-    table: &mut TokenTable,
-) -> crate::model::TextDigest {
+fn tool_call_digest(name: &str, input: &Value, table: &mut TokenTable) -> crate::model::TextDigest {
     let json = input.to_string();
     let words = tokens::word_count(name) + tokens::word_count(&json);
     let mut texts = vec![name];

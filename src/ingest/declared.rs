@@ -35,7 +35,11 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
         .iter()
         .enumerate()
         .filter(|(_, e)| e.kind.region_text().is_some())
-        .filter(|(_, e)| ranges.iter().any(|&(from, to)| (from..=to).contains(&e.seq)))
+        .filter(|(_, e)| {
+            ranges
+                .iter()
+                .any(|&(from, to)| (from..=to).contains(&e.seq))
+        })
         .map(|(index, e)| (e.line, index))
         .collect();
     if wanted.is_empty() {

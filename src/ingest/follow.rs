@@ -59,8 +59,11 @@ impl Follower {
             return Ok(Change::None);
         }
         file.seek(SeekFrom::Start(self.offset))?;
-        let mut lines =
-            LineReader::starting_at(BufReader::with_capacity(1 << 20, file), self.offset, self.next_line);
+        let mut lines = LineReader::starting_at(
+            BufReader::with_capacity(1 << 20, file),
+            self.offset,
+            self.next_line,
+        );
         let mut grew = false;
         while let Some(line) = lines.next_line()? {
             if !line.terminated {
@@ -84,12 +87,20 @@ mod tests {
     fn half_written_line_waits_for_its_newline() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("live.jsonl");
-        std::fs::write(&path, "{\"type\":\"message\",\"seq\":1,\"text\":\"hi\"}\n{\"type\":\"mess").unwrap();
+        std::fs::write(
+            &path,
+            "{\"type\":\"message\",\"seq\":1,\"text\":\"hi\"}\n{\"type\":\"mess",
+        )
+        .unwrap();
         let mut follower = Follower::open(&path).unwrap();
         assert_eq!(follower.session().events.len(), 1);
         assert!(follower.session().malformed.is_empty());
-        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n").unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n")
+            .unwrap();
         assert_eq!(follower.poll().unwrap(), Change::Grew);
         assert_eq!(follower.session().events.len(), 2);
         assert_eq!(follower.poll().unwrap(), Change::None);

@@ -77,7 +77,12 @@ mod tests {
         let mut reader = LineReader::new(&data[..]);
         let mut seen = Vec::new();
         while let Some(line) = reader.next_line().unwrap() {
-            seen.push((line.number, line.offset, line.bytes.to_vec(), line.terminated));
+            seen.push((
+                line.number,
+                line.offset,
+                line.bytes.to_vec(),
+                line.terminated,
+            ));
         }
         assert_eq!(
             seen,

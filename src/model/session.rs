@@ -110,7 +110,11 @@ impl Session {
     /// line between included), or `None` when no event lies in the range.
     pub fn region_bytes(&self, from: u64, to: u64) -> Option<(u64, u64)> {
         let first = self.events.iter().find(|e| e.seq >= from && e.seq <= to)?;
-        let last = self.events.iter().rev().find(|e| e.seq <= to && e.seq >= from)?;
+        let last = self
+            .events
+            .iter()
+            .rev()
+            .find(|e| e.seq <= to && e.seq >= from)?;
         Some((first.offset, last.offset + last.span))
     }
 

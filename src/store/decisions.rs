@@ -48,7 +48,11 @@ pub enum Recorded {
 
 /// Appends `decision` unless one already stands for its compaction, in the sidecar or
 /// (as `from_log`, read by the caller) in the log itself.
-pub fn record(log: &Path, decision: &Decision, from_log: Option<&Decision>) -> io::Result<Recorded> {
+pub fn record(
+    log: &Path,
+    decision: &Decision,
+    from_log: Option<&Decision>,
+) -> io::Result<Recorded> {
     if let Some(standing) = from_log {
         return Ok(Recorded::AlreadyDecided(standing.clone()));
     }

@@ -136,10 +136,16 @@ mod tests {
         let mode = fs::metadata(spill_dir(&log)).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         let path = spill_dir(&log).join(handle.hex());
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o400);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o400
+        );
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         fs::write(&path, b"region bytes, edited\n").unwrap();
-        assert!(matches!(read(&log, &handle), Err(ReadError::Corrupt { .. })));
+        assert!(matches!(
+            read(&log, &handle),
+            Err(ReadError::Corrupt { .. })
+        ));
     }
 
     #[test]

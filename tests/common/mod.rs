@@ -1,0 +1,49 @@
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-sessions")
+        .join(name)
+}
+
+/// A copy of a sample in a fresh folder, so tests that write sidecars do not touch the
+/// repository.
+pub fn sample_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join(name);
+    std::fs::copy(sample(name), &path).expect("copy sample");
+    (dir, path)
+}
+
+pub fn ctxlens() -> Command {
+    let mut cmd = Command::cargo_bin("ctxlens").expect("binary builds");
+    cmd.env_remove("NO_COLOR");
+    cmd
+}
+
+/// `audit --json` of one file: the report and the exit code.
+pub fn audit_json(path: &Path, extra: &[&str]) -> (Value, i32) {
+    let output = ctxlens()
+        .arg("audit")
+        .arg("--json")
+        .args(extra)
+        .arg(path)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8(output.stdout).expect("utf-8 report");
+    let report = serde_json::from_str(stdout.trim()).expect("one JSON report");
+    (report, output.status.code().expect("exit code"))
+}
+
+pub fn finding_kinds(report: &Value) -> Vec<String> {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["kind"].as_str().expect("kind").to_owned())
+        .collect()
+}
