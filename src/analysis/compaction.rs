@@ -44,6 +44,8 @@ pub struct CompactionAnalysis {
     pub dropped: Vec<DroppedToken>,
     pub findings: Vec<Finding>,
     pub flags: GateFlags,
+    /// The standing decision, if any (set by the session analysis).
+    pub decision: Option<crate::model::Decision>,
 }
 
 impl CompactionAnalysis {
@@ -74,6 +76,8 @@ impl CompactionAnalysis {
 pub(super) struct Earlier<'a> {
     /// Compactions applied before this one happens, with their ranges.
     pub applied: &'a [(String, RangeSpec)],
+    /// The state at the compaction.
+    pub state: StateAt,
 }
 
 fn range_text(range: RangeSpec) -> String {
@@ -91,7 +95,7 @@ pub(super) fn analyze(
 ) -> CompactionAnalysis {
     let id = info.id.as_str();
     let before = &session.events[..info.at];
-    let state = StateAt::of(before);
+    let state = earlier.state;
     let def = &session.events[info.def];
     let (summary, input) = match &def.kind {
         EventKind::Compaction { summary, input, .. } => (summary.as_ref(), input.as_deref()),
@@ -115,9 +119,11 @@ pub(super) fn analyze(
                     format!("{id}'s range {from}–{to} ends past the log: {newest}"),
                 ));
             }
-            (0..before.len())
-                .filter(|&i| (from..=to).contains(&before[i].seq))
-                .collect()
+            let first = session.first_at_or_after(from).min(before.len());
+            let end = session
+                .first_at_or_after(to.saturating_add(1))
+                .min(before.len());
+            (first..end.max(first)).collect()
         }
         other => {
             flags.range_unusable = true;
@@ -327,6 +333,7 @@ pub(super) fn analyze(
         dropped,
         findings,
         flags,
+        decision: None,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Which decision stands for a compaction, and which later ones conflict with it.
 
 use crate::model::{Decision, EventKind, Session};
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DecisionSource {
@@ -8,58 +9,58 @@ pub enum DecisionSource {
     Sidecar,
 }
 
-/// Every decision for `compaction`, the standing one first: `decision` events of the log
-/// stand ahead of sidecar lines, and within each the earliest stands.
-pub fn decisions_for<'a>(
-    session: &'a Session,
-    sidecar: &'a [Decision],
-    compaction: &str,
-) -> Vec<(DecisionSource, &'a Decision)> {
-    let from_log = session.events.iter().filter_map(|e| match &e.kind {
-        EventKind::Decision(d) if d.compaction == compaction => Some((DecisionSource::Log, d)),
-        _ => None,
-    });
-    let from_sidecar = sidecar
-        .iter()
-        .filter(|d| d.compaction == compaction)
-        .map(|d| (DecisionSource::Sidecar, d));
-    from_log.chain(from_sidecar).collect()
+/// Every decision of a session by compaction id, the standing one first: `decision`
+/// events of the log stand ahead of sidecar lines, and within each the earliest stands.
+pub struct DecisionIndex<'a> {
+    by_id: HashMap<&'a str, Vec<(DecisionSource, &'a Decision)>>,
 }
 
-pub fn standing<'a>(
-    session: &'a Session,
-    sidecar: &'a [Decision],
-    compaction: &str,
-) -> Option<&'a Decision> {
-    decisions_for(session, sidecar, compaction)
-        .first()
-        .map(|(_, d)| *d)
-}
-
-/// Decisions written after the standing one that do not simply repeat it: a second
-/// sidecar line (a writer that ignored the lock), or a line that contradicts the log.
-pub fn conflicts<'a>(
-    session: &'a Session,
-    sidecar: &'a [Decision],
-    compaction: &str,
-) -> Vec<&'a Decision> {
-    let all = decisions_for(session, sidecar, compaction);
-    let Some(&(_, first)) = all.first() else {
-        return Vec::new();
-    };
-    let mut sidecar_seen = 0;
-    let mut out = Vec::new();
-    for (index, &(source, decision)) in all.iter().enumerate() {
-        if source == DecisionSource::Sidecar {
-            sidecar_seen += 1;
+impl<'a> DecisionIndex<'a> {
+    pub fn new(session: &'a Session, sidecar: &'a [Decision]) -> Self {
+        let mut by_id: HashMap<&str, Vec<_>> = HashMap::new();
+        for event in &session.events {
+            if let EventKind::Decision(d) = &event.kind {
+                by_id
+                    .entry(&d.compaction)
+                    .or_default()
+                    .push((DecisionSource::Log, d));
+            }
         }
-        if index == 0 {
-            continue;
+        for d in sidecar {
+            by_id
+                .entry(&d.compaction)
+                .or_default()
+                .push((DecisionSource::Sidecar, d));
         }
-        let second_sidecar_line = source == DecisionSource::Sidecar && sidecar_seen > 1;
-        if second_sidecar_line || decision.verdict != first.verdict {
-            out.push(decision);
-        }
+        DecisionIndex { by_id }
     }
-    out
+
+    fn all(&self, compaction: &str) -> &[(DecisionSource, &'a Decision)] {
+        self.by_id.get(compaction).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn standing(&self, compaction: &str) -> Option<&'a Decision> {
+        self.all(compaction).first().map(|(_, d)| *d)
+    }
+
+    /// Decisions written after the standing one that do not simply repeat it: a second
+    /// sidecar line (a writer that ignored the lock), or a line that contradicts it.
+    pub fn conflicts(&self, compaction: &str) -> Vec<&'a Decision> {
+        let all = self.all(compaction);
+        let Some(&(_, first)) = all.first() else {
+            return Vec::new();
+        };
+        let mut sidecar_lines = 0;
+        let mut out = Vec::new();
+        for (index, &(source, decision)) in all.iter().enumerate() {
+            if source == DecisionSource::Sidecar {
+                sidecar_lines += 1;
+            }
+            let second_sidecar_line = source == DecisionSource::Sidecar && sidecar_lines > 1;
+            if index > 0 && (second_sidecar_line || decision.verdict != first.verdict) {
+                out.push(decision);
+            }
+        }
+        out
+    }
 }

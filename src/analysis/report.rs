@@ -2,8 +2,9 @@
 
 use super::compaction::{self, CompactionAnalysis, DroppedToken, Earlier};
 use super::continuation;
-use super::decisions;
+use super::decisions::DecisionIndex;
 use super::finding::{Finding, FindingKind, Severity};
+use super::state::StateBuilder;
 use crate::model::{Decision, RangeSpec, Session, TokenClass, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -41,19 +42,27 @@ impl SessionAnalysis {
 pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> SessionAnalysis {
     let infos = session.compactions();
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
+    // One pass builds the state at every compaction (compactions are in event order).
+    let mut state = StateBuilder::default();
+    let mut applied_up_to = 0;
     for info in &infos {
+        for event in &session.events[applied_up_to..info.at] {
+            state.apply(event);
+        }
+        applied_up_to = info.at;
         let applied: Vec<(String, RangeSpec)> = infos
             .iter()
             .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
             .map(|other| (other.id.clone(), other.range))
             .collect();
-        compactions.push(compaction::analyze(
-            session,
-            info,
-            Earlier { applied: &applied },
-        ));
+        let earlier = Earlier {
+            applied: &applied,
+            state: state.snapshot(),
+        };
+        compactions.push(compaction::analyze(session, info, earlier));
     }
     let divergences = continuation::divergences(session, &compactions);
+    let decisions = DecisionIndex::new(session, sidecar);
 
     let mut findings: Vec<Finding> = session
         .malformed
@@ -88,7 +97,8 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
         analysis.findings.extend(mine);
         analysis
             .findings
-            .extend(decision_findings(session, sidecar, analysis));
+            .extend(decision_findings(&decisions, analysis));
+        analysis.decision = decisions.standing(&analysis.info.id).cloned();
         findings.extend(analysis.findings.iter().cloned());
     }
     SessionAnalysis {
@@ -98,15 +108,11 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
     }
 }
 
-fn decision_findings(
-    session: &Session,
-    sidecar: &[Decision],
-    analysis: &CompactionAnalysis,
-) -> Vec<Finding> {
+fn decision_findings(index: &DecisionIndex, analysis: &CompactionAnalysis) -> Vec<Finding> {
     let id = analysis.info.id.as_str();
     let gate = analysis.flags.verdict(false);
     let mut out = Vec::new();
-    match decisions::standing(session, sidecar, id) {
+    match index.standing(id) {
         Some(decision) => {
             let is_override = decision.is_override.unwrap_or(decision.verdict != gate);
             if is_override {
@@ -125,7 +131,7 @@ fn decision_findings(
                     ),
                 ));
             }
-            for later in decisions::conflicts(session, sidecar, id) {
+            for later in index.conflicts(id) {
                 out.push(Finding::new(
                     FindingKind::DecisionConflict {
                         by: later.by.clone(),
@@ -214,7 +220,6 @@ impl Report {
 pub fn report(
     file: &str,
     session: &Session,
-    sidecar: &[Decision],
     analysis: &SessionAnalysis,
     options: Options,
 ) -> Report {
@@ -230,7 +235,7 @@ pub fn report(
             },
             verdict: analysis.verdict(c),
             reasons: c.flags.reasons(analysis.strict),
-            decision: decisions::standing(session, sidecar, &c.info.id).cloned(),
+            decision: c.decision.clone(),
             opaque_ratio: c.opaque_ratio,
             prose_ratio: c.prose_ratio,
             opaque_tokens: c.tokens.len(),

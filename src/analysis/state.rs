@@ -30,65 +30,84 @@ pub struct StateAt {
     pub pending: Vec<PlanStep>,
 }
 
-impl StateAt {
-    pub fn of(events: &[Event]) -> StateAt {
-        let mut state = StateAt::default();
-        let mut claimed: Vec<&str> = Vec::new();
-        for event in events {
-            match &event.kind {
-                EventKind::Binding {
-                    token,
-                    regenerable,
-                    note,
-                } => {
-                    let binding = DeclaredBinding {
-                        token: *token,
-                        regenerable: *regenerable,
-                        note: note.clone(),
-                    };
-                    match state.bindings.iter_mut().find(|b| b.token == *token) {
-                        Some(known) => *known = binding,
-                        None => state.bindings.push(binding),
+/// Builds the state event by event, so one pass over a log yields the state at each of
+/// its compactions.
+#[derive(Debug, Default)]
+pub struct StateBuilder {
+    state: StateAt,
+    claimed: std::collections::HashSet<String>,
+}
+
+impl StateBuilder {
+    pub fn apply(&mut self, event: &Event) {
+        let state = &mut self.state;
+        match &event.kind {
+            EventKind::Binding {
+                token,
+                regenerable,
+                note,
+            } => {
+                let binding = DeclaredBinding {
+                    token: *token,
+                    regenerable: *regenerable,
+                    note: note.clone(),
+                };
+                match state.bindings.iter_mut().find(|b| b.token == *token) {
+                    Some(known) => *known = binding,
+                    None => state.bindings.push(binding),
+                }
+            }
+            EventKind::Obligation {
+                id,
+                name,
+                requires,
+                status,
+            } => match state.obligations.iter_mut().find(|o| &o.id == id) {
+                Some(known) => {
+                    if let Some(status) = status {
+                        known.status = *status;
+                    }
+                    if let Some(requires) = requires {
+                        known.requires = requires.clone();
+                    }
+                    if name.is_some() {
+                        known.name = name.clone();
                     }
                 }
-                EventKind::Obligation {
-                    id,
-                    name,
-                    requires,
-                    status,
-                } => match state.obligations.iter_mut().find(|o| &o.id == id) {
-                    Some(known) => {
-                        if let Some(status) = status {
-                            known.status = *status;
-                        }
-                        if let Some(requires) = requires {
-                            known.requires = requires.clone();
-                        }
-                        if name.is_some() {
-                            known.name = name.clone();
-                        }
-                    }
-                    None => state.obligations.push(ObligationState {
-                        id: id.clone(),
-                        name: name.clone(),
-                        requires: requires.clone().unwrap_or_default(),
-                        status: status.unwrap_or(ObligationStatus::Open),
-                    }),
-                },
-                EventKind::Plan { steps } => state.plan = steps.clone(),
-                EventKind::Action {
-                    step: Some(step), ..
-                } => claimed.push(step),
-                _ => {}
+                None => state.obligations.push(ObligationState {
+                    id: id.clone(),
+                    name: name.clone(),
+                    requires: requires.clone().unwrap_or_default(),
+                    status: status.unwrap_or(ObligationStatus::Open),
+                }),
+            },
+            EventKind::Plan { steps } => state.plan = steps.clone(),
+            EventKind::Action {
+                step: Some(step), ..
+            } => {
+                self.claimed.insert(step.clone());
             }
+            _ => {}
         }
+    }
+
+    pub fn snapshot(&self) -> StateAt {
+        let mut state = self.state.clone();
         state.pending = state
             .plan
             .iter()
-            .filter(|s| !claimed.contains(&s.id.as_str()))
+            .filter(|s| !self.claimed.contains(&s.id))
             .cloned()
             .collect();
         state
+    }
+}
+
+impl StateAt {
+    pub fn of(events: &[Event]) -> StateAt {
+        let mut builder = StateBuilder::default();
+        events.iter().for_each(|e| builder.apply(e));
+        builder.snapshot()
     }
 
     pub fn open_obligations(&self) -> impl Iterator<Item = &ObligationState> {

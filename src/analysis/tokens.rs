@@ -235,16 +235,47 @@ pub fn classify(token: &str) -> TokenClass {
 
 /// Whether `token` occurs in `text` as a whole word.
 pub fn contains_whole_word(text: &str, token: &str, class: TokenClass) -> bool {
-    if token.is_empty() {
-        return false;
+    WholeWord::new(token, class).is_in(text)
+}
+
+/// A whole-word search for one token, built once and run over many texts.
+pub struct WholeWord<'t> {
+    finder: memchr::memmem::Finder<'t>,
+    len: usize,
+    class: TokenClass,
+}
+
+impl<'t> WholeWord<'t> {
+    pub fn new(token: &'t str, class: TokenClass) -> Self {
+        WholeWord {
+            finder: memchr::memmem::Finder::new(token.as_bytes()),
+            len: token.len(),
+            class,
+        }
     }
-    memchr::memmem::find_iter(text.as_bytes(), token.as_bytes())
-        .any(|start| is_whole_word(text, start, start + token.len(), class))
+
+    pub fn is_in(&self, text: &str) -> bool {
+        self.len > 0
+            && self
+                .finder
+                .find_iter(text.as_bytes())
+                .any(|start| is_whole_word(text, start, start + self.len, self.class))
+    }
 }
 
 /// Words are runs of non-whitespace (spec §1).
 pub fn word_count(text: &str) -> u64 {
-    text.split_whitespace().count() as u64
+    if !text.is_ascii() {
+        return text.split_whitespace().count() as u64;
+    }
+    let mut words = 0;
+    let mut in_word = false;
+    for &b in text.as_bytes() {
+        let space = b.is_ascii_whitespace() || b == 0x0b;
+        words += u64::from(!space && !in_word);
+        in_word = !space;
+    }
+    words
 }
 
 #[cfg(test)]
@@ -397,5 +428,7 @@ mod tests {
     fn words_are_runs_of_non_whitespace() {
         assert_eq!(word_count("  a bb\tc\n\nd  "), 4);
         assert_eq!(word_count(""), 0);
+        assert_eq!(word_count("a\u{b}b\u{c}c"), 3, "ASCII and Unicode agree");
+        assert_eq!(word_count("é ü\tx"), 3);
     }
 }

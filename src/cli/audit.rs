@@ -16,13 +16,7 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
         let file = path.display().to_string();
         let code = match load(path, args.strict) {
             Ok(loaded) => {
-                let report = report(
-                    &file,
-                    &loaded.session,
-                    &loaded.sidecar,
-                    &loaded.analysis,
-                    options,
-                );
+                let report = report(&file, &loaded.session, &loaded.analysis, options);
                 let text = if args.json {
                     json_line(&report) + "\n"
                 } else {

@@ -2,7 +2,6 @@
 //! that `await --auto` shares with it.
 
 use super::{json_line, load, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
-use crate::analysis::decisions;
 use crate::cli::args::DecideArgs;
 use crate::ingest;
 use crate::model::{Decision, RangeSpec, Verdict};
@@ -26,14 +25,8 @@ pub fn record(
     reason: Option<String>,
 ) -> Result<Outcome, CliError> {
     let compaction = require_compaction(loaded, log, id)?;
-    let from_log = decisions::decisions_for(&loaded.session, &[], id)
-        .first()
-        .map(|(_, d)| (*d).clone());
-    if let Some(standing) = from_log
-        .clone()
-        .or_else(|| decisions::standing(&loaded.session, &loaded.sidecar, id).cloned())
-    {
-        return Ok(Outcome::AlreadyStood(standing));
+    if let Some(standing) = &compaction.decision {
+        return Ok(Outcome::AlreadyStood(standing.clone()));
     }
     let handle = if verdict == Verdict::Spill {
         let RangeSpec::Seqs { from, to } = compaction.info.range else {
@@ -70,7 +63,7 @@ pub fn record(
         reason,
         is_override: Some(verdict != compaction.flags.verdict(false)),
     };
-    match channel::record(log, &decision, from_log.as_ref()) {
+    match channel::record(log, &decision) {
         Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
         Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
         Err(e) => Err(CliError::unusable(format!(

@@ -5,7 +5,7 @@
 
 use super::canonical::region_texts;
 use super::lines::LineReader;
-use crate::analysis::tokens::contains_whole_word;
+use crate::analysis::tokens::WholeWord;
 use crate::model::{EventKind, RangeSpec, Session, TokenId};
 use std::collections::HashMap;
 use std::io::{self, BufRead};
@@ -22,24 +22,16 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
     if declared.is_empty() {
         return Ok(());
     }
-    let ranges: Vec<(u64, u64)> = session
-        .compactions()
-        .iter()
-        .filter_map(|c| match c.range {
-            RangeSpec::Seqs { from, to } => Some((from, to)),
-            _ => None,
-        })
-        .collect();
+    let ranges = merged_ranges(session);
+    let in_a_range = |seq: u64| {
+        let at = ranges.partition_point(|&(_, to)| to < seq);
+        ranges.get(at).is_some_and(|&(from, _)| from <= seq)
+    };
     let wanted: HashMap<u64, usize> = session
         .events
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.kind.region_text().is_some())
-        .filter(|(_, e)| {
-            ranges
-                .iter()
-                .any(|&(from, to)| (from..=to).contains(&e.seq))
-        })
+        .filter(|(_, e)| e.kind.region_text().is_some() && in_a_range(e.seq))
         .map(|(index, e)| (e.line, index))
         .collect();
     if wanted.is_empty() {
@@ -48,6 +40,10 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
     let texts: Vec<(TokenId, String)> = declared
         .iter()
         .map(|&id| (id, session.tokens.text(id).to_owned()))
+        .collect();
+    let searches: Vec<(TokenId, WholeWord)> = texts
+        .iter()
+        .map(|(id, text)| (*id, WholeWord::new(text, session.tokens.class(*id))))
         .collect();
     let mut lines = LineReader::new(reader);
     while let Some(line) = lines.next_line()? {
@@ -61,15 +57,32 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
         let Some(digest) = session.events[index].kind.region_text_mut() else {
             continue;
         };
-        for (id, token) in &texts {
-            if digest.tokens.contains(id) {
-                continue;
-            }
-            let class = session.tokens.class(*id);
-            if region.iter().any(|t| contains_whole_word(t, token, class)) {
+        for (id, search) in &searches {
+            if !digest.tokens.contains(id) && region.iter().any(|t| search.is_in(t)) {
                 digest.tokens.push(*id);
             }
         }
     }
     Ok(())
+}
+
+/// The compactions' ranges, sorted and merged where they overlap or touch.
+fn merged_ranges(session: &Session) -> Vec<(u64, u64)> {
+    let mut ranges: Vec<(u64, u64)> = session
+        .compactions()
+        .iter()
+        .filter_map(|c| match c.range {
+            RangeSpec::Seqs { from, to } if from <= to => Some((from, to)),
+            _ => None,
+        })
+        .collect();
+    ranges.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (from, to) in ranges {
+        match merged.last_mut() {
+            Some(last) if from <= last.1.saturating_add(1) => last.1 = last.1.max(to),
+            _ => merged.push((from, to)),
+        }
+    }
+    merged
 }

@@ -70,6 +70,7 @@ impl Session {
     /// Every compaction id in order of first appearance.
     pub fn compactions(&self) -> Vec<CompactionInfo> {
         let mut out: Vec<CompactionInfo> = Vec::new();
+        let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for (index, event) in self.events.iter().enumerate() {
             let EventKind::Compaction {
                 id, phase, range, ..
@@ -78,44 +79,48 @@ impl Session {
                 continue;
             };
             let phase = phase.unwrap_or(Phase::Proposed);
-            match out.iter_mut().find(|c| &c.id == id) {
-                Some(known) => {
-                    if known.def == known.at && known.range == RangeSpec::Missing {
-                        // The first event of an id that carries a range defines it.
-                        if *range != RangeSpec::Missing {
-                            known.def = index;
-                            known.range = *range;
-                        }
+            match by_id.get(id.as_str()) {
+                Some(&at) => {
+                    let known = &mut out[at];
+                    // The first event of an id that carries a range defines it.
+                    if known.range == RangeSpec::Missing && *range != RangeSpec::Missing {
+                        known.def = index;
+                        known.range = *range;
                     }
                     known.phase = phase;
                     if phase == Phase::Applied && known.applied_at.is_none() {
                         known.applied_at = Some(index);
                     }
                 }
-                None => out.push(CompactionInfo {
-                    id: id.clone(),
-                    at: index,
-                    def: index,
-                    applied_at: (phase == Phase::Applied).then_some(index),
-                    phase,
-                    range: *range,
-                }),
+                None => {
+                    by_id.insert(id, out.len());
+                    out.push(CompactionInfo {
+                        id: id.clone(),
+                        at: index,
+                        def: index,
+                        applied_at: (phase == Phase::Applied).then_some(index),
+                        phase,
+                        range: *range,
+                    });
+                }
             }
         }
         out
+    }
+
+    /// Index of the first event whose seq is at least `seq` (seqs strictly increase).
+    pub fn first_at_or_after(&self, seq: u64) -> usize {
+        self.events.partition_point(|e| e.seq < seq)
     }
 
     /// Bytes of the log that hold seqs `from..=to` (spec §5: from the first line whose seq
     /// is at least `from` to the end of the last line whose seq is at most `to`, every
     /// line between included), or `None` when no event lies in the range.
     pub fn region_bytes(&self, from: u64, to: u64) -> Option<(u64, u64)> {
-        let first = self.events.iter().find(|e| e.seq >= from && e.seq <= to)?;
-        let last = self
-            .events
-            .iter()
-            .rev()
-            .find(|e| e.seq <= to && e.seq >= from)?;
-        Some((first.offset, last.offset + last.span))
+        let first = self.events.get(self.first_at_or_after(from))?;
+        let end = self.first_at_or_after(to.saturating_add(1));
+        let last = self.events.get(end.checked_sub(1)?)?;
+        (first.seq <= to && last.seq >= from).then(|| (first.offset, last.offset + last.span))
     }
 
     pub fn compaction(&self, id: &str) -> Option<CompactionInfo> {

@@ -46,16 +46,9 @@ pub enum Recorded {
     AlreadyDecided(Decision),
 }
 
-/// Appends `decision` unless one already stands for its compaction, in the sidecar or
-/// (as `from_log`, read by the caller) in the log itself.
-pub fn record(
-    log: &Path,
-    decision: &Decision,
-    from_log: Option<&Decision>,
-) -> io::Result<Recorded> {
-    if let Some(standing) = from_log {
-        return Ok(Recorded::AlreadyDecided(standing.clone()));
-    }
+/// Appends `decision` unless one already stands for its compaction in the sidecar. (A
+/// `decision` event in the log stands too: the caller checks the log first.)
+pub fn record(log: &Path, decision: &Decision) -> io::Result<Recorded> {
     let path = decisions_path(log);
     let mut file = OpenOptions::new()
         .read(true)
@@ -115,9 +108,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("s.jsonl");
         std::fs::write(decisions_path(&log), b"{\"compaction\":\"k9\",\"verd").unwrap();
-        let first = record(&log, &decision("k1", Verdict::Spill), None).unwrap();
+        let first = record(&log, &decision("k1", Verdict::Spill)).unwrap();
         assert!(matches!(first, Recorded::Written));
-        match record(&log, &decision("k1", Verdict::Approve), None).unwrap() {
+        match record(&log, &decision("k1", Verdict::Approve)).unwrap() {
             Recorded::AlreadyDecided(d) => assert_eq!(d.verdict, Verdict::Spill),
             other => panic!("expected the standing decision, got {other:?}"),
         }
