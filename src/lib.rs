@@ -6,3 +6,4 @@ pub mod ingest;
 pub mod model;
 pub mod sanitize;
 pub mod store;
+pub mod tui;

@@ -20,10 +20,16 @@ fn main() -> ExitCode {
         Some(Command::Spill(SpillCommand::Get { log, handle })) => {
             cli::spill::get(log, handle, &mut out, terminal)
         }
-        None => {
-            let _ = <Cli as clap::CommandFactory>::command().print_help();
-            Ok(cli::EXIT_UNUSABLE)
-        }
+        Some(Command::Demo) => ctxlens::tui::demo::run().map(|()| 0).map_err(CliError::unusable),
+        None => match &args.path {
+            Some(path) => ctxlens::tui::run::run(path)
+                .map(|()| 0)
+                .map_err(CliError::unusable),
+            None => {
+                let _ = <Cli as clap::CommandFactory>::command().print_help();
+                Ok(cli::EXIT_UNUSABLE)
+            }
+        },
     };
     match result {
         Ok(code) => ExitCode::from(code),

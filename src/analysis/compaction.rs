@@ -7,7 +7,7 @@ use super::paths::path_key;
 use super::state::{target_text, StateAt};
 use super::tokens::{contains_whole_word, word_count};
 use crate::model::{
-    CompactionInfo, Event, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
+    CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -34,8 +34,9 @@ pub struct DroppedToken {
 pub struct CompactionAnalysis {
     pub info: CompactionInfo,
     pub state: StateAt,
-    /// Indices into `Session::events` of the region's events.
-    pub region: Vec<usize>,
+    /// Indices into `Session::events` of the region's events (seqs strictly increase,
+    /// so a region is one run of events).
+    pub region: std::ops::Range<usize>,
     pub region_words: u64,
     pub tokens: Vec<RegionToken>,
     pub opaque_ratio: Option<f64>,
@@ -107,7 +108,7 @@ pub(super) fn analyze(
 
     // Signal 5: coverage.
     let newest = before.last().map(|e| e.seq);
-    let region: Vec<usize> = match info.range {
+    let region: std::ops::Range<usize> = match info.range {
         RangeSpec::Seqs { from, to } if from <= to => {
             if newest.is_none_or(|n| to > n) {
                 flags.range_unusable = true;
@@ -123,7 +124,7 @@ pub(super) fn analyze(
             let end = session
                 .first_at_or_after(to.saturating_add(1))
                 .min(before.len());
-            (first..end.max(first)).collect()
+            first..end.max(first)
         }
         other => {
             flags.range_unusable = true;
@@ -134,7 +135,7 @@ pub(super) fn analyze(
                     range_text(other)
                 ),
             ));
-            Vec::new()
+            0..0
         }
     };
     if let RangeSpec::Seqs { from, to } = info.range {
@@ -189,7 +190,7 @@ pub(super) fn analyze(
     let mut region_words = 0;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tokens: Vec<RegionToken> = Vec::new();
-    for &index in &region {
+    for index in region.clone() {
         let event = &before[index];
         let (words, ids): (u64, &[TokenId]) = match &event.kind {
             EventKind::Binding { token, .. } => (
@@ -405,13 +406,4 @@ fn dropped_binding_finding(
         Some(id),
         format!("summary {id} dropped {text}{what}, which {needer} needs; it cannot be re-fetched"),
     )
-}
-
-/// The events of the region, for callers that show them.
-pub fn region_events<'s>(session: &'s Session, analysis: &CompactionAnalysis) -> Vec<&'s Event> {
-    analysis
-        .region
-        .iter()
-        .map(|&i| &session.events[i])
-        .collect()
 }

@@ -8,15 +8,22 @@ use std::path::PathBuf;
     name = "ctxlens",
     version,
     about = "See what each context compaction of an LLM agent destroys, and gate it.",
-    after_help = "Examples:\n  ctxlens audit sample-sessions/seed-migration-rollback.jsonl\n  ctxlens gate session.jsonl k3 && echo approved"
+    after_help = "Examples:\n  ctxlens demo\n  ctxlens session.jsonl\n  ctxlens audit sample-sessions/seed-migration-rollback.jsonl\n  ctxlens gate session.jsonl k3 && echo approved"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
+    /// A session log to open in the TUI (followed as it grows), or a folder of logs.
+    pub path: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Watch a simulated agent session live: it proposes a compaction that drops its
+    /// rollback revision and waits for your decision through the real decision channel.
+    #[command(after_help = "Example:\n  ctxlens demo        (then ] to the compaction, s to spill, q to quit)")]
+    Demo,
     /// Report every compaction of one or more logs: its signals, what it dropped, the
     /// gate's verdict.
     ///

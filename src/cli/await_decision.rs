@@ -1,6 +1,7 @@
 //! `ctxlens await LOG ID [--timeout SECS] [--auto]`: the runtime's side of the channel.
 
-use super::decide::{self, Outcome};
+use super::decide;
+use crate::store::record::Outcome;
 use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::AwaitArgs;
 use crate::ingest::follow::Follower;

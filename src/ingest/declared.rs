@@ -4,13 +4,12 @@
 //! declared tokens they hold as whole words.
 
 use super::canonical::region_texts;
-use super::lines::LineReader;
+use super::source::LineSource;
 use crate::analysis::tokens::WholeWord;
 use crate::model::{EventKind, RangeSpec, Session, TokenId};
-use std::collections::HashMap;
-use std::io::{self, BufRead};
+use std::io;
 
-pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> io::Result<()> {
+pub fn attach_declared_tokens(session: &mut Session, source: &(impl LineSource + ?Sized)) -> io::Result<()> {
     let mut declared: Vec<TokenId> = Vec::new();
     for event in &session.events {
         if let EventKind::Binding { token, .. } = event.kind {
@@ -27,12 +26,12 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
         let at = ranges.partition_point(|&(_, to)| to < seq);
         ranges.get(at).is_some_and(|&(from, _)| from <= seq)
     };
-    let wanted: HashMap<u64, usize> = session
+    let wanted: Vec<usize> = session
         .events
         .iter()
         .enumerate()
         .filter(|(_, e)| e.kind.region_text().is_some() && in_a_range(e.seq))
-        .map(|(index, e)| (e.line, index))
+        .map(|(index, _)| index)
         .collect();
     if wanted.is_empty() {
         return Ok(());
@@ -45,12 +44,10 @@ pub fn attach_declared_tokens<R: BufRead>(session: &mut Session, reader: R) -> i
         .iter()
         .map(|(id, text)| (*id, WholeWord::new(text, session.tokens.class(*id))))
         .collect();
-    let mut lines = LineReader::new(reader);
-    while let Some(line) = lines.next_line()? {
-        let Some(&index) = wanted.get(&line.number) else {
-            continue;
-        };
-        let Ok(value) = serde_json::from_slice(line.bytes) else {
+    for index in wanted {
+        let event = &session.events[index];
+        let bytes = source.line(event.offset, event.span)?;
+        let Ok(value) = serde_json::from_slice(&bytes) else {
             continue;
         };
         let region = region_texts(&value);

@@ -1,11 +1,14 @@
 //! Following a log that is still being written: only complete lines are read, and a
-//! half-written last line waits for its newline.
+//! half-written last line waits for its newline. Truncation (the file shrank, or its
+//! first bytes changed) and replacement (another file at the same path) re-read from the
+//! start, as lnav does.
 
 use super::canonical::CanonicalParser;
 use super::lines::LineReader;
 use crate::model::Session;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
+use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 /// What a poll found.
@@ -15,10 +18,16 @@ pub enum Change {
     None,
     /// New complete lines were read.
     Grew,
-    /// The file is shorter than what was read: it was truncated or replaced. The caller
-    /// decides whether to read it again from the start.
-    Shrank,
+    /// The file shrank or its first bytes changed; it was read again from the start.
+    Truncated,
+    /// Another file now stands at the path; it was read from the start.
+    Replaced,
+    /// No file at the path any more; what was read is kept.
+    Gone,
 }
+
+/// How many leading bytes identify the file's content.
+const HEAD: u64 = 1024;
 
 pub struct Follower {
     path: PathBuf,
@@ -26,6 +35,9 @@ pub struct Follower {
     /// Byte offset just past the last complete line read.
     offset: u64,
     next_line: u64,
+    identity: Option<(u64, u64)>,
+    head: Vec<u8>,
+    gone: bool,
 }
 
 impl Follower {
@@ -35,36 +47,81 @@ impl Follower {
             parser: CanonicalParser::new(),
             offset: 0,
             next_line: 1,
+            identity: None,
+            head: Vec::new(),
+            gone: false,
         };
-        follower.poll()?;
+        let file = File::open(path)?;
+        if file.metadata()?.is_dir() {
+            return Err(io::Error::other("is a folder, not a log file"));
+        }
+        follower.read_new(file)?;
         Ok(follower)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     pub fn session(&self) -> &Session {
         self.parser.session()
     }
 
+    /// Bytes read so far (complete lines only).
     pub fn offset(&self) -> u64 {
         self.offset
     }
 
-    /// Reads the complete lines appended since the last poll.
+    fn restart(&mut self) {
+        self.parser = CanonicalParser::new();
+        self.offset = 0;
+        self.next_line = 1;
+        self.head.clear();
+    }
+
+    /// Reads what changed since the last poll.
     pub fn poll(&mut self) -> io::Result<Change> {
-        let mut file = File::open(&self.path)?;
-        let len = file.metadata()?.len();
-        if len < self.offset {
-            return Ok(Change::Shrank);
+        let file = match File::open(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.gone = true;
+                return Ok(Change::Gone);
+            }
+            Err(e) => return Err(e),
+        };
+        let meta = file.metadata()?;
+        let identity = (meta.dev(), meta.ino());
+        let was_gone = std::mem::take(&mut self.gone);
+        if self.identity.is_some_and(|known| known != identity) || was_gone {
+            self.restart();
+            self.read_new(file)?;
+            return Ok(Change::Replaced);
         }
-        if len == self.offset {
+        let mut head = vec![0; self.head.len()];
+        let head_changed = file.read_exact_at(&mut head, 0).is_err() || head != self.head;
+        if meta.len() < self.offset || head_changed {
+            self.restart();
+            self.read_new(file)?;
+            return Ok(Change::Truncated);
+        }
+        if meta.len() == self.offset {
             return Ok(Change::None);
         }
+        let before = self.offset;
+        self.read_new(file)?;
+        Ok(if self.offset > before {
+            Change::Grew
+        } else {
+            Change::None
+        })
+    }
+
+    fn read_new(&mut self, mut file: File) -> io::Result<()> {
+        let meta = file.metadata()?;
+        self.identity = Some((meta.dev(), meta.ino()));
         file.seek(SeekFrom::Start(self.offset))?;
-        let mut lines = LineReader::starting_at(
-            BufReader::with_capacity(1 << 20, file),
-            self.offset,
-            self.next_line,
-        );
-        let mut grew = false;
+        let reader = BufReader::with_capacity(1 << 20, &file);
+        let mut lines = LineReader::starting_at(reader, self.offset, self.next_line);
         while let Some(line) = lines.next_line()? {
             if !line.terminated {
                 break;
@@ -72,9 +129,12 @@ impl Follower {
             self.parser.feed(&line);
             self.offset = line.offset + line.span;
             self.next_line = line.number + 1;
-            grew = true;
         }
-        Ok(if grew { Change::Grew } else { Change::None })
+        if (self.head.len() as u64) < HEAD.min(self.offset) {
+            self.head = vec![0; HEAD.min(self.offset) as usize];
+            file.read_exact_at(&mut self.head, 0)?;
+        }
+        Ok(())
     }
 }
 
@@ -83,28 +143,46 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    const ONE: &str = "{\"type\":\"message\",\"seq\":1,\"text\":\"hi\"}\n";
+
     #[test]
     fn half_written_line_waits_for_its_newline() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("live.jsonl");
-        std::fs::write(
-            &path,
-            "{\"type\":\"message\",\"seq\":1,\"text\":\"hi\"}\n{\"type\":\"mess",
-        )
-        .unwrap();
+        std::fs::write(&path, format!("{ONE}{{\"type\":\"mess")).unwrap();
         let mut follower = Follower::open(&path).unwrap();
         assert_eq!(follower.session().events.len(), 1);
         assert!(follower.session().malformed.is_empty());
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n")
-            .unwrap();
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n").unwrap();
         assert_eq!(follower.poll().unwrap(), Change::Grew);
         assert_eq!(follower.session().events.len(), 2);
         assert_eq!(follower.poll().unwrap(), Change::None);
-        std::fs::write(&path, "").unwrap();
-        assert_eq!(follower.poll().unwrap(), Change::Shrank);
+    }
+
+    #[test]
+    fn truncation_replacement_and_deletion() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("live.jsonl");
+        std::fs::write(&path, ONE.repeat(1).replace("hi", "a") + &ONE.replace("\"seq\":1", "\"seq\":2")).unwrap();
+        let mut follower = Follower::open(&path).unwrap();
+        assert_eq!(follower.session().events.len(), 2);
+        // Shrank.
+        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(0).unwrap();
+        std::fs::write(&path, ONE).unwrap();
+        assert_eq!(follower.poll().unwrap(), Change::Truncated);
+        assert_eq!(follower.session().events.len(), 1);
+        // Same size or longer, different first bytes.
+        std::fs::write(&path, ONE.replace("hi", "yo") + ONE.replace("\"seq\":1", "\"seq\":2").as_str()).unwrap();
+        assert_eq!(follower.poll().unwrap(), Change::Truncated);
+        assert_eq!(follower.session().events.len(), 2);
+        // Rotation: a new file at the same path.
+        let rotated = dir.path().join("live.jsonl.1");
+        std::fs::rename(&path, &rotated).unwrap();
+        assert_eq!(follower.poll().unwrap(), Change::Gone);
+        assert_eq!(follower.session().events.len(), 2, "what was read is kept");
+        std::fs::write(&path, ONE).unwrap();
+        assert_eq!(follower.poll().unwrap(), Change::Replaced);
+        assert_eq!(follower.session().events.len(), 1);
     }
 }

@@ -2,8 +2,10 @@
 
 pub mod canonical;
 pub mod declared;
+pub mod display;
 pub mod follow;
 pub mod lines;
+pub mod source;
 pub mod text;
 
 use crate::model::Session;
@@ -46,7 +48,8 @@ pub fn load(path: &Path) -> Result<Session, LoadError> {
         Ok(BufReader::with_capacity(READ_BUFFER, file))
     };
     let mut session = parse(open().map_err(err)?).map_err(err)?;
-    declared::attach_declared_tokens(&mut session, open().map_err(err)?).map_err(err)?;
+    let file = File::open(path).map_err(err)?;
+    declared::attach_declared_tokens(&mut session, &file).map_err(err)?;
     Ok(session)
 }
 

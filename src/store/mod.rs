@@ -2,4 +2,5 @@
 
 pub mod decisions;
 pub mod paths;
+pub mod record;
 pub mod spill;

@@ -1,0 +1,180 @@
+//! Where a compaction's tokens stand in a text, and what became of each: what the views
+//! colour. Computed from the compaction's analysis, never anew.
+
+use super::compaction::{CompactionAnalysis, RegionToken};
+use super::paths::path_key;
+use super::tokens::{extract, is_whole_word};
+use crate::model::{Session, TokenClass};
+use std::collections::HashMap;
+
+/// What a compaction did to a token of its region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenState {
+    Kept,
+    /// Declared as not regenerable, and dropped.
+    DroppedNoRefetch,
+    /// Declared as regenerable, and dropped.
+    DroppedRegenerable,
+    /// Not declared, and dropped.
+    Dropped,
+    /// The summary cannot be read.
+    Unknown,
+}
+
+impl TokenState {
+    fn of(token: &RegionToken) -> TokenState {
+        match (token.survived, token.declared) {
+            (None, _) => TokenState::Unknown,
+            (Some(true), _) => TokenState::Kept,
+            (Some(false), Some(false)) => TokenState::DroppedNoRefetch,
+            (Some(false), Some(true)) => TokenState::DroppedRegenerable,
+            (Some(false), None) => TokenState::Dropped,
+        }
+    }
+
+    /// A glyph, so colour is never the only signal.
+    pub fn glyph(self) -> &'static str {
+        match self {
+            TokenState::Kept => "✔",
+            TokenState::DroppedNoRefetch => "✖",
+            TokenState::DroppedRegenerable => "↻",
+            TokenState::Dropped => "✖",
+            TokenState::Unknown => "?",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    pub start: usize,
+    pub end: usize,
+    pub state: TokenState,
+}
+
+fn key(session: &Session, text: &str, class: TokenClass) -> String {
+    match class {
+        TokenClass::Path => path_key(text, session.cwd.as_deref()),
+        _ => text.to_owned(),
+    }
+}
+
+/// The region tokens of `analysis` found in `text`, leftmost first.
+pub fn marks(text: &str, session: &Session, analysis: &CompactionAnalysis) -> Vec<Mark> {
+    let states: HashMap<String, TokenState> = analysis
+        .tokens
+        .iter()
+        .map(|t| {
+            let info = session.tokens.get(t.id);
+            (key(session, &info.text, info.class), TokenState::of(t))
+        })
+        .collect();
+    let mut out: Vec<Mark> = extract(text)
+        .into_iter()
+        .filter_map(|f| {
+            let state = states.get(&key(session, f.text(text), f.class))?;
+            Some(Mark {
+                start: f.start,
+                end: f.end,
+                state: *state,
+            })
+        })
+        .collect();
+    // Declared tokens of no known shape are not extracted: find them by text.
+    for token in &analysis.tokens {
+        let info = session.tokens.get(token.id);
+        if info.class != TokenClass::Declared {
+            continue;
+        }
+        for start in memchr::memmem::find_iter(text.as_bytes(), info.text.as_bytes()) {
+            let end = start + info.text.len();
+            if is_whole_word(text, start, end, info.class) {
+                out.push(Mark {
+                    start,
+                    end,
+                    state: TokenState::of(token),
+                });
+            }
+        }
+    }
+    out.sort_by_key(|m| (m.start, std::cmp::Reverse(m.end)));
+    let mut covered = 0;
+    out.retain(|m| {
+        let keep = m.start >= covered;
+        if keep {
+            covered = m.end;
+        }
+        keep
+    });
+    out
+}
+
+/// What a compaction did to a token some obligation requires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindingState {
+    /// In the region, and the summary kept it (or it was not in the region at all).
+    Kept,
+    NotInRegion,
+    Dropped,
+    Regenerable,
+    /// No binding declared it.
+    Unknown,
+}
+
+pub fn binding_state(token: &str, session: &Session, analysis: &CompactionAnalysis) -> BindingState {
+    let declared = analysis.state.bindings.iter().find(|b| {
+        let info = session.tokens.get(b.token);
+        key(session, &info.text, info.class) == key(session, token, info.class)
+    });
+    let Some(binding) = declared else {
+        return BindingState::Unknown;
+    };
+    let in_region = analysis.tokens.iter().find(|t| {
+        let info = session.tokens.get(t.id);
+        let wanted = session.tokens.get(binding.token);
+        key(session, &info.text, info.class) == key(session, &wanted.text, wanted.class)
+    });
+    match in_region.map(|t| t.survived) {
+        None => BindingState::NotInRegion,
+        Some(Some(false)) if binding.regenerable => BindingState::Regenerable,
+        Some(Some(false)) => BindingState::Dropped,
+        Some(_) => BindingState::Kept,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::ingest::parse_bytes;
+
+    #[test]
+    fn marks_follow_the_analysis() {
+        let log = br#"{"type":"session","seq":1,"cwd":"/p"}
+{"type":"tool_result","seq":2,"text":"rev 4f9a2c81d0e7 log /p/a/b.log tok_77 9c3e5b7a1f20"}
+{"type":"binding","seq":3,"token":"4f9a2c81d0e7","regenerable":false}
+{"type":"binding","seq":4,"token":"a/b.log","regenerable":true}
+{"type":"binding","seq":5,"token":"tok_77","regenerable":false}
+{"type":"compaction","seq":6,"id":"k1","range":{"from":2,"to":5},"summary":"kept 9c3e5b7a1f20"}
+"#;
+        let session = parse_bytes(log);
+        let analysis = analyze(&session, &[], false);
+        let k1 = &analysis.compactions[0];
+        let text = "4f9a2c81d0e7 then a/b.log and tok_77, 9c3e5b7a1f20";
+        let states: Vec<(&str, TokenState)> = marks(text, &session, k1)
+            .iter()
+            .map(|m| (&text[m.start..m.end], m.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("4f9a2c81d0e7", TokenState::DroppedNoRefetch),
+                ("a/b.log", TokenState::DroppedRegenerable),
+                ("tok_77", TokenState::DroppedNoRefetch),
+                ("9c3e5b7a1f20", TokenState::Kept),
+            ]
+        );
+        assert_eq!(binding_state("tok_77", &session, k1), BindingState::Dropped);
+        assert_eq!(binding_state("/p/a/b.log", &session, k1), BindingState::Regenerable);
+        assert_eq!(binding_state("nope", &session, k1), BindingState::Unknown);
+    }
+}

@@ -1,0 +1,143 @@
+//! What the TUI shows of one event: a one-line gist and the full text, read from the
+//! event's line when it is shown (events keep no text in memory).
+
+use crate::sanitize;
+use serde_json::Value;
+
+/// Lines longer than this are shown cut, with a note.
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EventText {
+    /// One line, terminal-safe.
+    pub gist: String,
+    /// The event's main text (message, tool output, input…), terminal-safe, newlines kept.
+    pub text: String,
+    /// The whole line as pretty JSON, so unknown fields are shown too; terminal-safe.
+    pub raw: String,
+}
+
+fn cut(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n… ({} more bytes not shown)",
+        &text[..end],
+        text.len() - end
+    )
+}
+
+fn str_of(value: &Value, key: &str) -> String {
+    match value.get(key) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// The gist and texts of one raw log line.
+pub fn event_text(bytes: &[u8]) -> EventText {
+    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+        let lossy = String::from_utf8_lossy(&bytes[..bytes.len().min(BODY_LIMIT)]);
+        return EventText {
+            gist: gist_line(&lossy),
+            text: sanitize::block(&lossy).into_owned(),
+            raw: sanitize::block(&lossy).into_owned(),
+        };
+    };
+    let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+    let text = match kind {
+        "message" | "tool_result" => str_of(&value, "text"),
+        "tool_call" => format!("{} {}", str_of(&value, "name"), str_of(&value, "input")),
+        "binding" => {
+            let regen = if value.get("regenerable").and_then(Value::as_bool) == Some(true) {
+                "regenerable"
+            } else {
+                "cannot be re-fetched"
+            };
+            format!("{} ({regen}) {}", str_of(&value, "token"), str_of(&value, "note"))
+        }
+        "obligation" => format!(
+            "{} {} {} requires {}",
+            str_of(&value, "id"),
+            str_of(&value, "status"),
+            str_of(&value, "name"),
+            str_of(&value, "requires")
+        ),
+        "plan" => value
+            .get("steps")
+            .and_then(Value::as_array)
+            .map(|steps| {
+                steps
+                    .iter()
+                    .map(|s| {
+                        format!(
+                            "{} {} → {}",
+                            str_of(s, "id"),
+                            str_of(s, "action"),
+                            str_of(s, "target")
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            })
+            .unwrap_or_default(),
+        "action" => format!(
+            "{} {} {}",
+            str_of(&value, "step"),
+            str_of(&value, "name"),
+            str_of(&value, "target")
+        ),
+        "compaction" => str_of(&value, "summary"),
+        "decision" => format!(
+            "{} {} by {} {}",
+            str_of(&value, "compaction"),
+            str_of(&value, "verdict"),
+            str_of(&value, "by"),
+            str_of(&value, "reason")
+        ),
+        "session" => format!("cwd {} {}", str_of(&value, "cwd"), str_of(&value, "agent")),
+        _ => value.to_string(),
+    };
+    let text = cut(&text, BODY_LIMIT);
+    let raw = cut(
+        &serde_json::to_string_pretty(&value).unwrap_or_default(),
+        BODY_LIMIT,
+    );
+    EventText {
+        gist: gist_line(&text),
+        text: sanitize::block(&text).into_owned(),
+        raw: sanitize::block(&raw).into_owned(),
+    }
+}
+
+/// The first 200 characters on one line, whitespace folded.
+fn gist_line(text: &str) -> String {
+    let folded: String = text
+        .split_whitespace()
+        .flat_map(|w| [w, " "])
+        .take(120)
+        .collect::<String>();
+    let short: String = folded.trim_end().chars().take(200).collect();
+    sanitize::line(&short).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gists_are_one_safe_line() {
+        let t = event_text(br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b","extra":1}"#);
+        assert_eq!(t.gist, "a \\u{1b}]0;x\\u{7} b");
+        assert!(t.raw.contains("\"extra\": 1"));
+        assert!(!t.text.contains('\u{1b}'));
+        let garbage = event_text(b"\xff not json \x1b[2J");
+        assert!(!garbage.gist.contains('\u{1b}'));
+    }
+}

@@ -1,0 +1,46 @@
+//! Reading single lines of a log by byte offset (pread, never mmap: a log truncated under
+//! a mapping would kill the process with SIGBUS).
+
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+pub trait LineSource {
+    /// The bytes `offset..offset + span` (a line as indexed), newline trimmed.
+    fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>>;
+}
+
+fn trim_newline(mut bytes: Vec<u8>) -> Vec<u8> {
+    if bytes.last() == Some(&b'\n') {
+        bytes.pop();
+        if bytes.last() == Some(&b'\r') {
+            bytes.pop();
+        }
+    }
+    bytes
+}
+
+impl LineSource for File {
+    fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
+        let len = usize::try_from(span).map_err(io::Error::other)?;
+        let mut buf = vec![0; len];
+        let mut filled = 0;
+        while filled < len {
+            let n = self.read_at(&mut buf[filled..], offset + filled as u64)?;
+            if n == 0 {
+                break;
+            }
+            filled += n;
+        }
+        buf.truncate(filled);
+        Ok(trim_newline(buf))
+    }
+}
+
+impl LineSource for [u8] {
+    fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
+        let start = usize::try_from(offset).map_err(io::Error::other)?.min(self.len());
+        let end = start.saturating_add(usize::try_from(span).map_err(io::Error::other)?);
+        Ok(trim_newline(self[start..end.min(self.len())].to_vec()))
+    }
+}

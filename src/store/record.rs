@@ -1,0 +1,80 @@
+//! Recording an operator's decision: a spill stores the region first, and nothing is
+//! recorded when it cannot be stored. Shared by `ctxlens decide`, `await --auto` and the
+//! TUI.
+
+use super::{decisions as channel, paths, spill};
+use crate::analysis::compaction::CompactionAnalysis;
+use crate::ingest;
+use crate::model::{Decision, RangeSpec, Session, Verdict};
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Recorded(Decision),
+    /// A decision already stood; nothing was written.
+    AlreadyStood(Decision),
+}
+
+pub fn record_decision(
+    log: &Path,
+    session: &Session,
+    compaction: &CompactionAnalysis,
+    verdict: Verdict,
+    by: &str,
+    reason: Option<String>,
+) -> Result<Outcome, String> {
+    let id = &compaction.info.id;
+    if let Some(standing) = &compaction.decision {
+        return Ok(Outcome::AlreadyStood(standing.clone()));
+    }
+    let handle = if verdict == Verdict::Spill {
+        let RangeSpec::Seqs { from, to } = compaction.info.range else {
+            return Err(format!(
+                "{}: cannot spill {id}: its range is missing or invalid; no decision was recorded",
+                log.display()
+            ));
+        };
+        let Some((start, end)) = session.region_bytes(from, to) else {
+            return Err(format!(
+                "{}: cannot spill {id}: its range {from}–{to} holds no events; no decision was recorded",
+                log.display()
+            ));
+        };
+        let stored = ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
+        match stored {
+            Ok(handle) => Some(handle.to_string()),
+            Err(e) => {
+                return Err(format!(
+                    "cannot store the spill of {id}: {e}; no decision was recorded"
+                ))
+            }
+        }
+    } else {
+        None
+    };
+    let decision = Decision {
+        compaction: id.clone(),
+        verdict,
+        by: Some(by.to_owned()),
+        ts: Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        handle,
+        reason,
+        is_override: Some(verdict != compaction.flags.verdict(false)),
+    };
+    match channel::record(log, &decision) {
+        Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
+        Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
+        Err(e) => Err(format!(
+            "{}: cannot record the decision: {e}",
+            paths::decisions_path(log).display()
+        )),
+    }
+}
+
+/// Who decides when nobody says: the login name, or "operator".
+pub fn default_operator() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "operator".into())
+}

@@ -1,0 +1,594 @@
+//! The session view's state and how actions change it (Elm style: `update` returns the
+//! requests for the worker; drawing is a pure function of `App`).
+
+use super::keys::{command_for, Command};
+use super::snapshot::{Row, Snapshot};
+use super::worker::{Request, Update};
+use crate::analysis::compaction::CompactionAnalysis;
+use crate::ingest::display::EventText;
+use crate::ingest::follow::Change;
+use crate::model::{EventKind, Phase, Verdict};
+use crate::store::record::Outcome;
+use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+use std::cell::Cell;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Timeline,
+    Compaction,
+    Obligations,
+    Alerts,
+}
+
+impl Pane {
+    fn next(self) -> Pane {
+        match self {
+            Pane::Timeline => Pane::Compaction,
+            Pane::Compaction => Pane::Obligations,
+            Pane::Obligations => Pane::Alerts,
+            Pane::Alerts => Pane::Timeline,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Overlay {
+    Help,
+    Detail { event: usize, scroll: u16 },
+    Confirm { compaction: String, verdict: Verdict, gate: Verdict },
+    Search { input: String },
+}
+
+/// What happened to the file, as the status bar says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileEvent {
+    None,
+    Truncated,
+    Replaced,
+    Gone,
+    Error(String),
+}
+
+/// Everything that can change the app.
+pub enum Action {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Worker(Update),
+}
+
+/// Most region events the compaction view shows.
+pub const REGION_EVENTS_SHOWN: usize = 200;
+
+pub struct App {
+    pub title: String,
+    pub snapshot: Arc<Snapshot>,
+    pub texts: HashMap<usize, EventText>,
+    requested: HashSet<usize>,
+    /// Selected timeline row.
+    pub cursor: usize,
+    /// First visible timeline row and the rows that fit, as last drawn.
+    pub timeline_offset: Cell<usize>,
+    pub timeline_height: Cell<usize>,
+    pub follow: bool,
+    /// Events that arrived while follow was paused.
+    pub unseen: usize,
+    pub file_event: FileEvent,
+    pub focus: Pane,
+    /// The pane the lower half shows when the screen is too narrow for all four.
+    pub lower: Pane,
+    pub overlay: Option<Overlay>,
+    /// Rows scrolled from where the compaction view starts (the first token it could
+    /// not re-fetch); negative scrolls up towards the region's start.
+    pub compaction_scroll: i32,
+    pub obligations_scroll: u16,
+    pub alert_cursor: Option<usize>,
+    pub last_search: Option<String>,
+    pub message: Option<String>,
+    pub operator: String,
+    /// Colours on (off under `NO_COLOR`); glyphs carry the meaning either way.
+    pub color: bool,
+    pub size: (u16, u16),
+    /// Esc goes back to the folder list.
+    pub from_folder: bool,
+    pub quit: bool,
+    pub back: bool,
+}
+
+impl App {
+    pub fn new(title: String, snapshot: Arc<Snapshot>, operator: String) -> App {
+        let mut app = App {
+            title,
+            snapshot,
+            texts: HashMap::new(),
+            requested: HashSet::new(),
+            cursor: 0,
+            timeline_offset: Cell::new(0),
+            timeline_height: Cell::new(20),
+            follow: true,
+            unseen: 0,
+            file_event: FileEvent::None,
+            focus: Pane::Timeline,
+            lower: Pane::Compaction,
+            overlay: None,
+            compaction_scroll: 0,
+            obligations_scroll: 0,
+            alert_cursor: None,
+            last_search: None,
+            message: None,
+            operator,
+            color: true,
+            size: (120, 32),
+            from_folder: false,
+            quit: false,
+            back: false,
+        };
+        app.cursor = app.last_row();
+        app
+    }
+
+    fn last_row(&self) -> usize {
+        self.snapshot.rows.len().saturating_sub(1)
+    }
+
+    /// The event of the selected row.
+    pub fn cursor_event(&self) -> Option<usize> {
+        match self.snapshot.rows.get(self.cursor)? {
+            Row::Event(i) => Some(*i),
+            Row::Malformed(_) => None,
+        }
+    }
+
+    /// The compaction the side panes show: the one selected, else the latest one before
+    /// the selected row.
+    pub fn selected_compaction(&self) -> Option<&CompactionAnalysis> {
+        let compactions = &self.snapshot.analysis.compactions;
+        let rows = &self.snapshot.rows;
+        let event = rows[..=self.cursor.min(rows.len().saturating_sub(1))]
+            .iter()
+            .rev()
+            .find_map(|r| match r {
+                Row::Event(i) => Some(*i),
+                Row::Malformed(_) => None,
+            })?;
+        if let EventKind::Compaction { id, .. } = &self.snapshot.session.events[event].kind {
+            return compactions.iter().find(|c| &c.info.id == id);
+        }
+        compactions.iter().rev().find(|c| c.info.at <= event)
+    }
+
+    /// Whether the selected compaction waits for an operator.
+    pub fn pending_selected(&self) -> Option<&CompactionAnalysis> {
+        self.selected_compaction()
+            .filter(|c| c.info.phase == Phase::Proposed && c.decision.is_none())
+    }
+
+    pub fn is_narrow(&self) -> bool {
+        self.size.0 < 110
+    }
+
+    fn select_event(&mut self, event: usize) {
+        if let Some(row) = self.snapshot.row_of_event(event) {
+            self.cursor = row;
+            self.follow = row == self.last_row() && self.follow;
+            self.compaction_scroll = 0;
+        }
+    }
+
+    fn pause(&mut self) {
+        if self.follow {
+            self.follow = false;
+            self.unseen = 0;
+        }
+    }
+
+    fn move_cursor(&mut self, delta: isize) {
+        let last = self.last_row() as isize;
+        let next = (self.cursor as isize + delta).clamp(0, last.max(0)) as usize;
+        if next < self.cursor {
+            self.pause();
+        }
+        self.cursor = next;
+        self.compaction_scroll = 0;
+    }
+
+    fn page(&self) -> isize {
+        self.timeline_height.get().max(1) as isize
+    }
+
+    pub fn update(&mut self, action: Action) -> Vec<Request> {
+        match action {
+            Action::Key(key) => self.on_key(key),
+            Action::Mouse(mouse) => {
+                let command = match mouse.kind {
+                    MouseEventKind::ScrollUp => Command::Up,
+                    MouseEventKind::ScrollDown => Command::Down,
+                    _ => return Vec::new(),
+                };
+                (0..3).flat_map(|_| self.on_command(command)).collect()
+            }
+            Action::Resize(w, h) => {
+                self.size = (w, h);
+                Vec::new()
+            }
+            Action::Worker(update) => {
+                self.on_update(update);
+                Vec::new()
+            }
+        }
+    }
+
+    fn on_key(&mut self, key: KeyEvent) -> Vec<Request> {
+        match self.overlay.clone() {
+            Some(Overlay::Search { mut input }) => {
+                match key.code {
+                    KeyCode::Esc => self.overlay = None,
+                    KeyCode::Enter => {
+                        self.overlay = None;
+                        if !input.is_empty() {
+                            self.last_search = Some(input);
+                            return self.search(true);
+                        }
+                    }
+                    KeyCode::Backspace => {
+                        input.pop();
+                        self.overlay = Some(Overlay::Search { input });
+                    }
+                    KeyCode::Char(c) if !c.is_control() => {
+                        input.push(c);
+                        self.overlay = Some(Overlay::Search { input });
+                    }
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Some(Overlay::Confirm {
+                compaction,
+                verdict,
+                ..
+            }) => {
+                match key.code {
+                    KeyCode::Char('y') | KeyCode::Char('Y') => {
+                        self.overlay = None;
+                        return vec![self.decide(compaction, verdict)];
+                    }
+                    KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                        self.overlay = None;
+                        self.message = Some("nothing recorded".into());
+                    }
+                    _ => {}
+                }
+                Vec::new()
+            }
+            Some(Overlay::Help) => {
+                if matches!(command_for(key), Some(Command::Help | Command::Back)) {
+                    self.overlay = None;
+                } else if command_for(key) == Some(Command::Quit) {
+                    self.quit = true;
+                }
+                Vec::new()
+            }
+            Some(Overlay::Detail { event, scroll }) => {
+                match command_for(key) {
+                    Some(Command::Back | Command::Open) => self.overlay = None,
+                    Some(Command::Quit) => self.quit = true,
+                    Some(Command::Down) => {
+                        self.overlay = Some(Overlay::Detail {
+                            event,
+                            scroll: scroll.saturating_add(1),
+                        })
+                    }
+                    Some(Command::Up) => {
+                        self.overlay = Some(Overlay::Detail {
+                            event,
+                            scroll: scroll.saturating_sub(1),
+                        })
+                    }
+                    Some(Command::PageDown) => {
+                        self.overlay = Some(Overlay::Detail {
+                            event,
+                            scroll: scroll.saturating_add(10),
+                        })
+                    }
+                    Some(Command::PageUp) => {
+                        self.overlay = Some(Overlay::Detail {
+                            event,
+                            scroll: scroll.saturating_sub(10),
+                        })
+                    }
+                    _ => {}
+                }
+                Vec::new()
+            }
+            None => match command_for(key) {
+                Some(command) => self.on_command(command),
+                None => Vec::new(),
+            },
+        }
+    }
+
+    fn decide(&mut self, compaction: String, verdict: Verdict) -> Request {
+        self.message = Some(format!("recording {} for {compaction}…", verdict.as_str()));
+        Request::Decide {
+            compaction,
+            verdict,
+            by: self.operator.clone(),
+        }
+    }
+
+    fn on_decision_key(&mut self, verdict: Verdict) -> Vec<Request> {
+        let Some(compaction) = self.pending_selected() else {
+            return Vec::new();
+        };
+        let id = compaction.info.id.clone();
+        let gate = compaction.flags.verdict(false);
+        if verdict == gate {
+            vec![self.decide(id, verdict)]
+        } else {
+            self.overlay = Some(Overlay::Confirm {
+                compaction: id,
+                verdict,
+                gate,
+            });
+            Vec::new()
+        }
+    }
+
+    fn scroll(&mut self, delta: isize) {
+        match self.focus {
+            Pane::Timeline => self.move_cursor(delta),
+            Pane::Compaction => {
+                self.compaction_scroll = (self.compaction_scroll as isize + delta).clamp(-100_000, 100_000) as i32
+            }
+            Pane::Obligations => {
+                self.obligations_scroll = (self.obligations_scroll as isize + delta).clamp(0, u16::MAX as isize) as u16
+            }
+            Pane::Alerts => {
+                let n = self.snapshot.alerts.len();
+                if n > 0 {
+                    let at = self.alert_cursor.unwrap_or(0) as isize + delta;
+                    self.alert_cursor = Some(at.clamp(0, n as isize - 1) as usize);
+                }
+            }
+        }
+    }
+
+    fn on_command(&mut self, command: Command) -> Vec<Request> {
+        match command {
+            Command::Quit => self.quit = true,
+            Command::Help => self.overlay = Some(Overlay::Help),
+            Command::Back => {
+                if self.from_folder {
+                    self.back = true;
+                }
+            }
+            Command::Up => self.scroll(-1),
+            Command::Down => self.scroll(1),
+            Command::PageUp => self.scroll(-self.page()),
+            Command::PageDown => self.scroll(self.page()),
+            Command::Top => {
+                if self.focus == Pane::Timeline {
+                    self.pause();
+                    self.cursor = 0;
+                }
+            }
+            Command::Bottom => {
+                if self.focus == Pane::Timeline {
+                    self.cursor = self.last_row();
+                    self.follow = true;
+                    self.unseen = 0;
+                }
+            }
+            Command::NextPane => {
+                self.focus = self.focus.next();
+                if self.is_narrow() && self.focus == Pane::Timeline {
+                    // Narrow: Tab walks the lower tabs too.
+                    self.lower = match self.lower {
+                        Pane::Compaction => Pane::Obligations,
+                        Pane::Obligations => Pane::Alerts,
+                        _ => Pane::Compaction,
+                    };
+                }
+                if self.focus != Pane::Timeline {
+                    self.lower = self.focus;
+                }
+            }
+            Command::Open => match self.focus {
+                Pane::Alerts => {
+                    if let Some(event) = self
+                        .alert_cursor
+                        .and_then(|i| self.snapshot.alerts.get(i))
+                        .and_then(|a| a.event)
+                    {
+                        self.pause();
+                        self.select_event(event);
+                    }
+                }
+                _ => {
+                    if let Some(event) = self.cursor_event() {
+                        self.overlay = Some(Overlay::Detail { event, scroll: 0 });
+                    }
+                }
+            },
+            Command::NextCompaction | Command::PrevCompaction => {
+                let starts: Vec<usize> = self.snapshot.analysis.compactions.iter().map(|c| c.info.at).collect();
+                if starts.is_empty() {
+                    return Vec::new();
+                }
+                let here = self.cursor_event();
+                let target = if command == Command::NextCompaction {
+                    starts
+                        .iter()
+                        .copied()
+                        .find(|&s| here.is_none_or(|h| s > h))
+                        .unwrap_or(starts[0])
+                } else {
+                    starts
+                        .iter()
+                        .rev()
+                        .copied()
+                        .find(|&s| here.is_some_and(|h| s < h))
+                        .unwrap_or(starts[starts.len() - 1])
+                };
+                self.pause();
+                self.select_event(target);
+                self.lower = Pane::Compaction;
+            }
+            Command::NextAlert | Command::PrevAlert => {
+                let n = self.snapshot.alerts.len();
+                if n == 0 {
+                    return Vec::new();
+                }
+                let next = match (self.alert_cursor, command == Command::NextAlert) {
+                    (None, true) => 0,
+                    (None, false) => n - 1,
+                    (Some(i), true) => (i + 1) % n,
+                    (Some(i), false) => (i + n - 1) % n,
+                };
+                self.alert_cursor = Some(next);
+                self.lower = Pane::Alerts;
+                if let Some(event) = self.snapshot.alerts[next].event {
+                    self.pause();
+                    self.select_event(event);
+                }
+            }
+            Command::Search => self.overlay = Some(Overlay::Search { input: String::new() }),
+            Command::SearchNext => return self.search(true),
+            Command::SearchPrev => return self.search(false),
+            Command::ToggleFollow => {
+                self.follow = !self.follow;
+                self.unseen = 0;
+                if self.follow {
+                    self.cursor = self.last_row();
+                }
+            }
+            Command::Approve => return self.on_decision_key(Verdict::Approve),
+            Command::Spill => return self.on_decision_key(Verdict::Spill),
+            Command::Refetch => return self.on_decision_key(Verdict::Refetch),
+            Command::Refuse => return self.on_decision_key(Verdict::Refuse),
+        }
+        Vec::new()
+    }
+
+    fn search(&mut self, forward: bool) -> Vec<Request> {
+        let Some(query) = self.last_search.clone() else {
+            return Vec::new();
+        };
+        let from = self.cursor_event().unwrap_or(0);
+        vec![Request::Search {
+            query,
+            from,
+            forward,
+        }]
+    }
+
+    fn on_update(&mut self, update: Update) {
+        match update {
+            Update::Snapshot(snapshot, change) => self.replace(snapshot, change),
+            Update::Texts(texts) => {
+                for (index, text) in texts {
+                    self.requested.remove(&index);
+                    self.texts.insert(index, text);
+                }
+            }
+            Update::Found { query, event } => match event {
+                Some(event) => {
+                    self.pause();
+                    self.select_event(event);
+                    self.message = None;
+                }
+                None => self.message = Some(format!("no event holds {query:?}")),
+            },
+            Update::Decided(result) => {
+                self.message = Some(match result {
+                    Ok(Outcome::Recorded(d)) => format!(
+                        "recorded {} for {}{}",
+                        d.verdict.as_str(),
+                        d.compaction,
+                        d.handle.map(|h| format!(" → {h}")).unwrap_or_default()
+                    ),
+                    Ok(Outcome::AlreadyStood(d)) => format!(
+                        "a decision already stands for {}: {} by {}",
+                        d.compaction,
+                        d.verdict.as_str(),
+                        d.by.as_deref().unwrap_or("someone")
+                    ),
+                    Err(e) => format!("not recorded: {e}"),
+                })
+            }
+            Update::Error(e) => self.file_event = FileEvent::Error(e),
+        }
+    }
+
+    fn replace(&mut self, snapshot: Arc<Snapshot>, change: Change) {
+        let reread = matches!(change, Change::Truncated | Change::Replaced);
+        let old_events = self.snapshot.session.events.len();
+        self.file_event = match change {
+            Change::Truncated => FileEvent::Truncated,
+            Change::Replaced => FileEvent::Replaced,
+            Change::Gone => FileEvent::Gone,
+            Change::None | Change::Grew => {
+                if matches!(self.file_event, FileEvent::Gone | FileEvent::Error(_)) {
+                    FileEvent::None
+                } else {
+                    self.file_event.clone()
+                }
+            }
+        };
+        if change == Change::Gone {
+            return;
+        }
+        if reread {
+            self.texts.clear();
+            self.requested.clear();
+            self.unseen = 0;
+        }
+        let grew = snapshot.session.events.len().saturating_sub(old_events);
+        self.snapshot = snapshot;
+        if self.follow {
+            self.cursor = self.last_row();
+        } else {
+            self.unseen += if reread { 0 } else { grew };
+            self.cursor = self.cursor.min(self.last_row());
+        }
+        if self.alert_cursor.is_some_and(|i| i >= self.snapshot.alerts.len()) {
+            self.alert_cursor = None;
+        }
+    }
+
+    /// The events whose text a view needs and nobody has asked for yet; marks them asked.
+    pub fn wanted_texts(&mut self) -> Vec<(usize, u64, u64)> {
+        let mut wanted: Vec<usize> = Vec::new();
+        let offset = self.timeline_offset.get();
+        let height = self.timeline_height.get().max(1);
+        // The rows on screen, and a screen on either side for smooth scrolling.
+        let from = offset.saturating_sub(height).min(self.cursor.saturating_sub(height));
+        let to = (offset + 2 * height).max(self.cursor + height);
+        for row in self.snapshot.rows.iter().take(to).skip(from) {
+            if let Row::Event(i) = row {
+                wanted.push(*i);
+            }
+        }
+        if let Some(c) = self.selected_compaction() {
+            wanted.extend(c.region.clone().take(REGION_EVENTS_SHOWN));
+            wanted.push(c.info.def);
+        }
+        if let Some(Overlay::Detail { event, .. }) = &self.overlay {
+            wanted.push(*event);
+        }
+        let events = &self.snapshot.session.events;
+        let mut out = Vec::new();
+        for index in wanted {
+            if index < events.len() && !self.texts.contains_key(&index) && self.requested.insert(index) {
+                out.push((index, events[index].offset, events[index].span));
+            }
+        }
+        // The cache holds what is near the view, not the whole log.
+        if self.texts.len() > 20_000 {
+            self.texts.clear();
+        }
+        out
+    }
+}

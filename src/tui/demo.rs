@@ -1,0 +1,183 @@
+//! `ctxlens demo`: a simulated agent writes a session in real time (the scenario in
+//! `assets/demo-scenario.json`), proposes a compaction that drops its rollback revision,
+//! and waits for the operator's decision through the real decision channel.
+
+use crate::model::Verdict;
+use crate::store::decisions;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const SCENARIO: &str = include_str!("../../assets/demo-scenario.json");
+
+#[derive(Deserialize)]
+pub struct Scenario {
+    prefix: Vec<Value>,
+    proposal: Value,
+    waiting: Value,
+    branches: HashMap<String, Vec<Value>>,
+}
+
+impl Scenario {
+    pub fn builtin() -> Result<Scenario, String> {
+        serde_json::from_str(SCENARIO).map_err(|e| format!("assets/demo-scenario.json: {e}"))
+    }
+}
+
+/// What the simulated agent did, for the closing words.
+#[derive(Debug, Default, Clone)]
+pub struct Outcome {
+    pub decision: Option<(Verdict, Option<String>)>,
+    pub finished: bool,
+}
+
+/// Appends the scenario to `log`, one event every `delay`, waiting at the proposal for a
+/// decision on `k1`; stops early when `stop` is set.
+pub fn write_scenario(scenario: &Scenario, log: &Path, delay: Duration, stop: &AtomicBool, outcome: &Mutex<Outcome>) -> Result<(), String> {
+    let mut seq = 0u64;
+    let mut append = |event: &Value, handle: &str| -> Result<(), String> {
+        seq += 1;
+        let mut object = event.as_object().cloned().unwrap_or_else(Map::new);
+        object.insert("seq".into(), Value::from(seq));
+        object.insert(
+            "ts".into(),
+            Value::from(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        );
+        let escaped = |s: &str| {
+            let json = Value::from(s).to_string();
+            json[1..json.len() - 1].to_owned()
+        };
+        let line = Value::Object(object)
+            .to_string()
+            .replace("{log}", &escaped(&log.display().to_string()))
+            .replace("{handle}", &escaped(handle));
+        let mut file = OpenOptions::new()
+            .append(true)
+            .open(log)
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        file.write_all(format!("{line}\n").as_bytes())
+            .map_err(|e| format!("{}: {e}", log.display()))
+    };
+    let pause = |d: Duration| {
+        std::thread::sleep(d);
+        !stop.load(Ordering::Relaxed)
+    };
+    for event in &scenario.prefix {
+        if !pause(delay) {
+            return Ok(());
+        }
+        append(event, "")?;
+    }
+    if !pause(delay) {
+        return Ok(());
+    }
+    append(&scenario.proposal, "")?;
+    append(&scenario.waiting, "")?;
+    let decision = loop {
+        if !pause(Duration::from_millis(100)) {
+            return Ok(());
+        }
+        let sidecar = decisions::read(log).map_err(|e| e.to_string())?;
+        if let Some(d) = sidecar.decisions.into_iter().find(|d| d.compaction == "k1") {
+            break d;
+        }
+    };
+    if let Ok(mut o) = outcome.lock() {
+        o.decision = Some((decision.verdict, decision.handle.clone()));
+    }
+    let handle = decision.handle.unwrap_or_default();
+    let branch = scenario
+        .branches
+        .get(decision.verdict.as_str())
+        .ok_or_else(|| format!("the scenario has no branch for {}", decision.verdict.as_str()))?;
+    for event in branch {
+        if !pause(delay) {
+            return Ok(());
+        }
+        append(event, &handle)?;
+    }
+    if let Ok(mut o) = outcome.lock() {
+        o.finished = true;
+    }
+    Ok(())
+}
+
+fn demo_folder() -> Result<PathBuf, String> {
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let dir = std::env::temp_dir().join(format!("ctxlens-demo-{stamp}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(dir)
+}
+
+fn closing_words(outcome: &Outcome, log: &Path) -> String {
+    let story = match &outcome.decision {
+        None => "You quit before deciding: the agent is still waiting for a decision on k1.".to_owned(),
+        Some((Verdict::Approve, _)) => "You approved k1 although the gate said SPILL. The summary had dropped the rollback revision 4f9a2c81d0e7; when the smoke tests failed the agent made up 7b1e9d03c2a5, and its rollback failed with \"resource not found\". The non-idempotent alert named the regenerated binding.".to_owned(),
+        Some((Verdict::Spill, handle)) => format!(
+            "You spilled k1. The region went to the spill store as {}; when the smoke tests failed the agent read it back by its handle and rolled back to 4f9a2c81d0e7 as planned.",
+            handle.as_deref().unwrap_or("(no handle)")
+        ),
+        Some((Verdict::Refetch, _)) => "You asked for a refetch. The runtime summarized again from the original events (k2 keeps 4f9a2c81d0e7) and the rollback went to the right revision.".to_owned(),
+        Some((Verdict::Refuse, _)) => "You refused k1. The context stayed whole and the rollback went to 4f9a2c81d0e7.".to_owned(),
+    };
+    let unfinished = if outcome.decision.is_some() && !outcome.finished {
+        " (You quit before the agent finished.)"
+    } else {
+        ""
+    };
+    format!(
+        "{story}{unfinished}\n\nThe files stay for you to inspect:\n  log        {}\n  decisions  {}\n  spills     {}\nTry: ctxlens audit {}\n",
+        log.display(),
+        crate::store::paths::decisions_path(log).display(),
+        crate::store::paths::spill_dir(log).display(),
+        log.display()
+    )
+}
+
+/// Runs the demo: the writer in the background, the TUI in front, then the story.
+pub fn run() -> Result<(), String> {
+    let scenario = Scenario::builtin()?;
+    let dir = demo_folder()?;
+    let log = dir.join("staging-migrate.jsonl");
+    std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
+    let delay = std::env::var("CTXLENS_DEMO_DELAY_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(Duration::from_millis(600), Duration::from_millis);
+    let stop = Arc::new(AtomicBool::new(false));
+    let outcome = Arc::new(Mutex::new(Outcome::default()));
+    let writer = {
+        let (stop, outcome, log) = (stop.clone(), outcome.clone(), log.clone());
+        std::thread::spawn(move || write_scenario(&scenario, &log, delay, &stop, &outcome))
+    };
+    let shown = super::run::run(&log);
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap_or_else(|_| Err("the demo writer stopped".into()));
+    shown?;
+    written?;
+    let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();
+    print!("{}", closing_words(&outcome, &log));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scenario_parses_and_has_a_branch_for_every_verdict() {
+        let scenario = Scenario::builtin().unwrap();
+        for verdict in ["approve", "spill", "refetch", "refuse"] {
+            assert!(scenario.branches.contains_key(verdict), "{verdict}");
+        }
+        assert_eq!(scenario.prefix.len(), 12, "the proposal's range is 2–12");
+    }
+}

@@ -1,0 +1,200 @@
+//! The event loops: one channel carries input, worker updates and signals; every burst of
+//! messages is handled, then the screen is drawn once if anything changed.
+
+use super::app::{Action, App};
+use super::folder::{self, FolderAction, FolderApp};
+use super::terminal::{Term, TerminalGuard};
+use super::worker::{self, Request, WorkerHandle};
+use super::{view, Msg};
+use crate::ingest::follow::Follower;
+use crate::store::record::default_operator;
+use crossterm::event::{Event, KeyEventKind};
+use std::io;
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::Arc;
+
+fn color_allowed() -> bool {
+    std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+fn spawn_input(tx: Sender<Msg>) {
+    std::thread::spawn(move || {
+        while let Ok(event) = crossterm::event::read() {
+            if tx.send(Msg::Input(event)).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+fn spawn_signals(tx: Sender<Msg>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        std::thread::spawn(move || {
+            if signals.forever().next().is_some() {
+                let _ = tx.send(Msg::Signal);
+            }
+        });
+    }
+}
+
+/// A session view on `path`: the first snapshot is read at once, then a worker follows.
+pub struct Session {
+    pub app: App,
+    worker: WorkerHandle,
+}
+
+impl Session {
+    pub fn open(path: &Path, tx: Sender<Msg>) -> Result<Session, String> {
+        let follower = Follower::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let snapshot = Arc::new(worker::build(path, &follower)?);
+        let title = path.display().to_string();
+        let mut app = App::new(crate::sanitize::line(&title).into_owned(), snapshot.clone(), default_operator());
+        app.color = color_allowed();
+        let worker = worker::spawn(path.to_owned(), follower, snapshot, tx);
+        Ok(Session { app, worker })
+    }
+
+    fn send(&self, requests: Vec<Request>) {
+        for request in requests {
+            self.worker.send(request);
+        }
+    }
+}
+
+fn to_action(event: Event) -> Option<Action> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => Some(Action::Key(key)),
+        Event::Mouse(mouse) => Some(Action::Mouse(mouse)),
+        Event::Resize(w, h) => Some(Action::Resize(w, h)),
+        _ => None,
+    }
+}
+
+enum Screen {
+    Folder(FolderApp),
+    Session(Box<Session>, Option<FolderApp>),
+}
+
+/// Runs the TUI on a log or a folder until the operator quits.
+pub fn run(path: &Path) -> Result<(), String> {
+    let (tx, rx) = channel();
+    let screen = if path.is_dir() {
+        folder::spawn_scanner(path.to_owned(), tx.clone());
+        Screen::Folder(FolderApp {
+            root: path.display().to_string(),
+            entries: Vec::new(),
+            cursor: 0,
+            scanned: false,
+            color: color_allowed(),
+            message: None,
+        })
+    } else {
+        Screen::Session(Box::new(Session::open(path, tx.clone())?), None)
+    };
+    let (guard, mut terminal) = TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    spawn_input(tx.clone());
+    spawn_signals(tx.clone());
+    let result = event_loop(&mut terminal, screen, &rx, &tx);
+    drop(guard);
+    result
+}
+
+fn draw(terminal: &mut Term, screen: &mut Screen) -> io::Result<()> {
+    match screen {
+        Screen::Folder(folder) => {
+            terminal.draw(|f| folder::draw(folder, f))?;
+        }
+        Screen::Session(session, _) => {
+            let size = terminal.size()?;
+            session.app.size = (size.width, size.height);
+            terminal.draw(|f| view::draw(&session.app, f))?;
+            // Drawing settled which rows are on screen: fetch their text.
+            let wanted = session.app.wanted_texts();
+            if !wanted.is_empty() {
+                session.send(vec![Request::Texts(wanted)]);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn event_loop(terminal: &mut Term, mut screen: Screen, rx: &Receiver<Msg>, tx: &Sender<Msg>) -> Result<(), String> {
+    let io_err = |e: io::Error| format!("terminal: {e}");
+    draw(terminal, &mut screen).map_err(io_err)?;
+    loop {
+        let Ok(first) = rx.recv() else {
+            return Ok(());
+        };
+        let mut changed = false;
+        for msg in std::iter::once(first).chain(rx.try_iter()) {
+            changed = true;
+            let next = match (msg, &mut screen) {
+                (Msg::Signal, _) => return Ok(()),
+                (Msg::Folder(entries), Screen::Folder(folder)) => {
+                    folder.set_entries(entries);
+                    None
+                }
+                (Msg::Folder(entries), Screen::Session(_, Some(folder))) => {
+                    folder.set_entries(entries);
+                    None
+                }
+                (Msg::Input(event), Screen::Folder(folder)) => match to_action(event) {
+                    Some(Action::Key(key)) => match folder.on_key(key) {
+                        FolderAction::Quit => return Ok(()),
+                        FolderAction::Open(path) => Some(path),
+                        FolderAction::None => None,
+                    },
+                    _ => None,
+                },
+                (Msg::Input(event), Screen::Session(session, _)) => {
+                    if let Some(action) = to_action(event) {
+                        let requests = session.app.update(action);
+                        session.send(requests);
+                    }
+                    None
+                }
+                (Msg::Worker(update), Screen::Session(session, _)) => {
+                    session.app.update(Action::Worker(update));
+                    None
+                }
+                _ => None,
+            };
+            if let Some(path) = next {
+                screen = open_from_folder(screen, &path, tx);
+            }
+            if let Screen::Session(session, folder) = &mut screen {
+                if session.app.quit {
+                    return Ok(());
+                }
+                if session.app.back {
+                    if let Some(folder) = folder.take() {
+                        screen = Screen::Folder(folder);
+                    } else {
+                        session.app.back = false;
+                    }
+                }
+            }
+        }
+        if changed {
+            draw(terminal, &mut screen).map_err(io_err)?;
+        }
+    }
+}
+
+fn open_from_folder(screen: Screen, path: &Path, tx: &Sender<Msg>) -> Screen {
+    let Screen::Folder(mut folder) = screen else {
+        return screen;
+    };
+    match Session::open(path, tx.clone()) {
+        Ok(mut session) => {
+            session.app.from_folder = true;
+            Screen::Session(Box::new(session), Some(folder))
+        }
+        Err(e) => {
+            folder.message = Some(e);
+            Screen::Folder(folder)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! One analysed state of a log: what every view draws from. Built off the render thread
+//! and shared read-only.
+
+use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
+use crate::ingest;
+use crate::model::{Decision, Session};
+use crate::store::decisions;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// A timeline row: an event, or a line that could not be read (shown, never hidden).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Row {
+    Event(usize),
+    Malformed(usize),
+}
+
+/// A finding worth an operator's attention, and the event it points at.
+#[derive(Debug, Clone)]
+pub struct Alert {
+    pub finding: Finding,
+    pub event: Option<usize>,
+}
+
+pub struct Snapshot {
+    pub session: Session,
+    pub analysis: SessionAnalysis,
+    pub rows: Vec<Row>,
+    /// The worst finding pointing at each event.
+    pub markers: HashMap<usize, Severity>,
+    pub alerts: Vec<Alert>,
+}
+
+impl Snapshot {
+    pub fn build(session: Session, sidecar: &[Decision]) -> Snapshot {
+        let analysis = analyze(&session, sidecar, false);
+        let mut rows: Vec<(u64, Row)> = session
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (e.line, Row::Event(i)))
+            .chain(
+                session
+                    .malformed
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| (m.line, Row::Malformed(i))),
+            )
+            .collect();
+        rows.sort_by_key(|(line, _)| *line);
+        let mut markers: HashMap<usize, Severity> = HashMap::new();
+        let mut alerts = Vec::new();
+        for compaction in &analysis.compactions {
+            for finding in &compaction.findings {
+                let event = match &finding.kind {
+                    FindingKind::NonIdempotent {
+                        actual: crate::analysis::finding::ActualStep::Action { seq, .. },
+                        ..
+                    } => {
+                        let at = session.first_at_or_after(*seq);
+                        (at < session.events.len()).then_some(at)
+                    }
+                    _ => Some(compaction.info.at),
+                };
+                if let Some(event) = event {
+                    let worst = markers.entry(event).or_insert(finding.severity);
+                    *worst = (*worst).max(finding.severity);
+                }
+                if !matches!(finding.kind, FindingKind::Undecided) {
+                    alerts.push(Alert {
+                        finding: finding.clone(),
+                        event,
+                    });
+                }
+            }
+        }
+        Snapshot {
+            session,
+            analysis,
+            rows: rows.into_iter().map(|(_, row)| row).collect(),
+            markers,
+            alerts,
+        }
+    }
+
+    /// Reads and analyses a whole log at once (tests, and the first screen).
+    pub fn load(path: &Path) -> Result<Snapshot, String> {
+        let session = ingest::load(path).map_err(|e| e.to_string())?;
+        let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(Snapshot::build(session, &sidecar.decisions))
+    }
+
+    pub fn errors(&self) -> usize {
+        self.analysis.findings.iter().filter(|f| f.is_error()).count()
+    }
+
+    /// Compactions still proposed with no decision.
+    pub fn pending(&self) -> usize {
+        self.analysis
+            .compactions
+            .iter()
+            .filter(|c| c.info.phase == crate::model::Phase::Proposed && c.decision.is_none())
+            .count()
+    }
+
+    /// The row that shows event `index`.
+    pub fn row_of_event(&self, index: usize) -> Option<usize> {
+        self.rows.iter().position(|r| *r == Row::Event(index))
+    }
+}

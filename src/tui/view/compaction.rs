@@ -1,0 +1,185 @@
+//! The compaction view: ratios, what was dropped, the decision, then the region and the
+//! summary side by side with every region token marked.
+
+use super::style::Theme;
+use super::text::{marked_lines, plain_lines, wrapped_rows};
+use super::pane_block;
+use crate::analysis::marks::{marks, TokenState};
+use crate::model::RangeSpec;
+use crate::sanitize;
+use crate::tui::app::{App, Pane, REGION_EVENTS_SHOWN};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::Frame;
+
+pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Pane::Compaction;
+    let Some(c) = app.selected_compaction() else {
+        let block = pane_block(" Compaction ".into(), focused, theme);
+        let text = Paragraph::new("No compaction yet. ] selects the next one when it arrives.")
+            .style(theme.dim())
+            .block(block);
+        frame.render_widget(text, area);
+        return;
+    };
+    let snapshot = &app.snapshot;
+    let session = &snapshot.session;
+    let verdict = c.flags.verdict(false);
+    let range = match c.info.range {
+        RangeSpec::Seqs { from, to } => format!("range {from}–{to}"),
+        _ => "no usable range".into(),
+    };
+    let title = Line::from(vec![
+        Span::raw(format!(
+            " Compaction {} · {} · {range} · gate: ",
+            sanitize::line(&c.info.id),
+            c.info.phase.as_str()
+        )),
+        Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)),
+        Span::raw(" "),
+    ]);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.focused_border(focused))
+        .title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+
+    let mut head: Vec<Line> = Vec::new();
+    let ratio = |r: Option<f64>| r.map_or("n/a".to_owned(), |v| format!("{v:.2}"));
+    let mut ratios = vec![Span::raw(format!(
+        "opaque kept {}/{} ({})  prose {}",
+        c.kept(),
+        c.tokens.len(),
+        ratio(c.opaque_ratio),
+        ratio(c.prose_ratio)
+    ))];
+    if c.flags.density_collapse {
+        ratios.push(Span::styled("  ▼ density collapse", theme.yellow()));
+    }
+    head.push(Line::from(ratios));
+    for d in &c.dropped {
+        let (glyph, what, style) = match d.regenerable {
+            Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
+            Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
+            None => ("✖", "dropped, not declared", theme.yellow()),
+        };
+        let needed = if d.required_by.is_empty() {
+            String::new()
+        } else {
+            format!(" needed by {}", sanitize::line(&d.required_by.join(", ")))
+        };
+        head.push(Line::from(vec![
+            Span::styled(format!("{glyph} {what}: "), style),
+            Span::styled(sanitize::line(&d.token).into_owned(), style.add_modifier(ratatui::style::Modifier::BOLD)),
+            Span::raw(format!(" ({}){needed}", d.class.as_str())),
+        ]));
+    }
+    let reasons = c.flags.reasons(false);
+    if !reasons.is_empty() {
+        head.push(Line::styled(format!("because: {}", reasons.join("; ")), theme.dim()));
+    }
+    head.push(match &c.decision {
+        Some(d) => {
+            let override_note = if d.verdict != verdict { " · override" } else { "" };
+            Line::from(vec![
+                Span::raw("decision: "),
+                Span::styled(d.verdict.as_str().to_uppercase(), theme.verdict(d.verdict)),
+                Span::raw(format!(
+                    " by {}{}{override_note}",
+                    sanitize::line(d.by.as_deref().unwrap_or("someone")),
+                    d.ts.as_deref().map(|t| format!(" at {}", sanitize::line(t))).unwrap_or_default()
+                )),
+            ])
+        }
+        None if app.pending_selected().is_some() => Line::styled(
+            "waiting for a decision: a approve · s spill · r refetch · x refuse",
+            theme.yellow(),
+        ),
+        None => Line::styled("no decision", theme.dim()),
+    });
+    let head_height = wrapped_rows(&head, inner.width).min(inner.height / 2);
+    let [head_area, split_area, legend_area] = Layout::vertical([
+        Constraint::Length(head_height),
+        Constraint::Min(2),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+
+    // Region on the left, summary on the right: the tokens of the region marked by what
+    // the summary did to them.
+    let mut region: Vec<Line> = Vec::new();
+    // The view opens at the event holding the first token that cannot be re-fetched.
+    let mut start_line: Option<usize> = None;
+    for index in c.region.clone().take(REGION_EVENTS_SHOWN) {
+        let event = &session.events[index];
+        region.push(Line::styled(
+            format!("── {} {}", event.seq, sanitize::line(event.kind.type_name())),
+            theme.dim(),
+        ));
+        match app.texts.get(&index) {
+            Some(text) => {
+                let found = marks(&text.text, session, c);
+                if start_line.is_none() && found.iter().any(|m| m.state == TokenState::DroppedNoRefetch) {
+                    start_line = Some(region.len() - 1);
+                }
+                region.extend(marked_lines(&text.text, &found, ratatui::style::Style::new(), theme));
+            }
+            None => region.push(Line::styled("…", theme.dim())),
+        }
+    }
+    let shown = c.region.len().min(REGION_EVENTS_SHOWN);
+    if c.region.len() > shown {
+        region.push(Line::styled(
+            format!("… {} more events in the region", c.region.len() - shown),
+            theme.dim(),
+        ));
+    }
+    let summary: Vec<Line> = match (app.texts.get(&c.info.def), c.opaque_ratio) {
+        (_, None) => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
+        (Some(text), _) => {
+            let found = marks(&text.text, session, c);
+            marked_lines(&text.text, &found, ratatui::style::Style::new(), theme)
+        }
+        (None, _) => plain_lines("…", theme.dim()),
+    };
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(split_area);
+    let text_width = left.width.saturating_sub(1).max(1);
+    let start_row = wrapped_rows(&region[..start_line.unwrap_or(0)], text_width);
+    let region_scroll = (i32::from(start_row) + app.compaction_scroll).clamp(0, i32::from(u16::MAX)) as u16;
+    let summary_scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
+    let region_block = Block::default()
+        .borders(Borders::TOP | Borders::RIGHT)
+        .border_style(theme.dim())
+        .title(format!(" region · {} events ", c.region.len()));
+    let summary_block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.dim())
+        .title(" summary ");
+    frame.render_widget(
+        Paragraph::new(region)
+            .block(region_block)
+            .wrap(Wrap { trim: false })
+            .scroll((region_scroll, 0)),
+        left,
+    );
+    frame.render_widget(
+        Paragraph::new(summary)
+            .block(summary_block)
+            .wrap(Wrap { trim: false })
+            .scroll((summary_scroll, 0)),
+        right,
+    );
+    let legend = Line::from(vec![
+        Span::styled("✖ red", theme.red()),
+        Span::raw(" dropped, can't re-fetch  "),
+        Span::styled("↻ yellow", theme.yellow()),
+        Span::raw(" dropped, regenerable  "),
+        Span::styled("✔ green", theme.green()),
+        Span::raw(" kept"),
+    ]);
+    frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
+}

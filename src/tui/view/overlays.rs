@@ -1,0 +1,122 @@
+//! Help, event detail, confirmation and search, drawn over the panes.
+
+use super::style::Theme;
+use super::text::plain_lines;
+use crate::sanitize;
+use crate::tui::app::{App, Overlay};
+use crate::tui::keys::{Scope, BINDINGS};
+use ratatui::layout::{Constraint, Flex, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::Frame;
+
+fn centered(area: Rect, width: u16, height: u16) -> Rect {
+    let [row] = Layout::vertical([Constraint::Length(height.min(area.height))])
+        .flex(Flex::Center)
+        .areas(area);
+    let [cell] = Layout::horizontal([Constraint::Length(width.min(area.width))])
+        .flex(Flex::Center)
+        .areas(row);
+    cell
+}
+
+pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
+    let area = frame.area();
+    match &app.overlay {
+        None => {}
+        Some(Overlay::Help) => {
+            let mut lines = vec![Line::styled("Keys (Esc or ? closes)", theme.bold()), Line::raw("")];
+            for binding in BINDINGS {
+                let scope = match binding.scope {
+                    Scope::Pending => " (proposed compaction)",
+                    Scope::Folder => " (folder)",
+                    _ => "",
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("  {:<7}", binding.keys), theme.bold()),
+                    Span::raw(format!("{}{scope}", binding.help)),
+                ]));
+            }
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("  mouse wheel scrolls the focused pane", theme.dim()));
+            let rect = centered(area, 64, lines.len() as u16 + 2);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Help ")),
+                rect,
+            );
+        }
+        Some(Overlay::Detail { event, scroll }) => {
+            let rect = centered(area, area.width.saturating_sub(6), area.height.saturating_sub(4));
+            let e = &app.snapshot.session.events[*event];
+            let title = format!(
+                " seq {} · {} · line {} · byte {} (Esc closes) ",
+                e.seq,
+                sanitize::line(e.kind.type_name()),
+                e.line,
+                e.offset
+            );
+            let lines = match app.texts.get(event) {
+                Some(text) => {
+                    let mut lines = plain_lines(&text.text, ratatui::style::Style::new());
+                    lines.push(Line::raw(""));
+                    lines.push(Line::styled("── the whole line ──", theme.dim()));
+                    lines.extend(plain_lines(&text.raw, theme.dim()));
+                    lines
+                }
+                None => vec![Line::styled("reading…", theme.dim())],
+            };
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines)
+                    .wrap(Wrap { trim: false })
+                    .scroll((*scroll, 0))
+                    .block(Block::default().borders(Borders::ALL).title(title)),
+                rect,
+            );
+        }
+        Some(Overlay::Confirm {
+            compaction,
+            verdict,
+            gate,
+        }) => {
+            let lines = vec![
+                Line::from(vec![
+                    Span::raw("The gate says "),
+                    Span::styled(gate.as_str().to_uppercase(), theme.verdict(*gate)),
+                    Span::raw(format!(" for {}.", sanitize::line(compaction))),
+                ]),
+                Line::from(vec![
+                    Span::raw("Record "),
+                    Span::styled(verdict.as_str().to_uppercase(), theme.verdict(*verdict)),
+                    Span::raw(" as an override?"),
+                ]),
+                Line::raw(""),
+                Line::styled("y record it   n / Esc cancel", theme.bold()),
+            ];
+            let rect = centered(area, 50, 6);
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Override? ")),
+                rect,
+            );
+        }
+        Some(Overlay::Search { input }) => {
+            let rect = Rect {
+                y: area.bottom().saturating_sub(1),
+                height: 1,
+                ..area
+            };
+            frame.render_widget(Clear, rect);
+            frame.render_widget(
+                Paragraph::new(Line::from(vec![
+                    Span::styled("/", theme.bold()),
+                    Span::raw(sanitize::line(input).into_owned()),
+                    Span::styled("█", theme.dim()),
+                    Span::styled("   Enter search · Esc cancel", theme.dim()),
+                ])),
+                rect,
+            );
+        }
+    }
+}

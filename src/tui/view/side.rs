@@ -1,0 +1,123 @@
+//! The obligations panel and the alerts panel.
+
+use super::pane_block;
+use super::text::wrapped_rows;
+use super::style::{severity_glyph, Theme};
+use crate::analysis::marks::{binding_state, BindingState};
+use crate::analysis::state::{target_text, StateAt};
+use crate::sanitize;
+use crate::tui::app::{App, Pane};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+
+fn state_span(state: BindingState, theme: Theme) -> Span<'static> {
+    match state {
+        BindingState::Kept => Span::styled("✔ kept", theme.green()),
+        BindingState::NotInRegion => Span::styled("✔ not in the region", theme.green()),
+        BindingState::Dropped => Span::styled("✖ dropped (no refetch)", theme.red()),
+        BindingState::Regenerable => Span::styled("↻ dropped, regenerable", theme.yellow()),
+        BindingState::Unknown => Span::styled("? unknown (not declared)", theme.yellow()),
+    }
+}
+
+pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Pane::Obligations;
+    let compaction = app.selected_compaction();
+    let session = &app.snapshot.session;
+    let now;
+    let (title, state): (String, &StateAt) = match compaction {
+        Some(c) => (format!(" Obligations at {} ", sanitize::line(&c.info.id)), &c.state),
+        None => {
+            now = StateAt::of(&session.events);
+            (" Obligations (now) ".into(), &now)
+        }
+    };
+    let mut lines: Vec<Line> = Vec::new();
+    for obligation in state.open_obligations() {
+        lines.push(Line::from(vec![
+            Span::styled(sanitize::line(&obligation.id).into_owned(), theme.bold()),
+            Span::raw("  "),
+            Span::raw(sanitize::line(obligation.name.as_deref().unwrap_or("")).into_owned()),
+        ]));
+        for token in &obligation.requires {
+            let mut spans = vec![Span::raw(format!("  {}  ", sanitize::line(token)))];
+            if let Some(c) = compaction {
+                spans.push(state_span(binding_state(token, session, c), theme));
+            }
+            lines.push(Line::from(spans));
+        }
+    }
+    for step in &state.pending {
+        let target = target_text(&step.target);
+        let mut spans = vec![Span::raw(format!(
+            "{} {} → {} ",
+            sanitize::line(&step.id),
+            sanitize::line(&step.action),
+            sanitize::line(&target)
+        ))];
+        let dropped = compaction.and_then(|c| c.dropped.iter().find(|d| d.required_by.contains(&step.id)));
+        if let Some(d) = dropped {
+            let state = if d.regenerable == Some(true) {
+                BindingState::Regenerable
+            } else {
+                BindingState::Dropped
+            };
+            spans.push(state_span(state, theme));
+        }
+        lines.push(Line::from(spans));
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled("no open obligations or pending steps", theme.dim()));
+    }
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((app.obligations_scroll, 0))
+            .block(pane_block(title, focused, theme)),
+        area,
+    );
+}
+
+pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let focused = app.focus == Pane::Alerts;
+    let alerts = &app.snapshot.alerts;
+    let mut lines: Vec<Line> = Vec::new();
+    let mut selected_line = 0;
+    for (i, alert) in alerts.iter().enumerate() {
+        let f = &alert.finding;
+        let selected = app.alert_cursor == Some(i);
+        if selected {
+            selected_line = lines.len();
+        }
+        let mut line = Line::from(vec![
+            Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
+            Span::raw(" "),
+            Span::styled(
+                format!("{} {}: ", sanitize::line(f.compaction.as_deref().unwrap_or("")), f.kind.name()),
+                theme.bold(),
+            ),
+            Span::raw(sanitize::line(&f.message).into_owned()),
+        ]);
+        if selected {
+            line = line.style(theme.selected());
+        }
+        lines.push(line);
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled("no alerts", theme.dim()));
+    }
+    let title = format!(" Alerts ({}) ", alerts.len());
+    // Scroll so the selected alert starts at the top when the list does not fit.
+    let width = area.width.saturating_sub(2);
+    let fits = wrapped_rows(&lines, width) <= area.height.saturating_sub(2);
+    let scroll = if fits { 0 } else { wrapped_rows(&lines[..selected_line], width) };
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .block(pane_block(title, focused, theme)),
+        area,
+    );
+}

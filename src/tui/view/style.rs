@@ -1,0 +1,93 @@
+//! Colours, with a switch for `NO_COLOR`: every coloured thing also has a glyph or word.
+
+use crate::analysis::marks::TokenState;
+use crate::analysis::Severity;
+use crate::model::Verdict;
+use ratatui::style::{Color, Modifier, Style};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Theme {
+    pub color: bool,
+}
+
+impl Theme {
+    fn fg(&self, color: Color) -> Style {
+        if self.color {
+            Style::new().fg(color)
+        } else {
+            Style::new()
+        }
+    }
+
+    pub fn bold(&self) -> Style {
+        Style::new().add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(&self) -> Style {
+        if self.color {
+            Style::new().fg(Color::DarkGray)
+        } else {
+            Style::new()
+        }
+    }
+
+    pub fn selected(&self) -> Style {
+        Style::new().add_modifier(Modifier::REVERSED)
+    }
+
+    pub fn red(&self) -> Style {
+        self.fg(Color::Red)
+    }
+
+    pub fn yellow(&self) -> Style {
+        self.fg(Color::Yellow)
+    }
+
+    pub fn green(&self) -> Style {
+        self.fg(Color::Green)
+    }
+
+    pub fn accent(&self) -> Style {
+        self.fg(Color::Cyan)
+    }
+
+    pub fn token(&self, state: TokenState) -> Style {
+        match state {
+            TokenState::Kept => self.green(),
+            TokenState::DroppedNoRefetch => self.red().add_modifier(Modifier::BOLD),
+            TokenState::DroppedRegenerable | TokenState::Dropped => self.yellow(),
+            TokenState::Unknown => self.dim(),
+        }
+    }
+
+    pub fn severity(&self, severity: Severity) -> Style {
+        match severity {
+            Severity::Error => self.red(),
+            Severity::Warning => self.yellow(),
+        }
+    }
+
+    pub fn verdict(&self, verdict: Verdict) -> Style {
+        match verdict {
+            Verdict::Approve => self.green(),
+            Verdict::Spill => self.yellow(),
+            Verdict::Refetch | Verdict::Refuse => self.red(),
+        }
+        .add_modifier(Modifier::BOLD)
+    }
+
+    pub fn focused_border(&self, focused: bool) -> Style {
+        if focused {
+            self.accent().add_modifier(Modifier::BOLD)
+        } else {
+            self.dim()
+        }
+    }
+}
+
+pub fn severity_glyph(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "✖",
+        Severity::Warning => "⚠",
+    }
+}

@@ -1,0 +1,126 @@
+//! The timeline: one row per event (and per unreadable line), compactions standing out.
+
+use super::style::{severity_glyph, Theme};
+use super::pane_block;
+use crate::model::{EventKind, Phase};
+use crate::sanitize;
+use crate::tui::app::{App, Pane};
+use crate::tui::snapshot::Row;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use ratatui::Frame;
+
+fn clock(ts: Option<&str>) -> String {
+    // RFC 3339: the time of day sits after the 'T'.
+    ts.and_then(|t| t.split_once('T'))
+        .map(|(_, time)| time.chars().take(8).collect())
+        .unwrap_or_else(|| "--:--:--".into())
+}
+
+pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let snapshot = &app.snapshot;
+    let height = area.height.saturating_sub(2) as usize;
+    // Keep the cursor in view, scrolling as little as possible.
+    let mut offset = app.timeline_offset.get();
+    if app.cursor < offset {
+        offset = app.cursor;
+    } else if height > 0 && app.cursor >= offset + height {
+        offset = app.cursor + 1 - height;
+    }
+    offset = offset.min(snapshot.rows.len().saturating_sub(height.max(1)));
+    app.timeline_offset.set(offset);
+    app.timeline_height.set(height);
+
+    let seq_width = snapshot
+        .session
+        .events
+        .last()
+        .map_or(3, |e| e.seq.to_string().len().max(3));
+    let lines: Vec<Line> = snapshot
+        .rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(row, &kind)| {
+            let selected = row == app.cursor;
+            let mut line = row_line(app, theme, kind, seq_width);
+            line.spans.insert(0, Span::raw(if selected { "▶" } else { " " }));
+            if selected {
+                line = line.style(theme.selected());
+            }
+            line
+        })
+        .collect();
+    let title = format!(" Timeline ({} rows) ", snapshot.rows.len());
+    frame.render_widget(
+        Paragraph::new(lines).block(pane_block(title, app.focus == Pane::Timeline, theme)),
+        area,
+    );
+}
+
+fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static> {
+    let snapshot = &app.snapshot;
+    let event_index = match row {
+        Row::Event(i) => i,
+        Row::Malformed(i) => {
+            let m = &snapshot.session.malformed[i];
+            return Line::from(vec![
+                Span::styled("✖", theme.red()),
+                Span::styled(
+                    format!(
+                        "{:>seq_width$} line {} malformed: {}",
+                        "",
+                        m.line,
+                        sanitize::line(&m.reason)
+                    ),
+                    theme.red(),
+                ),
+            ]);
+        }
+    };
+    let event = &snapshot.session.events[event_index];
+    let marker = match snapshot.markers.get(&event_index) {
+        Some(&severity) => Span::styled(severity_glyph(severity), theme.severity(severity)),
+        None => Span::raw(" "),
+    };
+    let head = format!(
+        "{:>seq_width$} {} ",
+        event.seq,
+        clock(event.ts.as_deref())
+    );
+    let mut spans = vec![marker, Span::raw(head)];
+    match &event.kind {
+        EventKind::Compaction { id, phase, .. } => {
+            let analysis = snapshot.analysis.compaction(id);
+            let verdict = analysis.map(|c| c.flags.verdict(false));
+            spans.push(Span::styled("COMPACTION ", theme.bold()));
+            spans.push(Span::raw(format!(
+                "{} {} ",
+                sanitize::line(id),
+                phase.unwrap_or(Phase::Proposed).as_str()
+            )));
+            if let Some(verdict) = verdict {
+                spans.push(Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)));
+            }
+            if let Some(decision) = analysis.and_then(|c| c.decision.as_ref()) {
+                spans.push(Span::raw(format!(
+                    " → {} ({})",
+                    decision.verdict.as_str(),
+                    sanitize::line(decision.by.as_deref().unwrap_or("?"))
+                )));
+            }
+        }
+        kind => {
+            let name = sanitize::line(kind.type_name()).into_owned();
+            spans.push(Span::styled(format!("{name:<11} "), theme.accent()));
+            let gist = app
+                .texts
+                .get(&event_index)
+                .map_or_else(|| "…".to_owned(), |t| t.gist.clone());
+            spans.push(Span::raw(gist));
+        }
+    }
+    Line::from(spans)
+}

@@ -1,0 +1,241 @@
+//! The I/O thread of a session view: follows the log and its sidecar (notify, with
+//! polling as the fallback), reads the lines the views show, searches, and records
+//! decisions. The render thread never touches the file.
+
+use super::snapshot::Snapshot;
+use super::Msg;
+use crate::ingest::declared::attach_declared_tokens;
+use crate::ingest::display::{event_text, EventText};
+use crate::ingest::follow::{Change, Follower};
+use crate::ingest::source::LineSource;
+use crate::model::Verdict;
+use crate::store::decisions;
+use crate::store::paths::decisions_path;
+use crate::store::record::{record_decision, Outcome};
+use notify::{RecursiveMode, Watcher};
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// What the app asks of the worker.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Texts of these events: (index, offset, span).
+    Texts(Vec<(usize, u64, u64)>),
+    /// The next event after (or before) `from` whose line holds `query`, any case.
+    Search {
+        query: String,
+        from: usize,
+        forward: bool,
+    },
+    Decide {
+        compaction: String,
+        verdict: Verdict,
+        by: String,
+    },
+}
+
+/// What the worker tells the app.
+pub enum Update {
+    Snapshot(Arc<Snapshot>, Change),
+    Texts(Vec<(usize, EventText)>),
+    Found { query: String, event: Option<usize> },
+    Decided(Result<Outcome, String>),
+    Error(String),
+}
+
+enum Wake {
+    Request(Request),
+    Changed,
+}
+
+/// The app's handle on a running worker; dropping it stops the worker.
+pub struct WorkerHandle {
+    tx: Sender<Wake>,
+}
+
+impl WorkerHandle {
+    pub fn send(&self, request: Request) {
+        let _ = self.tx.send(Wake::Request(request));
+    }
+}
+
+/// How often the log is looked at when no file event arrives.
+const POLL: Duration = Duration::from_millis(250);
+
+pub fn spawn(path: PathBuf, follower: Follower, first: Arc<Snapshot>, to_app: Sender<Msg>) -> WorkerHandle {
+    let (tx, rx) = channel();
+    let wake = tx.clone();
+    std::thread::spawn(move || {
+        // Watch the folder, not the file: rotation and deletion replace the file.
+        let watcher = notify::recommended_watcher(move |_event: notify::Result<notify::Event>| {
+            let _ = wake.send(Wake::Changed);
+        });
+        let _watcher = watcher.ok().and_then(|mut w| {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            w.watch(folder, RecursiveMode::NonRecursive).ok().map(|()| w)
+        });
+        run(path, follower, first, rx, to_app);
+    });
+    WorkerHandle { tx }
+}
+
+fn sidecar_signature(path: &Path) -> Option<(u64, SystemTime)> {
+    let meta = std::fs::metadata(decisions_path(path)).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+fn run(path: PathBuf, mut follower: Follower, first: Arc<Snapshot>, rx: Receiver<Wake>, to_app: Sender<Msg>) {
+    let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
+    let mut current = first;
+    let mut sidecar = sidecar_signature(&path);
+    let mut gone = false;
+    loop {
+        let wake = match rx.recv_timeout(POLL) {
+            Ok(wake) => Some(wake),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        if let Some(Wake::Request(request)) = wake {
+            let update = serve(&path, &current, request);
+            if !send(update) {
+                return;
+            }
+        }
+        // Coalesce a burst of file events into one look.
+        while let Ok(next) = rx.try_recv() {
+            if let Wake::Request(request) = next {
+                if !send(serve(&path, &current, request)) {
+                    return;
+                }
+            }
+        }
+        let change = match follower.poll() {
+            Ok(change) => change,
+            Err(e) => {
+                if !send(Update::Error(format!("{}: {e}", path.display()))) {
+                    return;
+                }
+                continue;
+            }
+        };
+        let signature = sidecar_signature(&path);
+        let decided = signature != sidecar;
+        sidecar = signature;
+        if change == Change::Gone {
+            if !gone && !send(Update::Snapshot(current.clone(), Change::Gone)) {
+                return;
+            }
+            gone = true;
+            continue;
+        }
+        gone = false;
+        if change == Change::None && !decided {
+            continue;
+        }
+        match build(&path, &follower) {
+            Ok(snapshot) => {
+                current = Arc::new(snapshot);
+                if !send(Update::Snapshot(current.clone(), change)) {
+                    return;
+                }
+            }
+            Err(e) => {
+                if !send(Update::Error(e)) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Analyses what the follower has read, with the declared-token pass and the sidecar.
+pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
+    let mut session = follower.session().clone();
+    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    attach_declared_tokens(&mut session, &file).map_err(|e| format!("{}: {e}", path.display()))?;
+    let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Snapshot::build(session, &sidecar.decisions))
+}
+
+/// Reads the texts of events for display.
+pub fn read_texts(source: &(impl LineSource + ?Sized), wanted: &[(usize, u64, u64)]) -> Vec<(usize, EventText)> {
+    wanted
+        .iter()
+        .map(|&(index, offset, span)| {
+            let text = match source.line(offset, span) {
+                Ok(bytes) => event_text(&bytes),
+                Err(e) => EventText {
+                    gist: format!("(cannot read this line: {e})"),
+                    ..EventText::default()
+                },
+            };
+            (index, text)
+        })
+        .collect()
+}
+
+fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
+    match request {
+        Request::Texts(wanted) => match File::open(path) {
+            Ok(file) => Update::Texts(read_texts(&file, &wanted)),
+            Err(e) => Update::Error(format!("{}: {e}", path.display())),
+        },
+        Request::Search {
+            query,
+            from,
+            forward,
+        } => match File::open(path) {
+            Ok(file) => {
+                let event = search(&file, snapshot, &query, from, forward);
+                Update::Found { query, event }
+            }
+            Err(e) => Update::Error(format!("{}: {e}", path.display())),
+        },
+        Request::Decide {
+            compaction,
+            verdict,
+            by,
+        } => {
+            let result = match snapshot.analysis.compaction(&compaction) {
+                Some(analysis) => record_decision(
+                    path,
+                    &snapshot.session,
+                    analysis,
+                    verdict,
+                    &by,
+                    Some("decided in the ctxlens TUI".into()),
+                ),
+                None => Err(format!("no compaction {compaction}")),
+            };
+            Update::Decided(result)
+        }
+    }
+}
+
+/// Case-insensitive search of the events' lines, starting next to `from`, wrapping.
+pub fn search(source: &(impl LineSource + ?Sized), snapshot: &Snapshot, query: &str, from: usize, forward: bool) -> Option<usize> {
+    let needle = query.to_ascii_lowercase();
+    if needle.is_empty() {
+        return None;
+    }
+    let finder = memchr::memmem::Finder::new(needle.as_bytes());
+    let events = &snapshot.session.events;
+    let n = events.len();
+    (1..=n)
+        .map(|step| {
+            if forward {
+                (from + step) % n
+            } else {
+                (from + n - step % n) % n
+            }
+        })
+        .find(|&i| {
+            let event = &events[i];
+            source
+                .line(event.offset, event.span)
+                .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
+        })
+}

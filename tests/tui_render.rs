@@ -1,0 +1,212 @@
+//! The TUI's views, rendered with ratatui's TestBackend and kept as insta snapshots. Each
+//! snapshot holds the screen as text and, below it, every coloured run with its colour,
+//! so the marking of tokens is part of what is checked.
+
+mod common;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ctxlens::tui::app::{Action, App};
+use ctxlens::tui::folder::{self, FolderApp};
+use ctxlens::tui::snapshot::Snapshot;
+use ctxlens::tui::view;
+use ctxlens::tui::worker::{read_texts, Update};
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::style::{Color, Modifier};
+use ratatui::Terminal;
+use std::fs::File;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The screen as text, then each run of coloured or reversed cells: `row:col colour text`.
+fn styled_text(buffer: &Buffer) -> String {
+    let area = buffer.area;
+    let mut screen = String::new();
+    let mut runs = String::new();
+    for y in 0..area.height {
+        let mut run: Option<(u16, String, String)> = None;
+        for x in 0..area.width {
+            let cell = &buffer[(x, y)];
+            screen.push_str(cell.symbol());
+            let tag = match cell.fg {
+                Color::Red => "red",
+                Color::Yellow => "yellow",
+                Color::Green => "green",
+                _ if cell.modifier.contains(Modifier::REVERSED) => "selected",
+                _ => "",
+            };
+            match &mut run {
+                Some((_, t, text)) if t == tag => text.push_str(cell.symbol()),
+                _ => {
+                    if let Some((x0, t, text)) = run.take() {
+                        if !t.is_empty() && !text.trim().is_empty() {
+                            runs.push_str(&format!("{y:>2}:{x0:<3} {t:<8} {}\n", text.trim_end()));
+                        }
+                    }
+                    run = Some((x, tag.to_owned(), cell.symbol().to_owned()));
+                }
+            }
+        }
+        if let Some((x0, t, text)) = run.take() {
+            if !t.is_empty() && !text.trim().is_empty() {
+                runs.push_str(&format!("{y:>2}:{x0:<3} {t:<8} {}\n", text.trim_end()));
+            }
+        }
+        screen.push('\n');
+    }
+    format!("{screen}\n--- coloured runs ---\n{runs}")
+}
+
+fn open(path: &Path, width: u16, height: u16) -> (App, Terminal<TestBackend>) {
+    let snapshot = Snapshot::load(path).expect("sample loads");
+    let mut app = App::new("sample.jsonl".into(), Arc::new(snapshot), "tester".into());
+    app.size = (width, height);
+    let terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    (app, terminal)
+}
+
+/// Draws until every text the views want has been read: what the worker would do.
+fn settle(app: &mut App, terminal: &mut Terminal<TestBackend>, path: &Path) -> String {
+    let file = File::open(path).unwrap();
+    for _ in 0..4 {
+        terminal.draw(|f| view::draw(app, f)).unwrap();
+        let wanted = app.wanted_texts();
+        if wanted.is_empty() {
+            break;
+        }
+        app.update(Action::Worker(Update::Texts(read_texts(&file, &wanted))));
+    }
+    terminal.draw(|f| view::draw(app, f)).unwrap();
+    styled_text(terminal.backend().buffer())
+}
+
+fn key(app: &mut App, c: char) {
+    let code = match c {
+        '\n' => KeyCode::Enter,
+        '\t' => KeyCode::Tab,
+        '\u{1b}' => KeyCode::Esc,
+        c => KeyCode::Char(c),
+    };
+    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+#[test]
+fn pending_compaction_wide() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+}
+
+#[test]
+fn pending_compaction_at_80x24_stacks_the_panes() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 80, 24);
+    insta::assert_snapshot!("narrow_compaction", settle(&mut app, &mut term, &path));
+    key(&mut app, '\t');
+    key(&mut app, '\t');
+    insta::assert_snapshot!("narrow_obligations", settle(&mut app, &mut term, &path));
+}
+
+#[test]
+fn seed_scenario_alerts_walk_to_the_divergence() {
+    let path = sample("seed-migration-rollback.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    key(&mut app, 'e');
+    key(&mut app, 'e');
+    key(&mut app, 'e');
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+}
+
+#[test]
+fn help_overlay_lists_every_key() {
+    let path = sample("benign-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 40);
+    key(&mut app, '?');
+    let screen = settle(&mut app, &mut term, &path);
+    for binding in ctxlens::tui::keys::BINDINGS {
+        assert!(screen.contains(binding.help), "{} missing from help", binding.help);
+    }
+    insta::assert_snapshot!(screen);
+    key(&mut app, '\u{1b}');
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn detail_overlay_shows_the_whole_event() {
+    let path = sample("benign-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 100, 30);
+    key(&mut app, 'g');
+    for _ in 0..3 {
+        key(&mut app, 'j');
+    }
+    key(&mut app, '\n');
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+}
+
+#[test]
+fn override_asks_for_confirmation() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    key(&mut app, 'a');
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+    key(&mut app, 'n');
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn malformed_lines_and_escapes_are_visible_not_raw() {
+    let path = sample("malformed-lines.jsonl");
+    let (mut app, mut term) = open(&path, 120, 24);
+    let screen = settle(&mut app, &mut term, &path);
+    assert!(!screen.contains('\u{1b}'));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn no_color_keeps_the_glyphs() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    app.color = false;
+    let screen = settle(&mut app, &mut term, &path);
+    let (screen, runs) = screen.split_once("--- coloured runs ---").unwrap();
+    assert!(!runs.contains("red") && !runs.contains("green"), "{runs}");
+    assert!(screen.contains("4f9a2c81d0e7✖") && screen.contains("✖ dropped (no refetch)"));
+}
+
+#[test]
+fn folder_view_lists_sessions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut names: Vec<_> = folder::find_logs(&root);
+    names.sort();
+    let entries = names
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let snapshot = Snapshot::load(path).unwrap();
+            folder::Entry {
+                path: path.clone(),
+                name: path.file_name().unwrap().to_string_lossy().into_owned(),
+                // Fixed ages, so the snapshot does not depend on the clock.
+                modified: std::time::SystemTime::now() - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5),
+                format: snapshot.session.format.as_str(),
+                compactions: snapshot.analysis.compactions.len(),
+                pending: snapshot.pending(),
+                errors: snapshot.errors(),
+                warnings: snapshot.analysis.findings.len() - snapshot.errors(),
+                live: false,
+                unreadable: None,
+            }
+        })
+        .collect();
+    let app = FolderApp {
+        root: "sample-sessions".into(),
+        entries,
+        cursor: 1,
+        scanned: true,
+        color: true,
+        message: None,
+    };
+    let mut term = Terminal::new(TestBackend::new(120, 14)).unwrap();
+    term.draw(|f| folder::draw(&app, f)).unwrap();
+    insta::assert_snapshot!(styled_text(term.backend().buffer()));
+}
