@@ -20,7 +20,9 @@ fn main() -> ExitCode {
         Some(Command::Spill(SpillCommand::Get { log, handle })) => {
             cli::spill::get(log, handle, &mut out, terminal)
         }
-        Some(Command::Demo) => ctxlens::tui::demo::run().map(|()| 0).map_err(CliError::unusable),
+        Some(Command::Demo) => ctxlens::tui::demo::run()
+            .map(|()| 0)
+            .map_err(CliError::unusable),
         None => match &args.path {
             Some(path) => ctxlens::tui::run::run(path)
                 .map(|()| 0)

@@ -21,9 +21,23 @@ fn model_and_analysis_do_no_io() {
     sources(&root.join("analysis"), &mut files);
     assert!(files.len() >= 5);
     let forbidden = [
-        "std::fs", "std::io", "std::net", "std::process", "File::", "crossterm", "ratatui", "notify",
-        "println!", "eprintln!", "print!(", "stdout", "stderr", "crate::ingest", "crate::store",
-        "crate::cli", "crate::tui",
+        "std::fs",
+        "std::io",
+        "std::net",
+        "std::process",
+        "File::",
+        "crossterm",
+        "ratatui",
+        "notify",
+        "println!",
+        "eprintln!",
+        "print!(",
+        "stdout",
+        "stderr",
+        "crate::ingest",
+        "crate::store",
+        "crate::cli",
+        "crate::tui",
     ];
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();

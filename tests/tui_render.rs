@@ -124,7 +124,11 @@ fn help_overlay_lists_every_key() {
     key(&mut app, '?');
     let screen = settle(&mut app, &mut term, &path);
     for binding in ctxlens::tui::keys::BINDINGS {
-        assert!(screen.contains(binding.help), "{} missing from help", binding.help);
+        assert!(
+            screen.contains(binding.help),
+            "{} missing from help",
+            binding.help
+        );
     }
     insta::assert_snapshot!(screen);
     key(&mut app, '\u{1b}');
@@ -187,7 +191,8 @@ fn folder_view_lists_sessions() {
                 path: path.clone(),
                 name: path.file_name().unwrap().to_string_lossy().into_owned(),
                 // Fixed ages, so the snapshot does not depend on the clock.
-                modified: std::time::SystemTime::now() - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5),
+                modified: std::time::SystemTime::now()
+                    - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5),
                 format: snapshot.session.format.as_str(),
                 compactions: snapshot.analysis.compactions.len(),
                 pending: snapshot.pending(),

@@ -6,9 +6,7 @@ use super::gate::GateFlags;
 use super::paths::path_key;
 use super::state::{target_text, StateAt};
 use super::tokens::{contains_whole_word, word_count};
-use crate::model::{
-    CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
-};
+use crate::model::{CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -120,7 +120,11 @@ pub enum BindingState {
     Unknown,
 }
 
-pub fn binding_state(token: &str, session: &Session, analysis: &CompactionAnalysis) -> BindingState {
+pub fn binding_state(
+    token: &str,
+    session: &Session,
+    analysis: &CompactionAnalysis,
+) -> BindingState {
     let declared = analysis.state.bindings.iter().find(|b| {
         let info = session.tokens.get(b.token);
         key(session, &info.text, info.class) == key(session, token, info.class)
@@ -174,7 +178,10 @@ mod tests {
             ]
         );
         assert_eq!(binding_state("tok_77", &session, k1), BindingState::Dropped);
-        assert_eq!(binding_state("/p/a/b.log", &session, k1), BindingState::Regenerable);
+        assert_eq!(
+            binding_state("/p/a/b.log", &session, k1),
+            BindingState::Regenerable
+        );
         assert_eq!(binding_state("nope", &session, k1), BindingState::Unknown);
     }
 }

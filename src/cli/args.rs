@@ -22,7 +22,9 @@ pub struct Cli {
 pub enum Command {
     /// Watch a simulated agent session live: it proposes a compaction that drops its
     /// rollback revision and waits for your decision through the real decision channel.
-    #[command(after_help = "Example:\n  ctxlens demo        (then ] to the compaction, s to spill, q to quit)")]
+    #[command(
+        after_help = "Example:\n  ctxlens demo        (then ] to the compaction, s to spill, q to quit)"
+    )]
     Demo,
     /// Report every compaction of one or more logs: its signals, what it dropped, the
     /// gate's verdict.

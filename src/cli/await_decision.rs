@@ -1,12 +1,12 @@
 //! `ctxlens await LOG ID [--timeout SECS] [--auto]`: the runtime's side of the channel.
 
 use super::decide;
-use crate::store::record::Outcome;
 use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::AwaitArgs;
 use crate::ingest::follow::Follower;
 use crate::model::{Decision, EventKind};
 use crate::store::decisions as channel;
+use crate::store::record::Outcome;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -17,7 +17,8 @@ pub fn record(
     reason: Option<String>,
 ) -> Result<Outcome, CliError> {
     let compaction = require_compaction(loaded, log, id)?;
-    record_decision(log, &loaded.session, compaction, verdict, by, reason).map_err(CliError::unusable)
+    record_decision(log, &loaded.session, compaction, verdict, by, reason)
+        .map_err(CliError::unusable)
 }
 
 pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
@@ -25,7 +26,14 @@ pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
         .ok_or_else(|| CliError::unusable(format!("unknown verdict {}", args.verdict)))?;
     let loaded = load(&args.log, false)?;
     let by = args.by.clone().unwrap_or_else(default_operator);
-    match record(&args.log, &loaded, &args.id, verdict, &by, args.reason.clone())? {
+    match record(
+        &args.log,
+        &loaded,
+        &args.id,
+        verdict,
+        &by,
+        args.reason.clone(),
+    )? {
         Outcome::Recorded(decision) => {
             let _ = writeln!(out, "{}", json_line(&decision));
             Ok(EXIT_OK)

@@ -9,7 +9,10 @@ use crate::analysis::tokens::WholeWord;
 use crate::model::{EventKind, RangeSpec, Session, TokenId};
 use std::io;
 
-pub fn attach_declared_tokens(session: &mut Session, source: &(impl LineSource + ?Sized)) -> io::Result<()> {
+pub fn attach_declared_tokens(
+    session: &mut Session,
+    source: &(impl LineSource + ?Sized),
+) -> io::Result<()> {
     let mut declared: Vec<TokenId> = Vec::new();
     for event in &session.events {
         if let EventKind::Binding { token, .. } = event.kind {

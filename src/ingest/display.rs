@@ -60,7 +60,11 @@ pub fn event_text(bytes: &[u8]) -> EventText {
             } else {
                 "cannot be re-fetched"
             };
-            format!("{} ({regen}) {}", str_of(&value, "token"), str_of(&value, "note"))
+            format!(
+                "{} ({regen}) {}",
+                str_of(&value, "token"),
+                str_of(&value, "note")
+            )
         }
         "obligation" => format!(
             "{} {} {} requires {}",

@@ -153,8 +153,12 @@ mod tests {
         let mut follower = Follower::open(&path).unwrap();
         assert_eq!(follower.session().events.len(), 1);
         assert!(follower.session().malformed.is_empty());
-        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
-        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n").unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        file.write_all(b"age\",\"seq\":2,\"text\":\"there\"}\n")
+            .unwrap();
         assert_eq!(follower.poll().unwrap(), Change::Grew);
         assert_eq!(follower.session().events.len(), 2);
         assert_eq!(follower.poll().unwrap(), Change::None);
@@ -164,16 +168,29 @@ mod tests {
     fn truncation_replacement_and_deletion() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("live.jsonl");
-        std::fs::write(&path, ONE.repeat(1).replace("hi", "a") + &ONE.replace("\"seq\":1", "\"seq\":2")).unwrap();
+        std::fs::write(
+            &path,
+            ONE.replace("hi", "a") + &ONE.replace("\"seq\":1", "\"seq\":2"),
+        )
+        .unwrap();
         let mut follower = Follower::open(&path).unwrap();
         assert_eq!(follower.session().events.len(), 2);
         // Shrank.
-        std::fs::OpenOptions::new().write(true).open(&path).unwrap().set_len(0).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
         std::fs::write(&path, ONE).unwrap();
         assert_eq!(follower.poll().unwrap(), Change::Truncated);
         assert_eq!(follower.session().events.len(), 1);
         // Same size or longer, different first bytes.
-        std::fs::write(&path, ONE.replace("hi", "yo") + ONE.replace("\"seq\":1", "\"seq\":2").as_str()).unwrap();
+        std::fs::write(
+            &path,
+            ONE.replace("hi", "yo") + ONE.replace("\"seq\":1", "\"seq\":2").as_str(),
+        )
+        .unwrap();
         assert_eq!(follower.poll().unwrap(), Change::Truncated);
         assert_eq!(follower.session().events.len(), 2);
         // Rotation: a new file at the same path.

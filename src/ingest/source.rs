@@ -39,7 +39,9 @@ impl LineSource for File {
 
 impl LineSource for [u8] {
     fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
-        let start = usize::try_from(offset).map_err(io::Error::other)?.min(self.len());
+        let start = usize::try_from(offset)
+            .map_err(io::Error::other)?
+            .min(self.len());
         let end = start.saturating_add(usize::try_from(span).map_err(io::Error::other)?);
         Ok(trim_newline(self[start..end.min(self.len())].to_vec()))
     }

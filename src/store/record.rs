@@ -40,7 +40,8 @@ pub fn record_decision(
                 log.display()
             ));
         };
-        let stored = ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
+        let stored =
+            ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
         match stored {
             Ok(handle) => Some(handle.to_string()),
             Err(e) => {

@@ -36,9 +36,18 @@ impl Pane {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
     Help,
-    Detail { event: usize, scroll: u16 },
-    Confirm { compaction: String, verdict: Verdict, gate: Verdict },
-    Search { input: String },
+    Detail {
+        event: usize,
+        scroll: u16,
+    },
+    Confirm {
+        compaction: String,
+        verdict: Verdict,
+        gate: Verdict,
+    },
+    Search {
+        input: String,
+    },
 }
 
 /// What happened to the file, as the status bar says it.
@@ -146,7 +155,9 @@ impl App {
     pub fn selected_compaction(&self) -> Option<&CompactionAnalysis> {
         let compactions = &self.snapshot.analysis.compactions;
         let rows = &self.snapshot.rows;
-        let event = rows[..=self.cursor.min(rows.len().saturating_sub(1))]
+        let event = rows
+            .get(..=self.cursor)
+            .unwrap_or(rows)
             .iter()
             .rev()
             .find_map(|r| match r {
@@ -340,10 +351,12 @@ impl App {
         match self.focus {
             Pane::Timeline => self.move_cursor(delta),
             Pane::Compaction => {
-                self.compaction_scroll = (self.compaction_scroll as isize + delta).clamp(-100_000, 100_000) as i32
+                self.compaction_scroll =
+                    (self.compaction_scroll as isize + delta).clamp(-100_000, 100_000) as i32
             }
             Pane::Obligations => {
-                self.obligations_scroll = (self.obligations_scroll as isize + delta).clamp(0, u16::MAX as isize) as u16
+                self.obligations_scroll =
+                    (self.obligations_scroll as isize + delta).clamp(0, u16::MAX as isize) as u16
             }
             Pane::Alerts => {
                 let n = self.snapshot.alerts.len();
@@ -413,7 +426,13 @@ impl App {
                 }
             },
             Command::NextCompaction | Command::PrevCompaction => {
-                let starts: Vec<usize> = self.snapshot.analysis.compactions.iter().map(|c| c.info.at).collect();
+                let starts: Vec<usize> = self
+                    .snapshot
+                    .analysis
+                    .compactions
+                    .iter()
+                    .map(|c| c.info.at)
+                    .collect();
                 if starts.is_empty() {
                     return Vec::new();
                 }
@@ -454,7 +473,11 @@ impl App {
                     self.select_event(event);
                 }
             }
-            Command::Search => self.overlay = Some(Overlay::Search { input: String::new() }),
+            Command::Search => {
+                self.overlay = Some(Overlay::Search {
+                    input: String::new(),
+                })
+            }
             Command::SearchNext => return self.search(true),
             Command::SearchPrev => return self.search(false),
             Command::ToggleFollow => {
@@ -553,8 +576,16 @@ impl App {
             self.unseen += if reread { 0 } else { grew };
             self.cursor = self.cursor.min(self.last_row());
         }
-        if self.alert_cursor.is_some_and(|i| i >= self.snapshot.alerts.len()) {
+        if self
+            .alert_cursor
+            .is_some_and(|i| i >= self.snapshot.alerts.len())
+        {
             self.alert_cursor = None;
+        }
+        // An open event may not exist in a log that was read again.
+        let events = self.snapshot.session.events.len();
+        if matches!(self.overlay, Some(Overlay::Detail { event, .. }) if event >= events) {
+            self.overlay = None;
         }
     }
 
@@ -564,7 +595,9 @@ impl App {
         let offset = self.timeline_offset.get();
         let height = self.timeline_height.get().max(1);
         // The rows on screen, and a screen on either side for smooth scrolling.
-        let from = offset.saturating_sub(height).min(self.cursor.saturating_sub(height));
+        let from = offset
+            .saturating_sub(height)
+            .min(self.cursor.saturating_sub(height));
         let to = (offset + 2 * height).max(self.cursor + height);
         for row in self.snapshot.rows.iter().take(to).skip(from) {
             if let Row::Event(i) = row {
@@ -581,7 +614,10 @@ impl App {
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
         for index in wanted {
-            if index < events.len() && !self.texts.contains_key(&index) && self.requested.insert(index) {
+            if index < events.len()
+                && !self.texts.contains_key(&index)
+                && self.requested.insert(index)
+            {
                 out.push((index, events[index].offset, events[index].span));
             }
         }

@@ -39,7 +39,13 @@ pub struct Outcome {
 
 /// Appends the scenario to `log`, one event every `delay`, waiting at the proposal for a
 /// decision on `k1`; stops early when `stop` is set.
-pub fn write_scenario(scenario: &Scenario, log: &Path, delay: Duration, stop: &AtomicBool, outcome: &Mutex<Outcome>) -> Result<(), String> {
+pub fn write_scenario(
+    scenario: &Scenario,
+    log: &Path,
+    delay: Duration,
+    stop: &AtomicBool,
+    outcome: &Mutex<Outcome>,
+) -> Result<(), String> {
     let mut seq = 0u64;
     let mut append = |event: &Value, handle: &str| -> Result<(), String> {
         seq += 1;
@@ -47,7 +53,9 @@ pub fn write_scenario(scenario: &Scenario, log: &Path, delay: Duration, stop: &A
         object.insert("seq".into(), Value::from(seq));
         object.insert(
             "ts".into(),
-            Value::from(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+            Value::from(
+                humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            ),
         );
         let escaped = |s: &str| {
             let json = Value::from(s).to_string();
@@ -95,7 +103,12 @@ pub fn write_scenario(scenario: &Scenario, log: &Path, delay: Duration, stop: &A
     let branch = scenario
         .branches
         .get(decision.verdict.as_str())
-        .ok_or_else(|| format!("the scenario has no branch for {}", decision.verdict.as_str()))?;
+        .ok_or_else(|| {
+            format!(
+                "the scenario has no branch for {}",
+                decision.verdict.as_str()
+            )
+        })?;
     for event in branch {
         if !pause(delay) {
             return Ok(());
@@ -160,7 +173,9 @@ pub fn run() -> Result<(), String> {
     };
     let shown = super::run::run(&log);
     stop.store(true, Ordering::Relaxed);
-    let written = writer.join().unwrap_or_else(|_| Err("the demo writer stopped".into()));
+    let written = writer
+        .join()
+        .unwrap_or_else(|_| Err("the demo writer stopped".into()));
     shown?;
     written?;
     let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();

@@ -43,7 +43,10 @@ pub fn find_logs(root: &Path) -> Vec<PathBuf> {
             };
             if kind.is_dir() && depth < 4 && !name.ends_with(".spill") && !name.starts_with('.') {
                 walk(&path, depth + 1, out);
-            } else if kind.is_file() && name.ends_with(".jsonl") && !name.ends_with(".decisions.jsonl") {
+            } else if kind.is_file()
+                && name.ends_with(".jsonl")
+                && !name.ends_with(".decisions.jsonl")
+            {
                 out.push(path);
             }
         }
@@ -100,7 +103,9 @@ pub fn spawn_scanner(root: PathBuf, to_app: Sender<Msg>) {
                 };
                 let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
                 let entry = match known.get(&path) {
-                    Some((len, time, entry)) if *len == meta.len() && *time == modified => entry.clone(),
+                    Some((len, time, entry)) if *len == meta.len() && *time == modified => {
+                        entry.clone()
+                    }
                     _ => {
                         let entry = summarize(&root, &path, modified);
                         known.insert(path.clone(), (meta.len(), modified, entry.clone()));
@@ -143,7 +148,9 @@ impl FolderApp {
         self.message = None;
         match command_for(key) {
             Some(Command::Quit) => return FolderAction::Quit,
-            Some(Command::Down) => self.cursor = (self.cursor + 1).min(self.entries.len().saturating_sub(1)),
+            Some(Command::Down) => {
+                self.cursor = (self.cursor + 1).min(self.entries.len().saturating_sub(1))
+            }
             Some(Command::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Command::Top) => self.cursor = 0,
             Some(Command::Bottom) => self.cursor = self.entries.len().saturating_sub(1),
@@ -169,7 +176,9 @@ impl FolderApp {
 }
 
 fn when(modified: SystemTime) -> String {
-    let age = SystemTime::now().duration_since(modified).unwrap_or_default();
+    let age = SystemTime::now()
+        .duration_since(modified)
+        .unwrap_or_default();
     match age.as_secs() {
         s if s < 60 => "now".into(),
         s if s < 3600 => format!("{}m ago", s / 60),
@@ -191,7 +200,11 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(" ctxlens ", theme.bold()),
-            Span::raw(format!(" {}  {} sessions  ", sanitize::line(&app.root), app.entries.len())),
+            Span::raw(format!(
+                " {}  {} sessions  ",
+                sanitize::line(&app.root),
+                app.entries.len()
+            )),
             Span::styled(format!("{pending} with PENDING decisions"), theme.yellow()),
             Span::raw("  "),
             Span::styled(format!("{errors} with errors"), theme.red()),
@@ -215,17 +228,26 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
                 Span::raw(format!("{:<12} ", e.format)),
             ];
             match &e.unreadable {
-                Some(why) => spans.push(Span::styled(format!("unreadable: {}", sanitize::line(why)), theme.red())),
+                Some(why) => spans.push(Span::styled(
+                    format!("unreadable: {}", sanitize::line(why)),
+                    theme.red(),
+                )),
                 None => {
                     spans.push(Span::raw(format!("{:>3} compactions  ", e.compactions)));
                     if e.pending > 0 {
-                        spans.push(Span::styled(format!("{} PENDING  ", e.pending), theme.yellow()));
+                        spans.push(Span::styled(
+                            format!("{} PENDING  ", e.pending),
+                            theme.yellow(),
+                        ));
                     }
                     if e.errors > 0 {
                         spans.push(Span::styled(format!("{} errors  ", e.errors), theme.red()));
                     }
                     if e.warnings > 0 {
-                        spans.push(Span::styled(format!("{} warnings  ", e.warnings), theme.yellow()));
+                        spans.push(Span::styled(
+                            format!("{} warnings  ", e.warnings),
+                            theme.yellow(),
+                        ));
                     }
                 }
             }
@@ -242,7 +264,11 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
         .collect();
     if lines.is_empty() {
         lines.push(Line::styled(
-            if app.scanned { "no session logs (*.jsonl) here" } else { "scanning…" },
+            if app.scanned {
+                "no session logs (*.jsonl) here"
+            } else {
+                "scanning…"
+            },
             theme.dim(),
         ));
     }
@@ -256,13 +282,16 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     );
     let mut hints = Vec::new();
     if let Some(message) = &app.message {
-        hints.push(Span::styled(format!(" {} ", sanitize::line(message)), theme.red()));
+        hints.push(Span::styled(
+            format!(" {} ", sanitize::line(message)),
+            theme.red(),
+        ));
     }
     hints.extend([
         Span::styled(" Enter", theme.bold()),
-            Span::raw(" open "),
-            Span::styled(" j/k", theme.bold()),
-            Span::raw(" move "),
+        Span::raw(" open "),
+        Span::styled(" j/k", theme.bold()),
+        Span::raw(" move "),
         Span::styled(" q", theme.bold()),
         Span::raw(" quit"),
     ]);

@@ -50,7 +50,11 @@ impl Session {
         let follower = Follower::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let snapshot = Arc::new(worker::build(path, &follower)?);
         let title = path.display().to_string();
-        let mut app = App::new(crate::sanitize::line(&title).into_owned(), snapshot.clone(), default_operator());
+        let mut app = App::new(
+            crate::sanitize::line(&title).into_owned(),
+            snapshot.clone(),
+            default_operator(),
+        );
         app.color = color_allowed();
         let worker = worker::spawn(path.to_owned(), follower, snapshot, tx);
         Ok(Session { app, worker })
@@ -93,7 +97,8 @@ pub fn run(path: &Path) -> Result<(), String> {
     } else {
         Screen::Session(Box::new(Session::open(path, tx.clone())?), None)
     };
-    let (guard, mut terminal) = TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    let (guard, mut terminal) =
+        TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     spawn_input(tx.clone());
     spawn_signals(tx.clone());
     let result = event_loop(&mut terminal, screen, &rx, &tx);
@@ -120,7 +125,12 @@ fn draw(terminal: &mut Term, screen: &mut Screen) -> io::Result<()> {
     Ok(())
 }
 
-fn event_loop(terminal: &mut Term, mut screen: Screen, rx: &Receiver<Msg>, tx: &Sender<Msg>) -> Result<(), String> {
+fn event_loop(
+    terminal: &mut Term,
+    mut screen: Screen,
+    rx: &Receiver<Msg>,
+    tx: &Sender<Msg>,
+) -> Result<(), String> {
     let io_err = |e: io::Error| format!("terminal: {e}");
     draw(terminal, &mut screen).map_err(io_err)?;
     loop {

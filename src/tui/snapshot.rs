@@ -91,7 +91,11 @@ impl Snapshot {
     }
 
     pub fn errors(&self) -> usize {
-        self.analysis.findings.iter().filter(|f| f.is_error()).count()
+        self.analysis
+            .findings
+            .iter()
+            .filter(|f| f.is_error())
+            .count()
     }
 
     /// Compactions still proposed with no decision.

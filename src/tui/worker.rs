@@ -65,7 +65,12 @@ impl WorkerHandle {
 /// How often the log is looked at when no file event arrives.
 const POLL: Duration = Duration::from_millis(250);
 
-pub fn spawn(path: PathBuf, follower: Follower, first: Arc<Snapshot>, to_app: Sender<Msg>) -> WorkerHandle {
+pub fn spawn(
+    path: PathBuf,
+    follower: Follower,
+    first: Arc<Snapshot>,
+    to_app: Sender<Msg>,
+) -> WorkerHandle {
     let (tx, rx) = channel();
     let wake = tx.clone();
     std::thread::spawn(move || {
@@ -74,8 +79,13 @@ pub fn spawn(path: PathBuf, follower: Follower, first: Arc<Snapshot>, to_app: Se
             let _ = wake.send(Wake::Changed);
         });
         let _watcher = watcher.ok().and_then(|mut w| {
-            let folder = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            w.watch(folder, RecursiveMode::NonRecursive).ok().map(|()| w)
+            let folder = path
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            w.watch(folder, RecursiveMode::NonRecursive)
+                .ok()
+                .map(|()| w)
         });
         run(path, follower, first, rx, to_app);
     });
@@ -87,7 +97,13 @@ fn sidecar_signature(path: &Path) -> Option<(u64, SystemTime)> {
     Some((meta.len(), meta.modified().ok()?))
 }
 
-fn run(path: PathBuf, mut follower: Follower, first: Arc<Snapshot>, rx: Receiver<Wake>, to_app: Sender<Msg>) {
+fn run(
+    path: PathBuf,
+    mut follower: Follower,
+    first: Arc<Snapshot>,
+    rx: Receiver<Wake>,
+    to_app: Sender<Msg>,
+) {
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
     let mut sidecar = sidecar_signature(&path);
@@ -161,7 +177,10 @@ pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
 }
 
 /// Reads the texts of events for display.
-pub fn read_texts(source: &(impl LineSource + ?Sized), wanted: &[(usize, u64, u64)]) -> Vec<(usize, EventText)> {
+pub fn read_texts(
+    source: &(impl LineSource + ?Sized),
+    wanted: &[(usize, u64, u64)],
+) -> Vec<(usize, EventText)> {
     wanted
         .iter()
         .map(|&(index, offset, span)| {
@@ -216,7 +235,13 @@ fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
 }
 
 /// Case-insensitive search of the events' lines, starting next to `from`, wrapping.
-pub fn search(source: &(impl LineSource + ?Sized), snapshot: &Snapshot, query: &str, from: usize, forward: bool) -> Option<usize> {
+pub fn search(
+    source: &(impl LineSource + ?Sized),
+    snapshot: &Snapshot,
+    query: &str,
+    from: usize,
+    forward: bool,
+) -> Option<usize> {
     let needle = query.to_ascii_lowercase();
     if needle.is_empty() {
         return None;

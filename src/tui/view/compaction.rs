@@ -1,9 +1,9 @@
 //! The compaction view: ratios, what was dropped, the decision, then the region and the
 //! summary side by side with every region token marked.
 
+use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, plain_lines, wrapped_rows};
-use super::pane_block;
 use crate::analysis::marks::{marks, TokenState};
 use crate::model::RangeSpec;
 use crate::sanitize;
@@ -72,24 +72,36 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         };
         head.push(Line::from(vec![
             Span::styled(format!("{glyph} {what}: "), style),
-            Span::styled(sanitize::line(&d.token).into_owned(), style.add_modifier(ratatui::style::Modifier::BOLD)),
+            Span::styled(
+                sanitize::line(&d.token).into_owned(),
+                style.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
             Span::raw(format!(" ({}){needed}", d.class.as_str())),
         ]));
     }
     let reasons = c.flags.reasons(false);
     if !reasons.is_empty() {
-        head.push(Line::styled(format!("because: {}", reasons.join("; ")), theme.dim()));
+        head.push(Line::styled(
+            format!("because: {}", reasons.join("; ")),
+            theme.dim(),
+        ));
     }
     head.push(match &c.decision {
         Some(d) => {
-            let override_note = if d.verdict != verdict { " · override" } else { "" };
+            let override_note = if d.verdict != verdict {
+                " · override"
+            } else {
+                ""
+            };
             Line::from(vec![
                 Span::raw("decision: "),
                 Span::styled(d.verdict.as_str().to_uppercase(), theme.verdict(d.verdict)),
                 Span::raw(format!(
                     " by {}{}{override_note}",
                     sanitize::line(d.by.as_deref().unwrap_or("someone")),
-                    d.ts.as_deref().map(|t| format!(" at {}", sanitize::line(t))).unwrap_or_default()
+                    d.ts.as_deref()
+                        .map(|t| format!(" at {}", sanitize::line(t)))
+                        .unwrap_or_default()
                 )),
             ])
         }
@@ -116,16 +128,29 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     for index in c.region.clone().take(REGION_EVENTS_SHOWN) {
         let event = &session.events[index];
         region.push(Line::styled(
-            format!("── {} {}", event.seq, sanitize::line(event.kind.type_name())),
+            format!(
+                "── {} {}",
+                event.seq,
+                sanitize::line(event.kind.type_name())
+            ),
             theme.dim(),
         ));
         match app.texts.get(&index) {
             Some(text) => {
                 let found = marks(&text.text, session, c);
-                if start_line.is_none() && found.iter().any(|m| m.state == TokenState::DroppedNoRefetch) {
+                if start_line.is_none()
+                    && found
+                        .iter()
+                        .any(|m| m.state == TokenState::DroppedNoRefetch)
+                {
                     start_line = Some(region.len() - 1);
                 }
-                region.extend(marked_lines(&text.text, &found, ratatui::style::Style::new(), theme));
+                region.extend(marked_lines(
+                    &text.text,
+                    &found,
+                    ratatui::style::Style::new(),
+                    theme,
+                ));
             }
             None => region.push(Line::styled("…", theme.dim())),
         }
@@ -146,10 +171,12 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         (None, _) => plain_lines("…", theme.dim()),
     };
     let [left, right] =
-        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(split_area);
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
+            .areas(split_area);
     let text_width = left.width.saturating_sub(1).max(1);
     let start_row = wrapped_rows(&region[..start_line.unwrap_or(0)], text_width);
-    let region_scroll = (i32::from(start_row) + app.compaction_scroll).clamp(0, i32::from(u16::MAX)) as u16;
+    let region_scroll =
+        (i32::from(start_row) + app.compaction_scroll).clamp(0, i32::from(u16::MAX)) as u16;
     let summary_scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
     let region_block = Block::default()
         .borders(Borders::TOP | Borders::RIGHT)

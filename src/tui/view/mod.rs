@@ -40,12 +40,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
         let [upper, lower] =
             Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
         timeline::draw(app, theme, frame, upper);
-        let [tabs, pane] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(lower);
+        let [tabs, pane] =
+            Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(lower);
         status::tabs(app, theme, frame, tabs);
         draw_pane(app, theme, frame, pane, app.lower);
     } else {
         let [left, right] =
-            Layout::horizontal([Constraint::Percentage(38), Constraint::Percentage(62)]).areas(body);
+            Layout::horizontal([Constraint::Percentage(38), Constraint::Percentage(62)])
+                .areas(body);
         let [timeline_area, obligations] =
             Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(left);
         let [compaction_area, alerts] =

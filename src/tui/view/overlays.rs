@@ -25,7 +25,10 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
     match &app.overlay {
         None => {}
         Some(Overlay::Help) => {
-            let mut lines = vec![Line::styled("Keys (Esc or ? closes)", theme.bold()), Line::raw("")];
+            let mut lines = vec![
+                Line::styled("Keys (Esc or ? closes)", theme.bold()),
+                Line::raw(""),
+            ];
             for binding in BINDINGS {
                 let scope = match binding.scope {
                     Scope::Pending => " (proposed compaction)",
@@ -38,7 +41,10 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
                 ]));
             }
             lines.push(Line::raw(""));
-            lines.push(Line::styled("  mouse wheel scrolls the focused pane", theme.dim()));
+            lines.push(Line::styled(
+                "  mouse wheel scrolls the focused pane",
+                theme.dim(),
+            ));
             let rect = centered(area, 64, lines.len() as u16 + 2);
             frame.render_widget(Clear, rect);
             frame.render_widget(
@@ -47,7 +53,11 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
             );
         }
         Some(Overlay::Detail { event, scroll }) => {
-            let rect = centered(area, area.width.saturating_sub(6), area.height.saturating_sub(4));
+            let rect = centered(
+                area,
+                area.width.saturating_sub(6),
+                area.height.saturating_sub(4),
+            );
             let e = &app.snapshot.session.events[*event];
             let title = format!(
                 " seq {} · {} · line {} · byte {} (Esc closes) ",
@@ -97,7 +107,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
             let rect = centered(area, 50, 6);
             frame.render_widget(Clear, rect);
             frame.render_widget(
-                Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Override? ")),
+                Paragraph::new(lines)
+                    .block(Block::default().borders(Borders::ALL).title(" Override? ")),
                 rect,
             );
         }

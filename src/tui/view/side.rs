@@ -1,8 +1,8 @@
 //! The obligations panel and the alerts panel.
 
 use super::pane_block;
-use super::text::wrapped_rows;
 use super::style::{severity_glyph, Theme};
+use super::text::wrapped_rows;
 use crate::analysis::marks::{binding_state, BindingState};
 use crate::analysis::state::{target_text, StateAt};
 use crate::sanitize;
@@ -28,7 +28,10 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let session = &app.snapshot.session;
     let now;
     let (title, state): (String, &StateAt) = match compaction {
-        Some(c) => (format!(" Obligations at {} ", sanitize::line(&c.info.id)), &c.state),
+        Some(c) => (
+            format!(" Obligations at {} ", sanitize::line(&c.info.id)),
+            &c.state,
+        ),
         None => {
             now = StateAt::of(&session.events);
             (" Obligations (now) ".into(), &now)
@@ -57,7 +60,8 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             sanitize::line(&step.action),
             sanitize::line(&target)
         ))];
-        let dropped = compaction.and_then(|c| c.dropped.iter().find(|d| d.required_by.contains(&step.id)));
+        let dropped =
+            compaction.and_then(|c| c.dropped.iter().find(|d| d.required_by.contains(&step.id)));
         if let Some(d) = dropped {
             let state = if d.regenerable == Some(true) {
                 BindingState::Regenerable
@@ -69,7 +73,10 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(spans));
     }
     if lines.is_empty() {
-        lines.push(Line::styled("no open obligations or pending steps", theme.dim()));
+        lines.push(Line::styled(
+            "no open obligations or pending steps",
+            theme.dim(),
+        ));
     }
     frame.render_widget(
         Paragraph::new(lines)
@@ -95,7 +102,11 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
             Span::raw(" "),
             Span::styled(
-                format!("{} {}: ", sanitize::line(f.compaction.as_deref().unwrap_or("")), f.kind.name()),
+                format!(
+                    "{} {}: ",
+                    sanitize::line(f.compaction.as_deref().unwrap_or("")),
+                    f.kind.name()
+                ),
                 theme.bold(),
             ),
             Span::raw(sanitize::line(&f.message).into_owned()),
@@ -112,7 +123,11 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     // Scroll so the selected alert starts at the top when the list does not fit.
     let width = area.width.saturating_sub(2);
     let fits = wrapped_rows(&lines, width) <= area.height.saturating_sub(2);
-    let scroll = if fits { 0 } else { wrapped_rows(&lines[..selected_line], width) };
+    let scroll = if fits {
+        0
+    } else {
+        wrapped_rows(&lines[..selected_line], width)
+    };
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })

@@ -44,7 +44,10 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     )));
     if pending > 0 {
         spans.push(Span::raw("  "));
-        spans.push(Span::styled(format!("{pending} PENDING"), theme.yellow().add_modifier(ratatui::style::Modifier::BOLD)));
+        spans.push(Span::styled(
+            format!("{pending} PENDING"),
+            theme.yellow().add_modifier(ratatui::style::Modifier::BOLD),
+        ));
     }
     if errors > 0 {
         spans.push(Span::raw("  "));

@@ -1,7 +1,7 @@
 //! The timeline: one row per event (and per unreadable line), compactions standing out.
 
-use super::style::{severity_glyph, Theme};
 use super::pane_block;
+use super::style::{severity_glyph, Theme};
 use crate::model::{EventKind, Phase};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
@@ -46,7 +46,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         .map(|(row, &kind)| {
             let selected = row == app.cursor;
             let mut line = row_line(app, theme, kind, seq_width);
-            line.spans.insert(0, Span::raw(if selected { "▶" } else { " " }));
+            line.spans
+                .insert(0, Span::raw(if selected { "▶" } else { " " }));
             if selected {
                 line = line.style(theme.selected());
             }
@@ -85,11 +86,7 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
         Some(&severity) => Span::styled(severity_glyph(severity), theme.severity(severity)),
         None => Span::raw(" "),
     };
-    let head = format!(
-        "{:>seq_width$} {} ",
-        event.seq,
-        clock(event.ts.as_deref())
-    );
+    let head = format!("{:>seq_width$} {} ", event.seq, clock(event.ts.as_deref()));
     let mut spans = vec![marker, Span::raw(head)];
     match &event.kind {
         EventKind::Compaction { id, phase, .. } => {
@@ -102,7 +99,10 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
                 phase.unwrap_or(Phase::Proposed).as_str()
             )));
             if let Some(verdict) = verdict {
-                spans.push(Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)));
+                spans.push(Span::styled(
+                    verdict.as_str().to_uppercase(),
+                    theme.verdict(verdict),
+                ));
             }
             if let Some(decision) = analysis.and_then(|c| c.decision.as_ref()) {
                 spans.push(Span::raw(format!(

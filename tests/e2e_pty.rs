@@ -1,0 +1,209 @@
+//! The real binary in a pseudo-terminal, driven as an operator would drive it; the screen
+//! is read back through a terminal emulator (vt100).
+
+mod common;
+use common::*;
+use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
+use std::io::{Read, Write};
+use std::path::Path;
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Tui {
+    child: Box<dyn Child + Send + Sync>,
+    writer: Box<dyn Write + Send>,
+    output: Receiver<Vec<u8>>,
+    parser: vt100::Parser,
+    _master: Box<dyn MasterPty + Send>,
+}
+
+impl Tui {
+    fn start(args: &[&Path]) -> Tui {
+        let pair = native_pty_system()
+            .openpty(PtySize {
+                rows: 32,
+                cols: 120,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pty");
+        let mut cmd = CommandBuilder::new(assert_cmd::cargo::cargo_bin("ctxlens"));
+        for arg in args {
+            cmd.arg(arg);
+        }
+        cmd.env("TERM", "xterm-256color");
+        cmd.env("USER", "e2e-operator");
+        let child = pair.slave.spawn_command(cmd).expect("spawns");
+        drop(pair.slave);
+        let mut reader = pair.master.try_clone_reader().expect("reader");
+        let (tx, output) = channel();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        let writer = pair.master.take_writer().expect("writer");
+        Tui {
+            child,
+            writer,
+            output,
+            parser: vt100::Parser::new(
+                std::num::NonZeroU16::new(32).unwrap(),
+                std::num::NonZeroU16::new(120).unwrap(),
+                0,
+            ),
+            _master: pair.master,
+        }
+    }
+
+    fn pump(&mut self, wait: Duration) {
+        if let Ok(bytes) = self.output.recv_timeout(wait) {
+            self.parser.process(&bytes);
+        }
+        while let Ok(bytes) = self.output.try_recv() {
+            self.parser.process(&bytes);
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.parser.screen().contents()
+    }
+
+    /// Waits (up to 20 s on a loaded machine) until the screen shows `text`.
+    fn wait_for(&mut self, text: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            self.pump(Duration::from_millis(50));
+            if self.screen().contains(text) {
+                return;
+            }
+        }
+        panic!("{text:?} never appeared; the screen:\n{}", self.screen());
+    }
+
+    fn keys(&mut self, keys: &str) {
+        self.writer.write_all(keys.as_bytes()).unwrap();
+        self.writer.flush().unwrap();
+    }
+
+    /// Waits for the process to end; its exit status and whether the terminal is back.
+    fn wait_exit(&mut self) -> (bool, bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            self.pump(Duration::from_millis(50));
+            if let Some(status) = self.child.try_wait().unwrap() {
+                self.pump(Duration::from_millis(200));
+                let restored =
+                    !self.parser.screen().alternate_screen() && !self.parser.screen().hide_cursor();
+                return (status.success(), restored);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the TUI did not exit:\n{}",
+                self.screen()
+            );
+        }
+    }
+}
+
+#[test]
+fn open_a_pending_log_spill_the_compaction_and_quit() {
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("1 PENDING");
+    tui.keys("g");
+    tui.wait_for("‖ paused");
+    tui.keys("]");
+    tui.wait_for("Compaction k1 · proposed");
+    assert!(
+        tui.screen().contains("4f9a2c81d0e7"),
+        "the dropped revision is on screen"
+    );
+    tui.keys("s");
+    tui.wait_for("recorded spill for k1");
+    let sidecar =
+        std::fs::read_to_string(log.with_file_name("pending-compaction.jsonl.decisions.jsonl"))
+            .unwrap();
+    let decision: serde_json::Value = serde_json::from_str(sidecar.trim()).unwrap();
+    assert_eq!(decision["verdict"], "spill");
+    assert_eq!(decision["by"], "e2e-operator");
+    assert!(decision["handle"].as_str().unwrap().starts_with("sha256:"));
+    tui.wait_for("decision: SPILL by e2e-operator");
+    tui.keys("q");
+    let (ok, restored) = tui.wait_exit();
+    assert!(ok, "exit status 0");
+    assert!(restored, "alternate screen left and cursor shown");
+}
+
+#[test]
+fn a_decision_written_by_another_process_shows_up() {
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("1 PENDING");
+    ctxlens()
+        .arg("decide")
+        .arg(&log)
+        .args(["k1", "refuse", "--by", "bob"])
+        .assert()
+        .code(0);
+    tui.wait_for("decision: REFUSE by bob");
+    assert!(!tui.screen().contains("PENDING"));
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+#[test]
+fn a_followed_log_grows_is_truncated_and_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("live.jsonl");
+    let line = |seq: u64, text: &str| {
+        format!(
+            "{{\"type\":\"message\",\"seq\":{seq},\"role\":\"assistant\",\"text\":\"{text}\"}}\n"
+        )
+    };
+    std::fs::write(&log, line(1, "first words")).unwrap();
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("first words");
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    file.write_all(line(2, "appended").as_bytes()).unwrap();
+    // Half a line waits for its newline.
+    file.write_all(b"{\"type\":\"message\",\"seq\":3,\"text\":\"half")
+        .unwrap();
+    tui.wait_for("appended");
+    tui.wait_for("2 events");
+    file.write_all(b"done\"}\n").unwrap();
+    tui.wait_for("halfdone");
+    tui.wait_for("3 events");
+    // Truncation: the file starts over, shorter.
+    std::fs::write(&log, line(1, "restarted")).unwrap();
+    tui.wait_for("truncated, re-read");
+    tui.wait_for("restarted");
+    // Rotation: another file takes the path.
+    let next = dir.path().join("next.jsonl");
+    std::fs::write(&next, line(1, "rotated") + &line(2, "second line")).unwrap();
+    std::fs::rename(&next, &log).unwrap();
+    tui.wait_for("replaced, re-read");
+    tui.wait_for("rotated");
+    std::fs::remove_file(&log).unwrap();
+    tui.wait_for("file gone");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+#[test]
+fn sigterm_restores_the_terminal() {
+    let (_dir, log) = sample_copy("benign-compaction.jsonl");
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("1 compaction");
+    let pid = tui.child.process_id().expect("pid");
+    std::process::Command::new("kill")
+        .arg("-TERM")
+        .arg(pid.to_string())
+        .status()
+        .unwrap();
+    let (_, restored) = tui.wait_exit();
+    assert!(restored);
+}

@@ -1,0 +1,193 @@
+//! The TUI's behaviour: keys and worker updates in, state and requests out.
+
+mod common;
+use common::*;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ctxlens::ingest::follow::Change;
+use ctxlens::model::Verdict;
+use ctxlens::tui::app::{Action, App, Overlay, Pane};
+use ctxlens::tui::snapshot::Snapshot;
+use ctxlens::tui::view;
+use ctxlens::tui::worker::{Request, Update};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use std::sync::Arc;
+
+fn app(name: &str) -> App {
+    let snapshot = Snapshot::load(&sample(name)).unwrap();
+    App::new(name.into(), Arc::new(snapshot), "tester".into())
+}
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Request> {
+    app.update(Action::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+}
+
+fn chars(app: &mut App, keys: &str) -> Vec<Request> {
+    keys.chars()
+        .flat_map(|c| press(app, KeyCode::Char(c)))
+        .collect()
+}
+
+#[test]
+fn next_compaction_wraps_and_selects_it() {
+    let mut app = app("summary-of-summary.jsonl");
+    chars(&mut app, "g]");
+    assert_eq!(app.selected_compaction().unwrap().info.id, "k1");
+    chars(&mut app, "]");
+    assert_eq!(app.selected_compaction().unwrap().info.id, "k2");
+    chars(&mut app, "]");
+    assert_eq!(
+        app.selected_compaction().unwrap().info.id,
+        "k1",
+        "wraps to the first"
+    );
+    chars(&mut app, "[");
+    assert_eq!(
+        app.selected_compaction().unwrap().info.id,
+        "k2",
+        "wraps to the last"
+    );
+    assert!(!app.follow, "selecting pauses follow");
+}
+
+#[test]
+fn decision_keys_do_nothing_where_nothing_is_pending() {
+    let mut app = app("benign-compaction.jsonl");
+    assert!(chars(&mut app, "asrx").is_empty());
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn the_gates_verdict_is_recorded_at_once_and_an_override_asks_first() {
+    let mut app = app("pending-compaction.jsonl");
+    let requests = chars(&mut app, "s");
+    assert_eq!(
+        requests,
+        [Request::Decide {
+            compaction: "k1".into(),
+            verdict: Verdict::Spill,
+            by: "tester".into()
+        }]
+    );
+    assert!(chars(&mut app, "a").is_empty());
+    assert!(matches!(
+        app.overlay,
+        Some(Overlay::Confirm {
+            verdict: Verdict::Approve,
+            gate: Verdict::Spill,
+            ..
+        })
+    ));
+    let requests = chars(&mut app, "y");
+    assert_eq!(
+        requests,
+        [Request::Decide {
+            compaction: "k1".into(),
+            verdict: Verdict::Approve,
+            by: "tester".into()
+        }]
+    );
+    assert!(app.overlay.is_none());
+}
+
+#[test]
+fn scrolling_up_pauses_follow_and_counts_what_arrives() {
+    let mut app = app("pending-compaction.jsonl");
+    assert!(app.follow);
+    press(&mut app, KeyCode::Up);
+    assert!(!app.follow);
+    let grown = Snapshot::load(&sample("seed-migration-rollback.jsonl")).unwrap();
+    app.update(Action::Worker(Update::Snapshot(
+        Arc::new(grown),
+        Change::Grew,
+    )));
+    assert_eq!(app.unseen, 10);
+    assert_eq!(
+        app.cursor, 11,
+        "the cursor stays where the operator left it"
+    );
+    chars(&mut app, "G");
+    assert!(app.follow);
+    assert_eq!(app.cursor, 22);
+}
+
+#[test]
+fn a_log_read_again_as_empty_draws_without_panicking() {
+    let mut app = app("pending-compaction.jsonl");
+    press(&mut app, KeyCode::Enter);
+    assert!(matches!(app.overlay, Some(Overlay::Detail { .. })));
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let snapshot = Snapshot::load(&empty).unwrap();
+    app.update(Action::Worker(Update::Snapshot(
+        Arc::new(snapshot),
+        Change::Truncated,
+    )));
+    assert!(app.overlay.is_none());
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    chars(&mut app, "jk]eE");
+    term.draw(|f| view::draw(&app, f)).unwrap();
+}
+
+#[test]
+fn search_asks_the_worker_and_jumps_to_the_match() {
+    let mut app = app("seed-migration-rollback.jsonl");
+    chars(&mut app, "/");
+    let requests = chars(&mut app, "7b1e");
+    assert!(requests.is_empty());
+    let requests = press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        requests,
+        [Request::Search {
+            query: "7b1e".into(),
+            from: 22,
+            forward: true
+        }]
+    );
+    app.update(Action::Worker(Update::Found {
+        query: "7b1e".into(),
+        event: Some(18),
+    }));
+    assert_eq!(app.cursor_event(), Some(18));
+    let again = chars(&mut app, "n");
+    assert_eq!(
+        again,
+        [Request::Search {
+            query: "7b1e".into(),
+            from: 18,
+            forward: true
+        }]
+    );
+}
+
+#[test]
+fn alerts_walk_forward_and_back_and_jump_to_their_event() {
+    let mut app = app("seed-migration-rollback.jsonl");
+    chars(&mut app, "e");
+    assert_eq!(app.alert_cursor, Some(0));
+    assert_eq!(app.lower, Pane::Alerts);
+    chars(&mut app, "E");
+    assert_eq!(app.alert_cursor, Some(3), "wraps to the last");
+    chars(&mut app, "E");
+    assert_eq!(app.alert_cursor, Some(2));
+    // The divergence points at the diverging action (seq 22).
+    assert_eq!(app.cursor_event(), Some(21));
+}
+
+#[test]
+fn worker_search_finds_text_in_lines() {
+    use ctxlens::tui::worker::search;
+    let path = sample("seed-migration-rollback.jsonl");
+    let snapshot = Snapshot::load(&path).unwrap();
+    let file = std::fs::File::open(&path).unwrap();
+    assert_eq!(search(&file, &snapshot, "7B1E9D", 0, true), Some(18));
+    assert_eq!(search(&file, &snapshot, "7b1e9d", 18, true), Some(19));
+    assert_eq!(
+        search(&file, &snapshot, "7b1e9d", 18, false),
+        Some(21),
+        "backwards wraps"
+    );
+    assert_eq!(search(&file, &snapshot, "no such text", 0, true), None);
+}
