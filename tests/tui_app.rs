@@ -191,3 +191,15 @@ fn worker_search_finds_text_in_lines() {
     );
     assert_eq!(search(&file, &snapshot, "no such text", 0, true), None);
 }
+
+#[test]
+fn the_readme_documents_every_key() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    for binding in ctxlens::tui::keys::BINDINGS {
+        let keys: Vec<String> = binding.keys.split(' ').map(|k| format!("`{k}`")).collect();
+        let row = format!("| {} | {}", keys.join(" / "), binding.help);
+        assert!(readme.contains(&row), "README has no row {row:?}");
+    }
+}

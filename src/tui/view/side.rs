@@ -120,13 +120,15 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         lines.push(Line::styled("no alerts", theme.dim()));
     }
     let title = format!(" Alerts ({}) ", alerts.len());
-    // Scroll so the selected alert starts at the top when the list does not fit.
+    // When the list does not fit: the selected alert at the top, or with none selected
+    // the newest alerts in view as they arrive.
     let width = area.width.saturating_sub(2);
-    let fits = wrapped_rows(&lines, width) <= area.height.saturating_sub(2);
-    let scroll = if fits {
-        0
-    } else {
-        wrapped_rows(&lines[..selected_line], width)
+    let height = area.height.saturating_sub(2);
+    let total = wrapped_rows(&lines, width);
+    let scroll = match app.alert_cursor {
+        _ if total <= height => 0,
+        Some(_) => wrapped_rows(&lines[..selected_line], width),
+        None => total - height,
     };
     frame.render_widget(
         Paragraph::new(lines)

@@ -1,0 +1,90 @@
+//! The demo's simulated agent, run headless: each decision leads to its branch, through
+//! the real decision channel.
+
+mod common;
+use common::*;
+use ctxlens::tui::demo::{write_scenario, Outcome, Scenario};
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+fn play(verdict: &str) -> (serde_json::Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("demo.jsonl");
+    std::fs::write(&log, "").unwrap();
+    let writer = {
+        let log = log.clone();
+        std::thread::spawn(move || {
+            let stop = AtomicBool::new(false);
+            let outcome = Mutex::new(Outcome::default());
+            write_scenario(
+                &Scenario::builtin().unwrap(),
+                &log,
+                Duration::ZERO,
+                &stop,
+                &outcome,
+            )
+            .unwrap();
+            outcome.into_inner().unwrap()
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&log)
+        .unwrap()
+        .contains("\"phase\":\"proposed\"")
+    {
+        assert!(Instant::now() < deadline, "the demo never proposed");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    ctxlens()
+        .arg("decide")
+        .arg(&log)
+        .args(["k1", verdict, "--by", "demo-test"])
+        .assert()
+        .code(0);
+    let outcome = writer.join().unwrap();
+    assert!(outcome.finished);
+    let (report, _) = audit_json(&log, &[]);
+    (report, std::fs::read_to_string(&log).unwrap())
+}
+
+fn divergence(report: &serde_json::Value) -> Option<serde_json::Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "non_idempotent")
+        .cloned()
+}
+
+#[test]
+fn approving_lets_the_agent_regenerate_the_revision() {
+    let (report, _) = play("approve");
+    let finding = divergence(&report).expect("the divergence alert");
+    assert_eq!(finding["regenerated_from"], "4f9a2c81d0e7");
+}
+
+#[test]
+fn spilling_lets_the_agent_read_the_region_back_and_roll_back_right() {
+    let (report, log) = play("spill");
+    assert!(divergence(&report).is_none(), "{report}");
+    let handle = report["compactions"][0]["decision"]["handle"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(log.contains(&format!("ctxlens spill get")) && log.contains(&handle));
+}
+
+#[test]
+fn refetch_and_refuse_keep_the_revision() {
+    for verdict in ["refetch", "refuse"] {
+        let (report, _) = play(verdict);
+        assert!(divergence(&report).is_none(), "{verdict}: {report}");
+    }
+    let (report, _) = play("refetch");
+    let k2 = &report["compactions"][1];
+    assert_eq!(
+        k2["verdict"], "approve",
+        "the re-summary keeps the revision"
+    );
+}
