@@ -72,7 +72,7 @@ fn spilling_lets_the_agent_read_the_region_back_and_roll_back_right() {
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(log.contains(&format!("ctxlens spill get")) && log.contains(&handle));
+    assert!(log.contains("ctxlens spill get") && log.contains(&handle));
 }
 
 #[test]
