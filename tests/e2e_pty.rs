@@ -207,3 +207,32 @@ fn sigterm_restores_the_terminal() {
     let (_, restored) = tui.wait_exit();
     assert!(restored);
 }
+
+#[test]
+fn folder_mode_lists_logs_opens_one_and_goes_back() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["pending-compaction.jsonl", "benign-compaction.jsonl"] {
+        std::fs::copy(sample(name), dir.path().join(name)).unwrap();
+    }
+    let mut tui = Tui::start(&[dir.path()]);
+    tui.wait_for("2 sessions");
+    tui.wait_for("1 PENDING");
+    let screen = tui.screen();
+    assert!(
+        screen.contains("pending-compaction.jsonl") && screen.contains("benign-compaction.jsonl")
+    );
+    // Newest first: write to the benign log so it moves to the top, live.
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.path().join("benign-compaction.jsonl"))
+        .unwrap();
+    file.write_all(b"{\"type\":\"message\",\"seq\":99,\"text\":\"still going\"}\n")
+        .unwrap();
+    tui.wait_for("● live");
+    tui.keys("g\r");
+    tui.wait_for("Timeline");
+    tui.keys("\x1b");
+    tui.wait_for("Sessions (newest first)");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

@@ -137,7 +137,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ));
         match app.texts.get(&index) {
             Some(text) => {
-                let found = marks(&text.text, session, c);
+                let text = shown_part(&text.text);
+                let found = marks(&text, session, c);
                 if start_line.is_none()
                     && found
                         .iter()
@@ -146,7 +147,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
                     start_line = Some(region.len() - 1);
                 }
                 region.extend(marked_lines(
-                    &text.text,
+                    &text,
                     &found,
                     ratatui::style::Style::new(),
                     theme,
@@ -209,4 +210,20 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         Span::raw(" kept"),
     ]);
     frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
+}
+
+/// Lines of one region event the view shows: a long tool output is cut, so a region of
+/// many megabytes stays quick to draw (Enter on the event shows it whole).
+const EVENT_LINES_SHOWN: usize = 40;
+
+fn shown_part(text: &str) -> std::borrow::Cow<'_, str> {
+    let mut lines = text.split_inclusive('\n');
+    let head: String = lines.by_ref().take(EVENT_LINES_SHOWN).collect();
+    let rest = lines.count();
+    if rest == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(format!(
+        "{head}… {rest} more lines (Enter on the event shows them)"
+    ))
 }
