@@ -74,7 +74,10 @@ fn settle(app: &mut App, terminal: &mut Terminal<TestBackend>, path: &Path) -> S
         if wanted.is_empty() {
             break;
         }
-        app.update(Action::Worker(Update::Texts(read_texts(&file, &wanted))));
+        let format = app.snapshot.session.format;
+        app.update(Action::Worker(Update::Texts(read_texts(
+            &file, format, &wanted,
+        ))));
     }
     terminal.draw(|f| view::draw(app, f)).unwrap();
     styled_text(terminal.backend().buffer())

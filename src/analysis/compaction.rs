@@ -3,6 +3,7 @@
 
 use super::finding::{Finding, FindingKind, Severity};
 use super::gate::GateFlags;
+use super::inference::{later_uses, LaterUse};
 use super::paths::path_key;
 use super::state::{target_text, StateAt};
 use super::tokens::{contains_whole_word, word_count};
@@ -77,6 +78,9 @@ pub(super) struct Earlier<'a> {
     pub applied: &'a [(String, RangeSpec)],
     /// The state at the compaction.
     pub state: StateAt,
+    /// Index of the next compaction's first event (or the end): where later use of
+    /// its dropped tokens is looked for.
+    pub until: usize,
 }
 
 fn range_text(range: RangeSpec) -> String {
@@ -96,12 +100,38 @@ pub(super) fn analyze(
     let before = &session.events[..info.at];
     let state = earlier.state;
     let def = &session.events[info.def];
-    let (summary, input) = match &def.kind {
-        EventKind::Compaction { summary, input, .. } => (summary.as_ref(), input.as_deref()),
-        _ => (None, None),
+    let (summary, input, elsewhere) = match &def.kind {
+        EventKind::Compaction {
+            summary,
+            input,
+            region_elsewhere,
+            ..
+        } => (summary.as_ref(), input.as_deref(), *region_elsewhere),
+        _ => (None, None, false),
     };
     let mut findings = Vec::new();
     let mut flags = GateFlags::default();
+    if elsewhere {
+        findings.push(Finding::new(
+            FindingKind::RegionElsewhere,
+            Severity::Warning,
+            Some(id),
+            format!("{id} compacted a region that lies in an earlier session file (this session was continued from a compacted one); it cannot be checked here"),
+        ));
+        return CompactionAnalysis {
+            info: info.clone(),
+            state,
+            region: 0..0,
+            region_words: 0,
+            tokens: Vec::new(),
+            opaque_ratio: None,
+            prose_ratio: None,
+            dropped: Vec::new(),
+            findings,
+            flags,
+            decision: None,
+        };
+    }
     let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
 
     // Signal 5: coverage.
@@ -235,7 +265,7 @@ pub(super) fn analyze(
                 FindingKind::OpaqueSummary,
                 Severity::Warning,
                 Some(id),
-                format!("{id}'s summary cannot be read (encrypted by the runtime): what it dropped cannot be checked"),
+                format!("{id}'s summary cannot be read (encrypted by the runtime, or missing from the log): what it dropped cannot be checked"),
             ));
             (None, None)
         }
@@ -280,8 +310,23 @@ pub(super) fn analyze(
         by_obligation.chain(by_step).collect()
     };
     let mut dropped = Vec::new();
+    let uses = if session.infers_bindings() {
+        let dropped_keys: HashMap<String, TokenId> = tokens
+            .iter()
+            .filter(|t| t.survived == Some(false))
+            .map(|t| (key(t.id), t.id))
+            .collect();
+        let after = info.applied_at.unwrap_or(info.at) + 1;
+        later_uses(session, after, earlier.until, &dropped_keys, &key)
+    } else {
+        Vec::new()
+    };
     for token in tokens.iter().filter(|t| t.survived == Some(false)) {
-        let needed_by = required_by(token.id);
+        let mut needed_by = required_by(token.id);
+        let used = uses.iter().find(|u| u.token == token.id);
+        if let Some(used) = used {
+            needed_by.push(step_name(session, used));
+        }
         if token.declared.is_none() && needed_by.is_empty() {
             continue;
         }
@@ -294,9 +339,18 @@ pub(super) fn analyze(
         if token.declared == Some(false) && !needed_by.is_empty() {
             flags.dropped_binding = true;
             findings.push(dropped_binding_finding(session, id, token.id, &state));
+        } else if token.declared.is_none() && session.infers_bindings() && !needed_by.is_empty() {
+            flags.dropped_binding = true;
+            findings.push(inferred_finding(session, id, token.id, &state, used));
         }
     }
-    for obligation in state.open_obligations() {
+    // Transcripts declare nothing: their todos' tokens are candidates, not unknowns.
+    let open = if session.infers_bindings() {
+        Vec::new()
+    } else {
+        state.open_obligations().collect()
+    };
+    for obligation in open {
         for required in &obligation.requires {
             let declared = state
                 .bindings
@@ -403,5 +457,51 @@ fn dropped_binding_finding(
         Severity::Error,
         Some(id),
         format!("summary {id} dropped {text}{what}, which {needer} needs; it cannot be re-fetched"),
+    )
+}
+
+/// How a later tool call is named in `step` and `required_by`.
+fn step_name(session: &Session, used: &LaterUse) -> String {
+    let seq = session.events[used.event].seq;
+    match &used.call_id {
+        Some(call) => format!("{} {call} (seq {seq})", used.name),
+        None => format!("{} (seq {seq})", used.name),
+    }
+}
+
+fn inferred_finding(
+    session: &Session,
+    id: &str,
+    token: TokenId,
+    state: &StateAt,
+    used: Option<&LaterUse>,
+) -> Finding {
+    let text = session.tokens.text(token);
+    let cwd = session.cwd.as_deref();
+    let obligation = state.open_obligations().find(|o| {
+        o.requires
+            .iter()
+            .any(|r| same_token(session, r, token, cwd))
+    });
+    let why = match (used, obligation) {
+        (Some(u), _) => format!(
+            "the agent used it again in {} without reading it back first",
+            step_name(session, u)
+        ),
+        (None, Some(o)) => format!(
+            "the open todo \"{}\" needs it",
+            o.name.as_deref().unwrap_or(&o.id)
+        ),
+        (None, None) => "something still needs it".into(),
+    };
+    Finding::new(
+        FindingKind::DroppedBinding {
+            token: text.to_owned(),
+            obligation: obligation.map(|o| o.id.clone()),
+            step: used.map(|u| step_name(session, u)),
+        },
+        Severity::Error,
+        Some(id),
+        format!("summary {id} dropped {text}; {why}"),
     )
 }

@@ -6,6 +6,7 @@ pub mod continuation;
 pub mod decisions;
 pub mod finding;
 pub mod gate;
+pub mod inference;
 pub mod marks;
 pub mod paths;
 pub mod report;

@@ -55,9 +55,15 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
             .map(|other| (other.id.clone(), other.range))
             .collect();
+        let until = infos
+            .iter()
+            .map(|other| other.at)
+            .find(|&at| at > info.at)
+            .unwrap_or(session.events.len());
         let earlier = Earlier {
             applied: &applied,
             state: state.snapshot(),
+            until,
         };
         compactions.push(compaction::analyze(session, info, earlier));
     }

@@ -34,6 +34,10 @@ impl CanonicalParser {
         &self.session
     }
 
+    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
+        &mut self.session.malformed
+    }
+
     pub fn finish(self) -> Session {
         self.session
     }
@@ -94,6 +98,7 @@ fn parse_event(
         line: line.number,
         offset: line.offset,
         span: line.span,
+        part: 0,
         ts: str_field(&obj, "ts"),
         kind,
     })
@@ -215,6 +220,7 @@ fn parse_kind(
                     text: summary,
                 }),
                 input: str_field(obj, "input"),
+                region_elsewhere: false,
             }
         }
         "decision" => {

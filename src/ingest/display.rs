@@ -1,6 +1,8 @@
 //! What the TUI shows of one event: a one-line gist and the full text, read from the
 //! event's line when it is shown (events keep no text in memory).
 
+use super::transcript::content_text;
+use crate::model::Format;
 use crate::sanitize;
 use serde_json::Value;
 
@@ -40,8 +42,8 @@ fn str_of(value: &Value, key: &str) -> String {
     }
 }
 
-/// The gist and texts of one raw log line.
-pub fn event_text(bytes: &[u8]) -> EventText {
+/// The gist and texts of part `part` of one raw log line in `format`.
+pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
     let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
         let lossy = String::from_utf8_lossy(&bytes[..bytes.len().min(BODY_LIMIT)]);
         return EventText {
@@ -50,8 +52,26 @@ pub fn event_text(bytes: &[u8]) -> EventText {
             raw: sanitize::block(&lossy).into_owned(),
         };
     };
+    let text = match format {
+        Format::Canonical => canonical_text(&value),
+        Format::ClaudeCode => claude_text(&value, part),
+        Format::Codex => codex_text(&value),
+    };
+    let text = cut(&text, BODY_LIMIT);
+    let raw = cut(
+        &serde_json::to_string_pretty(&value).unwrap_or_default(),
+        BODY_LIMIT,
+    );
+    EventText {
+        gist: gist_line(&text),
+        text: sanitize::block(&text).into_owned(),
+        raw: sanitize::block(&raw).into_owned(),
+    }
+}
+
+fn canonical_text(value: &Value) -> String {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
-    let text = match kind {
+    match kind {
         "message" | "tool_result" => str_of(&value, "text"),
         "tool_call" => format!("{} {}", str_of(&value, "name"), str_of(&value, "input")),
         "binding" => {
@@ -107,16 +127,63 @@ pub fn event_text(bytes: &[u8]) -> EventText {
         ),
         "session" => format!("cwd {} {}", str_of(&value, "cwd"), str_of(&value, "agent")),
         _ => value.to_string(),
+    }
+}
+
+/// A Claude Code record: the block `part` of its message, or what the record says.
+fn claude_text(value: &Value, part: u32) -> String {
+    let content = value.get("message").and_then(|m| m.get("content"));
+    if let Some(Value::Array(blocks)) = content {
+        let Some(block) = blocks.get(part as usize) else {
+            return String::new();
+        };
+        return match block.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" => str_of(block, "text"),
+            "thinking" => str_of(block, "thinking"),
+            "tool_use" => format!("{} {}", str_of(block, "name"), str_of(block, "input")),
+            "tool_result" => block.get("content").map(content_text).unwrap_or_default(),
+            _ => block.to_string(),
+        };
+    }
+    if let Some(content) = content {
+        return content_text(content);
+    }
+    let kind = str_of(value, "type");
+    match value.get("subtype").and_then(Value::as_str) {
+        Some(subtype) => format!("{kind}/{subtype} {}", str_of(value, "content")),
+        None => format!("{kind} {}", str_of(value, "summary")),
+    }
+}
+
+/// A Codex record: its payload's text, call or output.
+fn codex_text(value: &Value) -> String {
+    let kind = str_of(value, "type");
+    let Some(payload) = value.get("payload") else {
+        return kind;
     };
-    let text = cut(&text, BODY_LIMIT);
-    let raw = cut(
-        &serde_json::to_string_pretty(&value).unwrap_or_default(),
-        BODY_LIMIT,
-    );
-    EventText {
-        gist: gist_line(&text),
-        text: sanitize::block(&text).into_owned(),
-        raw: sanitize::block(&raw).into_owned(),
+    match payload.get("type").and_then(Value::as_str).unwrap_or("") {
+        "message" => payload.get("content").map(content_text).unwrap_or_default(),
+        "reasoning" => payload.get("summary").map(content_text).unwrap_or_default(),
+        "function_call" => format!(
+            "{} {}",
+            str_of(payload, "name"),
+            str_of(payload, "arguments")
+        ),
+        "custom_tool_call" => format!("{} {}", str_of(payload, "name"), str_of(payload, "input")),
+        "local_shell_call" => format!("local_shell {}", str_of(payload, "action")),
+        "function_call_output" | "custom_tool_call_output" => {
+            payload.get("output").map(content_text).unwrap_or_default()
+        }
+        _ if kind == "compacted" => {
+            let message = str_of(payload, "message");
+            if message.is_empty() {
+                "(remote compaction: the summary is encrypted)".into()
+            } else {
+                message
+            }
+        }
+        _ if kind == "session_meta" => format!("cwd {}", str_of(payload, "cwd")),
+        other => format!("{kind} {other}"),
     }
 }
 
@@ -137,11 +204,24 @@ mod tests {
 
     #[test]
     fn gists_are_one_safe_line() {
-        let t = event_text(br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b","extra":1}"#);
+        let t = event_text(
+            br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b","extra":1}"#,
+            Format::Canonical,
+            0,
+        );
         assert_eq!(t.gist, "a \\u{1b}]0;x\\u{7} b");
         assert!(t.raw.contains("\"extra\": 1"));
         assert!(!t.text.contains('\u{1b}'));
-        let garbage = event_text(b"\xff not json \x1b[2J");
+        let garbage = event_text(b"\xff not json \x1b[2J", Format::Canonical, 0);
+        let claude = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#;
+        assert_eq!(
+            event_text(claude, Format::ClaudeCode, 1).gist,
+            r#"Bash {"command":"ls"}"#
+        );
+        let codex = br#"{"type":"compacted","payload":{"message":""}}"#;
+        assert!(event_text(codex, Format::Codex, 0)
+            .gist
+            .contains("encrypted"));
         assert!(!garbage.gist.contains('\u{1b}'));
     }
 }

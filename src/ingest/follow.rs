@@ -3,7 +3,7 @@
 //! first bytes changed) and replacement (another file at the same path) re-read from the
 //! start, as lnav does.
 
-use super::canonical::CanonicalParser;
+use super::detect::LogParser;
 use super::lines::LineReader;
 use crate::model::Session;
 use std::fs::File;
@@ -31,7 +31,7 @@ const HEAD: u64 = 1024;
 
 pub struct Follower {
     path: PathBuf,
-    parser: CanonicalParser,
+    parser: LogParser,
     /// Byte offset just past the last complete line read.
     offset: u64,
     next_line: u64,
@@ -44,7 +44,7 @@ impl Follower {
     pub fn open(path: &Path) -> io::Result<Follower> {
         let mut follower = Follower {
             path: path.to_owned(),
-            parser: CanonicalParser::new(),
+            parser: LogParser::new(),
             offset: 0,
             next_line: 1,
             identity: None,
@@ -73,7 +73,7 @@ impl Follower {
     }
 
     fn restart(&mut self) {
-        self.parser = CanonicalParser::new();
+        self.parser = LogParser::new();
         self.offset = 0;
         self.next_line = 1;
         self.head.clear();

@@ -1,15 +1,19 @@
 //! Reading logs: line index, canonical JSONL, declared-token resolution.
 
 pub mod canonical;
+pub mod claude;
+pub mod codex;
 pub mod declared;
+pub mod detect;
 pub mod display;
 pub mod follow;
 pub mod lines;
 pub mod source;
 pub mod text;
+pub mod transcript;
 
 use crate::model::Session;
-use canonical::CanonicalParser;
+use detect::LogParser;
 use lines::LineReader;
 use std::fmt;
 use std::fs::File;
@@ -53,9 +57,9 @@ pub fn load(path: &Path) -> Result<Session, LoadError> {
     Ok(session)
 }
 
-/// Parses a canonical log from any reader, without the declared-token pass.
+/// Parses a log in any format from any reader, without the declared-token pass.
 pub fn parse<R: BufRead>(reader: R) -> io::Result<Session> {
-    let mut parser = CanonicalParser::new();
+    let mut parser = LogParser::new();
     let mut lines = LineReader::new(reader);
     while let Some(line) = lines.next_line()? {
         parser.feed(&line);

@@ -15,6 +15,9 @@ pub struct Event {
     pub offset: u64,
     /// Bytes the line takes in the log, newline included.
     pub span: u64,
+    /// Which part of its line this event is: a transcript record can hold several
+    /// blocks (text, tool calls, tool results), each an event. 0 in the canonical log.
+    pub part: u32,
     pub ts: Option<String>,
     pub kind: EventKind,
 }
@@ -177,6 +180,8 @@ pub enum EventKind {
         /// `None` when the summary cannot be read (encrypted by the runtime).
         summary: Option<Summary>,
         input: Option<String>,
+        /// The region lies in an earlier file (a session continued from a compacted one).
+        region_elsewhere: bool,
     },
     Decision(Decision),
     /// A type this version does not know: kept, shown, never an error.

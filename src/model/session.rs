@@ -39,6 +39,9 @@ pub struct Session {
     pub events: Vec<Event>,
     pub malformed: Vec<Malformed>,
     pub tokens: TokenTable,
+    /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
+    /// results cleared, no summary, not a compaction.
+    pub microcompactions: Vec<usize>,
 }
 
 /// A compaction id and what its defining event says, gathered from all its events.
@@ -64,7 +67,14 @@ impl Session {
             events: Vec::new(),
             malformed: Vec::new(),
             tokens: TokenTable::default(),
+            microcompactions: Vec::new(),
         }
+    }
+
+    /// Transcripts of real agents declare no bindings: the region's tokens are the
+    /// candidates, and later use says which were needed (spec §7).
+    pub fn infers_bindings(&self) -> bool {
+        self.format != Format::Canonical
     }
 
     /// Every compaction id in order of first appearance.

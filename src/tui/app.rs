@@ -3,7 +3,7 @@
 
 use super::keys::{command_for, Command};
 use super::snapshot::{Row, Snapshot};
-use super::worker::{Request, Update};
+use super::worker::{Request, TextRef, Update};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest::display::EventText;
 use crate::ingest::follow::Change;
@@ -590,7 +590,7 @@ impl App {
     }
 
     /// The events whose text a view needs and nobody has asked for yet; marks them asked.
-    pub fn wanted_texts(&mut self) -> Vec<(usize, u64, u64)> {
+    pub fn wanted_texts(&mut self) -> Vec<TextRef> {
         let mut wanted: Vec<usize> = Vec::new();
         let offset = self.timeline_offset.get();
         let height = self.timeline_height.get().max(1);
@@ -618,7 +618,13 @@ impl App {
                 && !self.texts.contains_key(&index)
                 && self.requested.insert(index)
             {
-                out.push((index, events[index].offset, events[index].span));
+                let e = &events[index];
+                out.push(TextRef {
+                    index,
+                    offset: e.offset,
+                    span: e.span,
+                    part: e.part,
+                });
             }
         }
         // The cache holds what is near the view, not the whole log.

@@ -8,7 +8,7 @@ use crate::ingest::declared::attach_declared_tokens;
 use crate::ingest::display::{event_text, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
-use crate::model::Verdict;
+use crate::model::{Format, Verdict};
 use crate::store::decisions;
 use crate::store::paths::decisions_path;
 use crate::store::record::{record_decision, Outcome};
@@ -22,8 +22,8 @@ use std::time::{Duration, SystemTime};
 /// What the app asks of the worker.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// Texts of these events: (index, offset, span).
-    Texts(Vec<(usize, u64, u64)>),
+    /// Texts of these events.
+    Texts(Vec<TextRef>),
     /// The next event after (or before) `from` whose line holds `query`, any case.
     Search {
         query: String,
@@ -35,6 +35,15 @@ pub enum Request {
         verdict: Verdict,
         by: String,
     },
+}
+
+/// Where an event's text is: its line, and which part of the line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextRef {
+    pub index: usize,
+    pub offset: u64,
+    pub span: u64,
+    pub part: u32,
 }
 
 /// What the worker tells the app.
@@ -179,27 +188,35 @@ pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
 /// Reads the texts of events for display.
 pub fn read_texts(
     source: &(impl LineSource + ?Sized),
-    wanted: &[(usize, u64, u64)],
+    format: Format,
+    wanted: &[TextRef],
 ) -> Vec<(usize, EventText)> {
     wanted
         .iter()
-        .map(|&(index, offset, span)| {
-            let text = match source.line(offset, span) {
-                Ok(bytes) => event_text(&bytes),
-                Err(e) => EventText {
-                    gist: format!("(cannot read this line: {e})"),
-                    ..EventText::default()
-                },
-            };
-            (index, text)
-        })
+        .map(
+            |&TextRef {
+                 index,
+                 offset,
+                 span,
+                 part,
+             }| {
+                let text = match source.line(offset, span) {
+                    Ok(bytes) => event_text(&bytes, format, part),
+                    Err(e) => EventText {
+                        gist: format!("(cannot read this line: {e})"),
+                        ..EventText::default()
+                    },
+                };
+                (index, text)
+            },
+        )
         .collect()
 }
 
 fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
     match request {
         Request::Texts(wanted) => match File::open(path) {
-            Ok(file) => Update::Texts(read_texts(&file, &wanted)),
+            Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
             Err(e) => Update::Error(format!("{}: {e}", path.display())),
         },
         Request::Search {

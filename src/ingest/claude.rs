@@ -1,0 +1,391 @@
+//! Claude Code session transcripts (spec §7): messages, tool calls and results, TodoWrite
+//! and TaskCreate/TaskUpdate as obligations and plan, `compact_boundary` plus its summary
+//! record as a compaction of everything since the previous boundary.
+
+use super::lines::Line;
+use super::transcript::{content_text, str_of, Builder, Todo};
+use crate::model::{EventKind, Format, Malformed, Session};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+
+/// A conversation record of the current segment, for rewind pruning.
+struct Record {
+    parent: Option<String>,
+    events: std::ops::Range<usize>,
+    conversation: bool,
+}
+
+pub struct ClaudeParser {
+    builder: Builder,
+    /// Records already read, by (uuid, type, subtype, timestamp): `/compact` can
+    /// re-append them.
+    seen: HashSet<(String, String, String, String)>,
+    /// Every uuid in the file so far.
+    uuids: HashSet<String>,
+    /// The segment's records by uuid, since the latest boundary.
+    segment: HashMap<String, Record>,
+    /// The boundary whose summary record has not arrived yet.
+    awaiting_summary: Option<usize>,
+}
+
+impl Default for ClaudeParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ClaudeParser {
+    pub fn new() -> Self {
+        ClaudeParser {
+            builder: Builder::new(Format::ClaudeCode),
+            seen: HashSet::new(),
+            uuids: HashSet::new(),
+            segment: HashMap::new(),
+            awaiting_summary: None,
+        }
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.builder.session
+    }
+
+    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
+        &mut self.builder.session.malformed
+    }
+
+    pub fn finish(self) -> Session {
+        self.builder.session
+    }
+
+    pub fn feed(&mut self, line: &Line) {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let record: Value = match serde_json::from_slice(line.bytes) {
+            Ok(Value::Object(o)) => Value::Object(o),
+            Ok(_) => return self.malformed(line, "not a JSON object".into()),
+            Err(e) => return self.malformed(line, format!("not valid JSON: {e}")),
+        };
+        let kind = str_of(&record, "type").unwrap_or_default();
+        let uuid = str_of(&record, "uuid");
+        let ts = str_of(&record, "timestamp");
+        if let Some(uuid) = &uuid {
+            let subtype = str_of(&record, "subtype").unwrap_or_default();
+            let key = (
+                uuid.clone(),
+                kind.clone(),
+                subtype,
+                ts.clone().unwrap_or_default(),
+            );
+            if !self.seen.insert(key) {
+                return;
+            }
+            self.uuids.insert(uuid.clone());
+        }
+        self.builder
+            .set_cwd(record.get("cwd").and_then(Value::as_str));
+        let first = self.builder.session.events.len();
+        let summary_text = self.summary_of(&record, &kind);
+        match (summary_text, self.awaiting_summary.take()) {
+            (Some(text), Some(at)) => {
+                let summary = self.builder.summary(&text);
+                if let EventKind::Compaction { summary: slot, .. } =
+                    &mut self.builder.session.events[at].kind
+                {
+                    *slot = Some(summary);
+                }
+                self.builder.push(
+                    line,
+                    0,
+                    ts,
+                    EventKind::Other {
+                        type_name: "compact summary".into(),
+                    },
+                );
+                return;
+            }
+            (_, waiting) => self.awaiting_summary = waiting.filter(|_| is_noise(&kind)),
+        }
+        match kind.as_str() {
+            "user" | "assistant" => self.conversation(line, &record, &kind, ts),
+            "system" => {
+                let subtype = str_of(&record, "subtype").unwrap_or_default();
+                match subtype.as_str() {
+                    "compact_boundary" => self.boundary(line, &record, ts),
+                    "microcompact_boundary" => {
+                        let at = self.builder.push(
+                            line,
+                            0,
+                            ts,
+                            EventKind::Other {
+                                type_name: "microcompact_boundary".into(),
+                            },
+                        );
+                        self.builder.session.microcompactions.push(at);
+                    }
+                    other => {
+                        self.builder.push(
+                            line,
+                            0,
+                            ts,
+                            EventKind::Other {
+                                type_name: format!("system/{other}"),
+                            },
+                        );
+                    }
+                }
+            }
+            "" => return self.malformed(line, "no \"type\" field".into()),
+            other => {
+                self.builder.push(
+                    line,
+                    0,
+                    ts,
+                    EventKind::Other {
+                        type_name: other.to_owned(),
+                    },
+                );
+            }
+        }
+        if let Some(uuid) = uuid {
+            let parent = str_of(&record, "parentUuid");
+            let conversation = matches!(kind.as_str(), "user" | "assistant");
+            let events = first..self.builder.session.events.len();
+            self.segment.insert(
+                uuid,
+                Record {
+                    parent,
+                    events,
+                    conversation,
+                },
+            );
+        }
+    }
+
+    fn malformed(&mut self, line: &Line, reason: String) {
+        self.builder.session.malformed.push(Malformed {
+            line: line.number,
+            offset: line.offset,
+            reason,
+        });
+    }
+
+    /// The text of a record that carries a compaction summary.
+    fn summary_of(&self, record: &Value, kind: &str) -> Option<String> {
+        let compact = record.get("isCompactSummary").and_then(Value::as_bool) == Some(true);
+        // Some writers put the summary in a `summary` record with a message.
+        let summary_record =
+            kind == "summary" && record.get("message").is_some() && self.awaiting_summary.is_some();
+        (compact || summary_record).then(|| {
+            record
+                .get("message")
+                .and_then(|m| m.get("content"))
+                .map(content_text)
+                .unwrap_or_default()
+        })
+    }
+
+    fn conversation(&mut self, line: &Line, record: &Value, kind: &str, ts: Option<String>) {
+        let message = record.get("message").cloned().unwrap_or(Value::Null);
+        let role = str_of(&message, "role").unwrap_or_else(|| kind.to_owned());
+        let content = message.get("content").cloned().unwrap_or(Value::Null);
+        let Value::Array(blocks) = content else {
+            let text = content_text(&content);
+            let event = self.builder.message(&role, &text);
+            self.builder.push(line, 0, ts, event);
+            return;
+        };
+        for (part, block) in blocks.iter().enumerate() {
+            let part = part as u32;
+            match block.get("type").and_then(Value::as_str).unwrap_or("") {
+                "text" => {
+                    let text = str_of(block, "text").unwrap_or_default();
+                    let event = self.builder.message(&role, &text);
+                    self.builder.push(line, part, ts.clone(), event);
+                }
+                "thinking" => {
+                    let text = str_of(block, "thinking").unwrap_or_default();
+                    let event = self.builder.message("thinking", &text);
+                    self.builder.push(line, part, ts.clone(), event);
+                }
+                "tool_use" => {
+                    let name = str_of(block, "name").unwrap_or_default();
+                    let input = block.get("input").cloned().unwrap_or(Value::Null);
+                    let event = self.builder.tool_call(str_of(block, "id"), &name, &input);
+                    self.builder.push(line, part, ts.clone(), event);
+                    self.todo_tools(line, part, &ts, &name, &input);
+                }
+                "tool_result" => {
+                    let mut text = block.get("content").map(content_text).unwrap_or_default();
+                    if text.trim().is_empty() {
+                        // The same output, as the tool returned it.
+                        text = record
+                            .get("toolUseResult")
+                            .map(tool_use_result_text)
+                            .unwrap_or_default();
+                    }
+                    let is_error = block
+                        .get("is_error")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    let event =
+                        self.builder
+                            .tool_result(str_of(block, "tool_use_id"), &text, is_error);
+                    self.builder.push(line, part, ts.clone(), event);
+                }
+                other => {
+                    let type_name = if other.is_empty() {
+                        "block".to_owned()
+                    } else {
+                        other.to_owned()
+                    };
+                    self.builder
+                        .push(line, part, ts.clone(), EventKind::Other { type_name });
+                }
+            }
+        }
+    }
+
+    /// TodoWrite lists and TaskCreate / TaskUpdate items become obligations and a plan.
+    fn todo_tools(
+        &mut self,
+        line: &Line,
+        part: u32,
+        ts: &Option<String>,
+        name: &str,
+        input: &Value,
+    ) {
+        match name {
+            "TodoWrite" => {
+                let todos: Vec<Todo> = input
+                    .get("todos")
+                    .and_then(Value::as_array)
+                    .map(|items| {
+                        items
+                            .iter()
+                            .map(|t| Todo {
+                                content: str_of(t, "content").unwrap_or_default(),
+                                status: str_of(t, "status").unwrap_or_else(|| "pending".into()),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.builder.todos(line, part, ts, &todos);
+            }
+            "TaskCreate" | "TaskUpdate" => {
+                let subject = str_of(input, "subject")
+                    .or_else(|| str_of(input, "description"))
+                    .or_else(|| str_of(input, "taskId"))
+                    .unwrap_or_default();
+                if subject.is_empty() {
+                    return;
+                }
+                let status = str_of(input, "status").unwrap_or_else(|| "pending".into());
+                let done = matches!(status.as_str(), "completed" | "deleted");
+                let requires = crate::analysis::tokens::extract(&subject)
+                    .iter()
+                    .map(|f| f.text(&subject).to_owned())
+                    .collect();
+                let id = str_of(input, "taskId")
+                    .map_or_else(|| format!("task: {subject}"), |t| format!("task {t}"));
+                self.builder.push(
+                    line,
+                    part,
+                    ts.clone(),
+                    EventKind::Obligation {
+                        id,
+                        name: Some(subject),
+                        requires: (name == "TaskCreate").then_some(requires),
+                        status: Some(if done {
+                            crate::model::ObligationStatus::Done
+                        } else {
+                            crate::model::ObligationStatus::Open
+                        }),
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn boundary(&mut self, line: &Line, record: &Value, ts: Option<String>) {
+        let logical_parent = str_of(record, "logicalParentUuid");
+        let parent_known = logical_parent
+            .as_ref()
+            .is_some_and(|p| self.uuids.contains(p));
+        self.prune_rewound_branches(logical_parent.as_deref());
+        let at = self
+            .builder
+            .compaction(line, ts, str_of(record, "uuid"), None, !parent_known);
+        self.awaiting_summary = Some(at);
+        self.segment.clear();
+    }
+
+    /// Records of the segment that are not on the chain leading to the boundary belong to
+    /// a rewound branch: they were not in the context that was compacted.
+    fn prune_rewound_branches(&mut self, logical_parent: Option<&str>) {
+        let Some(mut at) = logical_parent.map(str::to_owned) else {
+            return;
+        };
+        let mut chain = HashSet::new();
+        loop {
+            match self.segment.get(&at) {
+                // A cycle (trimmed or hand-made files): the chain cannot be trusted.
+                Some(_) if chain.contains(&at) => return,
+                Some(record) => {
+                    chain.insert(at.clone());
+                    match &record.parent {
+                        Some(parent) => at = parent.clone(),
+                        None => break,
+                    }
+                }
+                // The walk left the segment: at an earlier record (complete), or at one
+                // this file never had (a broken chain: prune nothing).
+                None if self.uuids.contains(&at) => break,
+                None => return,
+            }
+        }
+        if !self
+            .segment
+            .iter()
+            .any(|(uuid, r)| r.conversation && chain.contains(uuid))
+        {
+            return;
+        }
+        for (uuid, record) in &self.segment {
+            if record.conversation && !chain.contains(uuid) {
+                for event in &mut self.builder.session.events[record.events.clone()] {
+                    event.kind = EventKind::Other {
+                        type_name: "rewound".into(),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Records that may stand between a boundary and its summary.
+fn is_noise(kind: &str) -> bool {
+    matches!(
+        kind,
+        "progress" | "queue-operation" | "file-history-snapshot" | "attachment" | "system"
+    )
+}
+
+fn tool_use_result_text(value: &Value) -> String {
+    match value {
+        Value::Object(o) => {
+            let parts: Vec<&str> = ["stdout", "stderr", "content", "output", "text"]
+                .iter()
+                .filter_map(|k| o.get(*k).and_then(Value::as_str))
+                .filter(|s| !s.is_empty())
+                .collect();
+            if parts.is_empty() {
+                value.to_string()
+            } else {
+                parts.join("\n")
+            }
+        }
+        other => content_text(other),
+    }
+}

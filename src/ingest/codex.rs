@@ -1,0 +1,190 @@
+//! Codex CLI rollouts (spec §7): `response_item` messages and tool calls, `update_plan` as
+//! plan, `compacted` as a compaction of everything since the previous one. A remote
+//! compaction (empty `message`, encrypted history) has a summary that cannot be read.
+
+use super::lines::Line;
+use super::transcript::{content_text, str_of, Builder, Todo};
+use crate::model::{EventKind, Format, Malformed, Session};
+use serde_json::Value;
+
+pub struct CodexParser {
+    builder: Builder,
+}
+
+impl Default for CodexParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl CodexParser {
+    pub fn new() -> Self {
+        CodexParser {
+            builder: Builder::new(Format::Codex),
+        }
+    }
+
+    pub fn session(&self) -> &Session {
+        &self.builder.session
+    }
+
+    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
+        &mut self.builder.session.malformed
+    }
+
+    pub fn finish(self) -> Session {
+        self.builder.session
+    }
+
+    pub fn feed(&mut self, line: &Line) {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let record: Value = match serde_json::from_slice(line.bytes) {
+            Ok(Value::Object(o)) => Value::Object(o),
+            Ok(_) => return self.malformed(line, "not a JSON object".into()),
+            Err(e) => return self.malformed(line, format!("not valid JSON: {e}")),
+        };
+        let ts = str_of(&record, "timestamp");
+        let payload = record.get("payload").cloned().unwrap_or(Value::Null);
+        match str_of(&record, "type").as_deref() {
+            Some("session_meta") => {
+                self.builder
+                    .set_cwd(payload.get("cwd").and_then(Value::as_str));
+                self.builder.push(
+                    line,
+                    0,
+                    ts,
+                    EventKind::Other {
+                        type_name: "session_meta".into(),
+                    },
+                );
+            }
+            Some("response_item") => self.response_item(line, ts, &payload),
+            Some("compacted") => {
+                let message = str_of(&payload, "message").unwrap_or_default();
+                // Remote compaction: the summary is encrypted; nothing can be claimed.
+                let summary = (!message.trim().is_empty()).then(|| {
+                    let mut text = message.clone();
+                    for item in payload
+                        .get("replacement_history")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        if let Some(content) = item.get("content") {
+                            text.push('\n');
+                            text.push_str(&content_text(content));
+                        }
+                    }
+                    self.builder.summary(&text)
+                });
+                let first_in_file = self
+                    .builder
+                    .session
+                    .events
+                    .iter()
+                    .all(|e| e.kind.region_text().is_none());
+                self.builder
+                    .compaction(line, ts, None, summary, first_in_file);
+            }
+            Some(other) => {
+                let sub = str_of(&payload, "type")
+                    .map(|t| format!("/{t}"))
+                    .unwrap_or_default();
+                self.builder.push(
+                    line,
+                    0,
+                    ts,
+                    EventKind::Other {
+                        type_name: format!("{other}{sub}"),
+                    },
+                );
+            }
+            None => self.malformed(line, "no \"type\" field".into()),
+        }
+    }
+
+    fn malformed(&mut self, line: &Line, reason: String) {
+        self.builder.session.malformed.push(Malformed {
+            line: line.number,
+            offset: line.offset,
+            reason,
+        });
+    }
+
+    fn response_item(&mut self, line: &Line, ts: Option<String>, payload: &Value) {
+        let kind = str_of(payload, "type").unwrap_or_default();
+        let event = match kind.as_str() {
+            "message" => {
+                let role = str_of(payload, "role").unwrap_or_else(|| "assistant".into());
+                let text = payload.get("content").map(content_text).unwrap_or_default();
+                self.builder.message(&role, &text)
+            }
+            "reasoning" => {
+                let text = payload.get("summary").map(content_text).unwrap_or_default();
+                self.builder.message("reasoning", &text)
+            }
+            "function_call" => {
+                let name = str_of(payload, "name").unwrap_or_default();
+                let input = match payload.get("arguments") {
+                    Some(Value::String(args)) => {
+                        serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.clone()))
+                    }
+                    Some(other) => other.clone(),
+                    None => Value::Null,
+                };
+                if name == "update_plan" {
+                    self.plan(line, &ts, &input);
+                }
+                self.builder
+                    .tool_call(str_of(payload, "call_id"), &name, &input)
+            }
+            "custom_tool_call" => {
+                let name = str_of(payload, "name").unwrap_or_default();
+                let input = payload.get("input").cloned().unwrap_or(Value::Null);
+                self.builder
+                    .tool_call(str_of(payload, "call_id"), &name, &input)
+            }
+            "local_shell_call" => {
+                let input = payload.get("action").cloned().unwrap_or(Value::Null);
+                self.builder
+                    .tool_call(str_of(payload, "call_id"), "local_shell", &input)
+            }
+            "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
+                let output = payload.get("output").cloned().unwrap_or(Value::Null);
+                // Older rollouts wrap the output as JSON text {"output": …}.
+                let text = match &output {
+                    Value::String(s) => serde_json::from_str::<Value>(s)
+                        .ok()
+                        .and_then(|v| v.get("output").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_else(|| s.clone()),
+                    other => content_text(other),
+                };
+                self.builder
+                    .tool_result(str_of(payload, "call_id"), &text, false)
+            }
+            other => EventKind::Other {
+                type_name: format!("response_item/{other}"),
+            },
+        };
+        self.builder.push(line, 0, ts, event);
+    }
+
+    fn plan(&mut self, line: &Line, ts: &Option<String>, input: &Value) {
+        let todos: Vec<Todo> = input
+            .get("plan")
+            .and_then(Value::as_array)
+            .map(|steps| {
+                steps
+                    .iter()
+                    .map(|s| Todo {
+                        content: str_of(s, "step").unwrap_or_default(),
+                        status: str_of(s, "status").unwrap_or_else(|| "pending".into()),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.builder.todos(line, 0, ts, &todos);
+    }
+}

@@ -1,0 +1,263 @@
+//! What the Claude Code and Codex adapters share: turning records into events, todo lists
+//! into obligations and plans, and cutting the log into compaction segments.
+
+use super::lines::Line;
+use super::text::{digest, json_text_leaves};
+use crate::analysis::tokens;
+use crate::model::{
+    Event, EventKind, Format, ObligationStatus, Phase, PlanStep, RangeSpec, Session, Summary,
+};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A session being built record by record.
+pub struct Builder {
+    pub session: Session,
+    /// Seq of the first event after the latest compaction (events are numbered 1, 2, …
+    /// in file order; a record can yield several).
+    segment_start: u64,
+    compactions: u64,
+    /// Todo ids that are open, so a todo list that drops one closes it.
+    open_todos: BTreeMap<String, ()>,
+}
+
+/// An item of a todo list or plan, in the agent's words.
+pub struct Todo {
+    pub content: String,
+    /// `pending`, `in_progress` or `completed`.
+    pub status: String,
+}
+
+impl Builder {
+    pub fn new(format: Format) -> Builder {
+        Builder {
+            session: Session::new(format),
+            segment_start: 1,
+            compactions: 0,
+            open_todos: BTreeMap::new(),
+        }
+    }
+
+    pub fn next_seq(&self) -> u64 {
+        self.session.events.last().map_or(1, |e| e.seq + 1)
+    }
+
+    pub fn push(&mut self, line: &Line, part: u32, ts: Option<String>, kind: EventKind) -> usize {
+        let seq = self.next_seq();
+        self.session.events.push(Event {
+            seq,
+            line: line.number,
+            offset: line.offset,
+            span: line.span,
+            part,
+            ts,
+            kind,
+        });
+        self.session.events.len() - 1
+    }
+
+    pub fn message(&mut self, role: &str, text: &str) -> EventKind {
+        EventKind::Message {
+            role: role.to_owned(),
+            text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
+        }
+    }
+
+    pub fn tool_call(&mut self, call_id: Option<String>, name: &str, input: &Value) -> EventKind {
+        let json = input.to_string();
+        let words = tokens::word_count(name) + tokens::word_count(&json);
+        let mut texts = vec![name];
+        json_text_leaves(input, &mut texts);
+        EventKind::ToolCall {
+            call_id,
+            name: name.to_owned(),
+            input: digest(&texts, words, &mut self.session.tokens),
+        }
+    }
+
+    pub fn tool_result(
+        &mut self,
+        call_id: Option<String>,
+        text: &str,
+        is_error: bool,
+    ) -> EventKind {
+        EventKind::ToolResult {
+            call_id,
+            is_error,
+            text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
+        }
+    }
+
+    pub fn summary(&mut self, text: &str) -> Summary {
+        Summary {
+            text: text.to_owned(),
+            digest: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
+        }
+    }
+
+    /// A todo list (TodoWrite, update_plan) as the plan in force plus one obligation per
+    /// item; an item that vanished from the list is dropped.
+    pub fn todos(&mut self, line: &Line, part: u32, ts: &Option<String>, todos: &[Todo]) {
+        let mut steps = Vec::new();
+        let mut listed = BTreeMap::new();
+        for todo in todos {
+            let id = todo_id(&todo.content);
+            let status = match todo.status.as_str() {
+                "completed" => ObligationStatus::Done,
+                _ => ObligationStatus::Open,
+            };
+            if status == ObligationStatus::Open {
+                steps.push(PlanStep {
+                    id: id.clone(),
+                    action: todo.content.clone(),
+                    target: Value::Null,
+                });
+            }
+            let requires = tokens::extract(&todo.content)
+                .iter()
+                .map(|f| f.text(&todo.content).to_owned())
+                .collect();
+            self.push(
+                line,
+                part,
+                ts.clone(),
+                EventKind::Obligation {
+                    id: id.clone(),
+                    name: Some(todo.content.clone()),
+                    requires: Some(requires),
+                    status: Some(status),
+                },
+            );
+            listed.insert(id, ());
+        }
+        let vanished: Vec<String> = self
+            .open_todos
+            .keys()
+            .filter(|id| !listed.contains_key(*id))
+            .cloned()
+            .collect();
+        for id in vanished {
+            self.push(
+                line,
+                part,
+                ts.clone(),
+                EventKind::Obligation {
+                    id,
+                    name: None,
+                    requires: None,
+                    status: Some(ObligationStatus::Dropped),
+                },
+            );
+        }
+        self.open_todos = todos
+            .iter()
+            .filter(|t| t.status != "completed")
+            .map(|t| (todo_id(&t.content), ()))
+            .collect();
+        self.push(line, part, ts.clone(), EventKind::Plan { steps });
+    }
+
+    /// A compaction of everything since the previous one. Returns its event index.
+    pub fn compaction(
+        &mut self,
+        line: &Line,
+        ts: Option<String>,
+        id: Option<String>,
+        summary: Option<Summary>,
+        elsewhere_if_empty: bool,
+    ) -> usize {
+        self.compactions += 1;
+        let last = self.next_seq() - 1;
+        let conversation = self
+            .session
+            .events
+            .iter()
+            .rev()
+            .take_while(|e| e.seq >= self.segment_start)
+            .any(|e| e.kind.region_text().is_some());
+        let region_elsewhere = !conversation && elsewhere_if_empty;
+        let range = if last >= self.segment_start {
+            RangeSpec::Seqs {
+                from: self.segment_start,
+                to: last,
+            }
+        } else {
+            RangeSpec::Missing
+        };
+        let id = id.unwrap_or_else(|| format!("compacted-{}", self.compactions));
+        // Two boundaries with one id (trimmed fixtures) must stay two compactions.
+        let taken =
+            self.session.events.iter().any(
+                |e| matches!(&e.kind, EventKind::Compaction { id: other, .. } if *other == id),
+            );
+        let id = if taken {
+            format!("{id}#{}", self.compactions)
+        } else {
+            id
+        };
+        let index = self.push(
+            line,
+            0,
+            ts,
+            EventKind::Compaction {
+                id,
+                phase: Some(Phase::Applied),
+                range,
+                summary,
+                input: Some("log".into()),
+                region_elsewhere,
+            },
+        );
+        self.segment_start = self.next_seq();
+        index
+    }
+
+    /// The events since the latest compaction (for rewind pruning).
+    pub fn segment_start(&self) -> u64 {
+        self.segment_start
+    }
+
+    pub fn set_cwd(&mut self, cwd: Option<&str>) {
+        if self.session.cwd.is_none() {
+            self.session.cwd = cwd.filter(|c| !c.is_empty()).map(str::to_owned);
+        }
+    }
+}
+
+/// A todo's id: its words, so the same item keeps its id across rewritten lists.
+fn todo_id(content: &str) -> String {
+    let short: String = content
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(60)
+        .collect();
+    format!("todo: {short}")
+}
+
+/// Text of content that is a string, or a list of blocks with `text`.
+pub fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|item| match item {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o.get("text").and_then(Value::as_str).map(str::to_owned),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Value::Object(o) => o
+            .get("text")
+            .and_then(Value::as_str)
+            .map_or_else(|| content.to_string(), str::to_owned),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+pub fn str_of(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
