@@ -27,10 +27,9 @@ fn main() -> ExitCode {
             Some(path) => ctxlens::tui::run::run(path)
                 .map(|()| 0)
                 .map_err(CliError::unusable),
-            None => {
-                let _ = <Cli as clap::CommandFactory>::command().print_help();
-                Ok(cli::EXIT_UNUSABLE)
-            }
+            None => ctxlens::tui::run::run_own_sessions()
+                .map(|()| 0)
+                .map_err(CliError::unusable),
         },
     };
     match result {

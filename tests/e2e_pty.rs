@@ -19,6 +19,10 @@ struct Tui {
 
 impl Tui {
     fn start(args: &[&Path]) -> Tui {
+        Tui::start_with_env(args, &[])
+    }
+
+    fn start_with_env(args: &[&Path], env: &[(&str, &Path)]) -> Tui {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 32,
@@ -33,6 +37,9 @@ impl Tui {
         }
         cmd.env("TERM", "xterm-256color");
         cmd.env("USER", "e2e-operator");
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
         let child = pair.slave.spawn_command(cmd).expect("spawns");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("reader");
@@ -235,4 +242,54 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     tui.wait_for("Sessions (newest first)");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
+}
+
+#[test]
+fn no_argument_opens_the_operators_own_claude_and_codex_sessions() {
+    let home = tempfile::tempdir().unwrap();
+    let claude = home.path().join("claude-config");
+    let codex = home.path().join("codex-home");
+    let project = claude.join("projects").join("-home-dev-payments");
+    let day = codex.join("sessions").join("2026").join("11").join("21");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(
+        sample("claude-code-compaction.jsonl"),
+        project.join("8c1d2e3f.jsonl"),
+    )
+    .unwrap();
+    std::fs::copy(
+        sample("codex-rollout.jsonl"),
+        day.join("rollout-2026-11-21T09-00-00.jsonl"),
+    )
+    .unwrap();
+    let mut tui = Tui::start_with_env(
+        &[],
+        &[
+            ("HOME", home.path()),
+            ("CLAUDE_CONFIG_DIR", &claude),
+            ("CODEX_HOME", &codex),
+        ],
+    );
+    tui.wait_for("2 sessions");
+    let screen = tui.screen();
+    assert!(
+        screen.contains("claude-code") && screen.contains("codex"),
+        "{screen}"
+    );
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+#[test]
+fn no_argument_and_no_sessions_says_what_to_do() {
+    let home = tempfile::tempdir().unwrap();
+    let out = ctxlens()
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .env_remove("CODEX_HOME")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give a log or a folder"));
 }

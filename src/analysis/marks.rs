@@ -130,7 +130,19 @@ pub fn binding_state(
         key(session, &info.text, info.class) == key(session, token, info.class)
     });
     let Some(binding) = declared else {
-        return BindingState::Unknown;
+        // A transcript declares nothing: what the region and summary did tells.
+        if !session.infers_bindings() {
+            return BindingState::Unknown;
+        }
+        let wanted = key(session, token, crate::analysis::tokens::classify(token));
+        return match analysis.tokens.iter().find(|t| {
+            let info = session.tokens.get(t.id);
+            key(session, &info.text, info.class) == wanted
+        }) {
+            None => BindingState::NotInRegion,
+            Some(t) if t.survived == Some(false) => BindingState::Dropped,
+            Some(_) => BindingState::Kept,
+        };
     };
     let in_region = analysis.tokens.iter().find(|t| {
         let info = session.tokens.get(t.id);

@@ -264,7 +264,14 @@ pub fn report(
         events: session.events.len(),
         malformed_lines: session.malformed.len(),
         compactions,
-        microcompactions: Vec::new(),
+        microcompactions: session
+            .microcompactions
+            .iter()
+            .map(|&i| MicrocompactionReport {
+                seq: session.events[i].seq,
+                line: session.events[i].line,
+            })
+            .collect(),
         findings: analysis.findings.clone(),
     }
 }

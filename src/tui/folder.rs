@@ -57,9 +57,14 @@ pub fn find_logs(root: &Path) -> Vec<PathBuf> {
 }
 
 fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
-    let name = path
-        .strip_prefix(root)
-        .unwrap_or(path)
+    // Name a log after its root's folder too: with two roots, names could clash.
+    let base = root
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| Path::new(n).join(root.file_name().unwrap_or_default()));
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let name = base
+        .map_or_else(|| relative.to_path_buf(), |b| b.join(relative))
         .display()
         .to_string();
     let live = SystemTime::now()
@@ -91,13 +96,16 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
 }
 
 /// Rescans `root` every two seconds, re-reading only logs whose size or time changed.
-pub fn spawn_scanner(root: PathBuf, to_app: Sender<Msg>) {
+pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
     std::thread::spawn(move || {
         let mut known: HashMap<PathBuf, (u64, SystemTime, Entry)> = HashMap::new();
         let mut last: Vec<Entry> = Vec::new();
         loop {
             let mut entries = Vec::new();
-            for path in find_logs(&root) {
+            let found = roots
+                .iter()
+                .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)));
+            for (root, path) in found {
                 let Ok(meta) = std::fs::metadata(&path) else {
                     continue;
                 };
@@ -107,7 +115,7 @@ pub fn spawn_scanner(root: PathBuf, to_app: Sender<Msg>) {
                         entry.clone()
                     }
                     _ => {
-                        let entry = summarize(&root, &path, modified);
+                        let entry = summarize(root, &path, modified);
                         known.insert(path.clone(), (meta.len(), modified, entry.clone()));
                         entry
                     }

@@ -10,7 +10,7 @@ use crate::ingest::follow::Follower;
 use crate::store::record::default_operator;
 use crossterm::event::{Event, KeyEventKind};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 
@@ -83,20 +83,64 @@ enum Screen {
 
 /// Runs the TUI on a log or a folder until the operator quits.
 pub fn run(path: &Path) -> Result<(), String> {
-    let (tx, rx) = channel();
-    let screen = if path.is_dir() {
-        folder::spawn_scanner(path.to_owned(), tx.clone());
-        Screen::Folder(FolderApp {
-            root: path.display().to_string(),
-            entries: Vec::new(),
-            cursor: 0,
-            scanned: false,
-            color: color_allowed(),
-            message: None,
-        })
+    if path.is_dir() {
+        run_folders(vec![path.to_owned()])
     } else {
-        Screen::Session(Box::new(Session::open(path, tx.clone())?), None)
+        let (tx, rx) = channel();
+        let screen = Screen::Session(Box::new(Session::open(path, tx.clone())?), None);
+        run_screen(screen, tx, rx)
+    }
+}
+
+/// The folders an operator's own sessions live in: Claude Code's projects and Codex's
+/// sessions, honouring `CLAUDE_CONFIG_DIR` and `CODEX_HOME`; those that exist.
+pub fn own_session_folders() -> Vec<PathBuf> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let from_env = |var: &str, default: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(default)))
     };
+    [
+        from_env("CLAUDE_CONFIG_DIR", ".claude").map(|d| d.join("projects")),
+        from_env("CODEX_HOME", ".codex").map(|d| d.join("sessions")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|d| d.is_dir())
+    .collect()
+}
+
+/// Folder mode over the operator's own sessions.
+pub fn run_own_sessions() -> Result<(), String> {
+    let roots = own_session_folders();
+    if roots.is_empty() {
+        return Err("no ~/.claude/projects or ~/.codex/sessions here (nor $CLAUDE_CONFIG_DIR/projects or $CODEX_HOME/sessions); give a log or a folder: ctxlens PATH".into());
+    }
+    run_folders(roots)
+}
+
+fn run_folders(roots: Vec<PathBuf>) -> Result<(), String> {
+    let (tx, rx) = channel();
+    let title = roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    folder::spawn_scanner(roots, tx.clone());
+    let screen = Screen::Folder(FolderApp {
+        root: title,
+        entries: Vec::new(),
+        cursor: 0,
+        scanned: false,
+        color: color_allowed(),
+        message: None,
+    });
+    run_screen(screen, tx, rx)
+}
+
+fn run_screen(screen: Screen, tx: Sender<Msg>, rx: Receiver<Msg>) -> Result<(), String> {
     let (guard, mut terminal) =
         TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     spawn_input(tx.clone());

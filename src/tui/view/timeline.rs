@@ -112,6 +112,13 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
                 )));
             }
         }
+        EventKind::Other { type_name } if type_name == "microcompact_boundary" => {
+            spans.push(Span::styled("MICROCOMPACT ", theme.yellow()));
+            spans.push(Span::styled(
+                "old tool results cleared; no summary, not a compaction",
+                theme.dim(),
+            ));
+        }
         kind => {
             let name = sanitize::line(kind.type_name()).into_owned();
             spans.push(Span::styled(format!("{name:<11} "), theme.accent()));

@@ -1,0 +1,210 @@
+//! Real agents' transcripts (read from ../shared/real-sessions, never copied here) and
+//! our own samples of both formats.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn real_sessions() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sessions");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 10, "the shared real sessions");
+    files
+}
+
+/// `compact_boundary` and `compacted` records, counted straight from the file.
+fn boundaries(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["subtype"] == "compact_boundary" || r["type"] == "compacted")
+        .count()
+}
+
+#[test]
+fn every_real_session_opens_and_every_compaction_is_found() {
+    for path in real_sessions() {
+        let (report, code) = audit_json(&path, &[]);
+        assert_ne!(code, 2, "{}", path.display());
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let expected = if name.contains("codex") {
+            "codex"
+        } else {
+            "claude-code"
+        };
+        assert_eq!(report["format"], expected, "{name}");
+        assert_eq!(report["malformed_lines"], 0, "{name}");
+        assert_eq!(
+            report["compactions"].as_array().unwrap().len(),
+            boundaries(&path),
+            "{name}: one compaction per boundary"
+        );
+    }
+}
+
+#[test]
+fn every_real_session_renders_in_the_tui() {
+    use ctxlens::tui::app::{Action, App};
+    use ctxlens::tui::snapshot::Snapshot;
+    use ctxlens::tui::worker::{read_texts, Update};
+    for path in real_sessions() {
+        let snapshot = Snapshot::load(&path).unwrap();
+        let mut app = App::new("real".into(), std::sync::Arc::new(snapshot), "t".into());
+        let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 32)).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        for key in ['g', ']', ']', 'e', '\t'] {
+            term.draw(|f| ctxlens::tui::view::draw(&app, f)).unwrap();
+            let wanted = app.wanted_texts();
+            let format = app.snapshot.session.format;
+            app.update(Action::Worker(Update::Texts(read_texts(
+                &file, format, &wanted,
+            ))));
+            let event = crossterm::event::KeyEvent::new(
+                if key == '\t' {
+                    crossterm::event::KeyCode::Tab
+                } else {
+                    crossterm::event::KeyCode::Char(key)
+                },
+                crossterm::event::KeyModifiers::NONE,
+            );
+            app.update(Action::Key(event));
+        }
+        term.draw(|f| ctxlens::tui::view::draw(&app, f)).unwrap();
+    }
+}
+
+fn real(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/real-sessions")
+        .join(name)
+}
+
+#[test]
+fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
+    let (report, code) = audit_json(
+        &real("kvsankar__agent-history__claude-session_with_compaction.jsonl"),
+        &[],
+    );
+    assert_eq!(code, 1);
+    let finding = &report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "dropped_binding")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        finding["token"],
+        "/home/testuser/compact-project/src/auth.py"
+    );
+    assert_eq!(finding["step"], "Edit toolu_c003 (seq 15)");
+}
+
+#[test]
+fn rewound_branches_are_not_in_the_region() {
+    let session = ctxlens::ingest::load(&real(
+        "daaain__claude-code-log__dag_compact_after_rewind.jsonl",
+    ))
+    .unwrap();
+    let kind_of_line = |line: u64| {
+        session
+            .events
+            .iter()
+            .find(|e| e.line == line)
+            .map(|e| e.kind.type_name().to_owned())
+    };
+    assert_eq!(kind_of_line(3).as_deref(), Some("rewound"), "First attempt");
+    assert_eq!(kind_of_line(4).as_deref(), Some("rewound"), "First answer");
+    assert_eq!(
+        kind_of_line(5).as_deref(),
+        Some("message"),
+        "Second attempt"
+    );
+}
+
+#[test]
+fn remote_codex_compactions_are_opaque_not_everything_dropped() {
+    let (report, _) = audit_json(&real("jazzyalex__agent-sessions__codex-small.jsonl"), &[]);
+    let first = &report["compactions"][0];
+    assert_eq!(first["id"], "compacted-1");
+    assert_eq!(first["opaque_ratio"], Value::Null);
+    assert_eq!(first["dropped"], serde_json::json!([]));
+    assert_eq!(report["findings"][0]["kind"], "opaque_summary");
+}
+
+#[test]
+fn claude_code_sample_infers_the_secret_version_the_agent_needed() {
+    let (report, code) = audit_json(&sample("claude-code-compaction.jsonl"), &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["format"], "claude-code");
+    let k = &report["compactions"][0];
+    assert_eq!(k["id"], "cb01");
+    assert_eq!(k["verdict"], "spill");
+    assert_eq!(
+        k["dropped"][0]["token"],
+        "3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"
+    );
+    assert_eq!(k["dropped"][0]["regenerable"], Value::Null);
+    assert_eq!(
+        k["dropped"][0]["required_by"],
+        serde_json::json!(["Bash toolu_05 (seq 21)"])
+    );
+    assert_eq!(
+        report["microcompactions"].as_array().unwrap().len(),
+        1,
+        "not a compaction"
+    );
+    let kinds = finding_kinds(&report);
+    assert_eq!(kinds, ["density_collapse", "dropped_binding"]);
+}
+
+#[test]
+fn a_continued_claude_session_points_to_an_earlier_file() {
+    let (report, code) = audit_json(&sample("claude-code-continued.jsonl"), &[]);
+    assert_eq!(code, 0);
+    assert_eq!(finding_kinds(&report), ["region_elsewhere"]);
+}
+
+#[test]
+fn codex_sample_reports_the_snapshot_arn_and_the_encrypted_summary() {
+    let (report, code) = audit_json(&sample("codex-rollout.jsonl"), &[]);
+    assert_eq!(code, 1);
+    assert_eq!(report["format"], "codex");
+    let dropped: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "dropped_binding")
+        .map(|f| f["token"].as_str().unwrap())
+        .collect();
+    assert!(
+        dropped.contains(&"arn:aws:rds:eu-west-1:123456789012:snapshot:orders-pre-0042"),
+        "{dropped:?}"
+    );
+    assert_eq!(report["compactions"][1]["id"], "compacted-2");
+    assert!(finding_kinds(&report).contains(&"opaque_summary".to_owned()));
+}
+
+#[test]
+fn todos_become_obligations_and_plan() {
+    let session = ctxlens::ingest::load(&sample("claude-code-compaction.jsonl")).unwrap();
+    let state = ctxlens::analysis::state::StateAt::of(&session.events);
+    let open: Vec<&str> = state.open_obligations().map(|o| o.id.as_str()).collect();
+    assert_eq!(open.len(), 3, "{open:?}");
+    assert_eq!(state.pending.len(), 3);
+    let codex = ctxlens::ingest::load(&sample("codex-rollout.jsonl")).unwrap();
+    let state = ctxlens::analysis::state::StateAt::of(&codex.events);
+    let first = state
+        .obligations
+        .iter()
+        .find(|o| o.name.as_deref() == Some("Apply migrations/0042_add_index.sql"))
+        .unwrap();
+    assert_eq!(first.requires, ["migrations/0042_add_index.sql"]);
+}
