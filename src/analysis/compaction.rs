@@ -317,7 +317,7 @@ pub(super) fn analyze(
             .map(|t| (key(t.id), t.id))
             .collect();
         let after = info.applied_at.unwrap_or(info.at) + 1;
-        later_uses(session, after, earlier.until, &dropped_keys, &key)
+        later_uses(session, after, earlier.until, &dropped_keys, key)
     } else {
         Vec::new()
     };

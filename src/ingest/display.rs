@@ -72,8 +72,8 @@ pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
 fn canonical_text(value: &Value) -> String {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
-        "message" | "tool_result" => str_of(&value, "text"),
-        "tool_call" => format!("{} {}", str_of(&value, "name"), str_of(&value, "input")),
+        "message" | "tool_result" => str_of(value, "text"),
+        "tool_call" => format!("{} {}", str_of(value, "name"), str_of(value, "input")),
         "binding" => {
             let regen = if value.get("regenerable").and_then(Value::as_bool) == Some(true) {
                 "regenerable"
@@ -82,16 +82,16 @@ fn canonical_text(value: &Value) -> String {
             };
             format!(
                 "{} ({regen}) {}",
-                str_of(&value, "token"),
-                str_of(&value, "note")
+                str_of(value, "token"),
+                str_of(value, "note")
             )
         }
         "obligation" => format!(
             "{} {} {} requires {}",
-            str_of(&value, "id"),
-            str_of(&value, "status"),
-            str_of(&value, "name"),
-            str_of(&value, "requires")
+            str_of(value, "id"),
+            str_of(value, "status"),
+            str_of(value, "name"),
+            str_of(value, "requires")
         ),
         "plan" => value
             .get("steps")
@@ -113,19 +113,19 @@ fn canonical_text(value: &Value) -> String {
             .unwrap_or_default(),
         "action" => format!(
             "{} {} {}",
-            str_of(&value, "step"),
-            str_of(&value, "name"),
-            str_of(&value, "target")
+            str_of(value, "step"),
+            str_of(value, "name"),
+            str_of(value, "target")
         ),
-        "compaction" => str_of(&value, "summary"),
+        "compaction" => str_of(value, "summary"),
         "decision" => format!(
             "{} {} by {} {}",
-            str_of(&value, "compaction"),
-            str_of(&value, "verdict"),
-            str_of(&value, "by"),
-            str_of(&value, "reason")
+            str_of(value, "compaction"),
+            str_of(value, "verdict"),
+            str_of(value, "by"),
+            str_of(value, "reason")
         ),
-        "session" => format!("cwd {} {}", str_of(&value, "cwd"), str_of(&value, "agent")),
+        "session" => format!("cwd {} {}", str_of(value, "cwd"), str_of(value, "agent")),
         _ => value.to_string(),
     }
 }
