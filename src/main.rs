@@ -1,5 +1,5 @@
 use clap::Parser;
-use ctxlens::cli::args::{Cli, Command, SpillCommand};
+use ctxlens::cli::args::{ClaudeHook, Cli, Command, HookAgent, SpillCommand};
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         Some(Command::Spill(SpillCommand::Get { log, handle })) => {
             cli::spill::get(log, handle, &mut out, terminal)
         }
+        Some(Command::Hook(HookAgent::ClaudeCode(hook))) => Ok(claude_hook(hook, &mut out)),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::unusable),
@@ -37,6 +38,46 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("ctxlens: {error}");
             ExitCode::from(error.code)
+        }
+    }
+}
+
+fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> u8 {
+    use ctxlens::cli::hook;
+    let stdin = &mut std::io::stdin().lock();
+    match hook {
+        ClaudeHook::PreCompact { hold, timeout } => {
+            hook::run("pre-compact", *hold, *timeout, stdin, out)
+        }
+        ClaudeHook::SessionStart => hook::run("session-start", false, None, stdin, out),
+        ClaudeHook::PostCompact => hook::run("post-compact", false, None, stdin, out),
+        ClaudeHook::Install { project } => {
+            let program = std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "ctxlens".into());
+            let result = hook::settings_path(project.as_deref())
+                .and_then(|path| hook::install(&path, &program).map(|added| (path, added)));
+            match result {
+                Ok((path, added)) if added.is_empty() => {
+                    let _ = writeln!(
+                        out,
+                        "{}: the ctxlens hooks are already installed",
+                        path.display()
+                    );
+                    0
+                }
+                Ok((path, added)) => {
+                    let _ = writeln!(out, "{}: added", path.display());
+                    for line in added {
+                        let _ = writeln!(out, "  {line}");
+                    }
+                    0
+                }
+                Err(e) => {
+                    eprintln!("ctxlens: {e}");
+                    2
+                }
+            }
         }
     }
 }

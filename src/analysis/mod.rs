@@ -7,6 +7,7 @@ pub mod decisions;
 pub mod finding;
 pub mod gate;
 pub mod inference;
+pub mod ledger;
 pub mod marks;
 pub mod paths;
 pub mod report;

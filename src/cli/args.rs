@@ -58,6 +58,61 @@ pub enum Command {
     /// The spill store: read a spilled region back by its handle.
     #[command(subcommand)]
     Spill(SpillCommand),
+    /// Hooks for agents, so bindings survive compactions in live sessions.
+    #[command(subcommand)]
+    Hook(HookAgent),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookAgent {
+    /// Claude Code hooks: they read the hook's JSON on stdin and never break the agent
+    /// (bad input: a message on stderr, exit 0).
+    #[command(subcommand)]
+    ClaudeCode(ClaudeHook),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClaudeHook {
+    /// PreCompact: stores the region since the last compaction in <transcript>.spill/
+    /// and records the identifiers the work depends on in the binding ledger.
+    ///
+    /// Exit status: 0; with --hold, 2 when an operator refuses the compaction.
+    #[command(
+        after_help = "Example (settings.json):\n  {\"hooks\": {\"PreCompact\": [{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"ctxlens hook claude-code pre-compact\"}]}]}}"
+    )]
+    PreCompact {
+        /// Wait for an operator's decision (`ctxlens decide <transcript> pre-compact-N …`);
+        /// refuse blocks the compaction (exit 2).
+        #[arg(long)]
+        hold: bool,
+        /// With --hold: give up waiting after this many seconds and let it go ahead.
+        #[arg(long, value_name = "SECS", requires = "hold")]
+        timeout: Option<f64>,
+    },
+    /// SessionStart (source "compact"): prints the ledger's identifiers that the new
+    /// summary dropped, verbatim, and the spill handle, as additionalContext.
+    ///
+    /// Exit status: 0.
+    #[command(
+        after_help = "Example:\n  echo '{\"source\":\"compact\",\"transcript_path\":\"…\"}' | ctxlens hook claude-code session-start"
+    )]
+    SessionStart,
+    /// PostCompact: records which ledger identifiers the compact_summary dropped, at once.
+    ///
+    /// Exit status: 0.
+    #[command(
+        after_help = "Example:\n  echo '{\"compact_summary\":\"…\",\"transcript_path\":\"…\"}' | ctxlens hook claude-code post-compact"
+    )]
+    PostCompact,
+    /// Writes the hooks into settings.json, merging with the hooks already there.
+    ///
+    /// Exit status: 0 written (or already there), 2 the settings could not be read or written.
+    #[command(after_help = "Example:\n  ctxlens hook claude-code install --project .")]
+    Install {
+        /// Install for this project (DIR/.claude/settings.json) instead of the user.
+        #[arg(long, value_name = "DIR")]
+        project: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

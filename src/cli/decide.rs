@@ -3,7 +3,8 @@
 use super::{json_line, load, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::DecideArgs;
 use crate::model::Verdict;
-use crate::store::record::{default_operator, record_decision, Outcome};
+use crate::store::ledger::{self, Entry};
+use crate::store::record::{default_operator, record_decision, record_pre_compact, Outcome};
 use std::io::Write;
 use std::path::Path;
 
@@ -16,6 +17,20 @@ pub fn record(
     by: &str,
     reason: Option<String>,
 ) -> Result<Outcome, CliError> {
+    if loaded.analysis.compaction(id).is_none() {
+        // A compaction a pre-compact hook is holding: it is in the ledger, not the log.
+        let entries = ledger::read(log).unwrap_or_default();
+        let held = entries.iter().find_map(|e| match e {
+            Entry::PreCompact {
+                id: held, handle, ..
+            } if held == id => Some(handle.clone()),
+            _ => None,
+        });
+        if let Some(handle) = held {
+            return record_pre_compact(log, id, handle, verdict, by, reason)
+                .map_err(CliError::unusable);
+        }
+    }
     let compaction = require_compaction(loaded, log, id)?;
     record_decision(log, &loaded.session, compaction, verdict, by, reason)
         .map_err(CliError::unusable)

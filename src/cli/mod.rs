@@ -5,6 +5,7 @@ pub mod audit;
 pub mod await_decision;
 pub mod decide;
 pub mod gate;
+pub mod hook;
 pub mod human;
 pub mod spill;
 

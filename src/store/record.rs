@@ -72,6 +72,41 @@ pub fn record_decision(
     }
 }
 
+/// Records a decision for a compaction a `pre-compact` hook announced (`pre-compact-N` in
+/// the binding ledger): it is not in the transcript yet, and its region is already
+/// spilled under `handle`.
+pub fn record_pre_compact(
+    log: &Path,
+    id: &str,
+    handle: Option<String>,
+    verdict: Verdict,
+    by: &str,
+    reason: Option<String>,
+) -> Result<Outcome, String> {
+    if verdict == Verdict::Spill && handle.is_none() {
+        return Err(format!(
+            "{id} has no region to spill; no decision was recorded"
+        ));
+    }
+    let decision = Decision {
+        compaction: id.to_owned(),
+        verdict,
+        by: Some(by.to_owned()),
+        ts: Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        handle: handle.filter(|_| verdict == Verdict::Spill),
+        reason,
+        is_override: None,
+    };
+    match channel::record(log, &decision) {
+        Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
+        Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
+        Err(e) => Err(format!(
+            "{}: cannot record the decision: {e}",
+            paths::decisions_path(log).display()
+        )),
+    }
+}
+
 /// Who decides when nobody says: the login name, or "operator".
 pub fn default_operator() -> String {
     std::env::var("USER")

@@ -241,7 +241,11 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
                     theme.red(),
                 )),
                 None => {
-                    spans.push(Span::raw(format!("{:>3} compactions  ", e.compactions)));
+                    spans.push(Span::raw(format!(
+                        "{:>3} compaction{}  ",
+                        e.compactions,
+                        if e.compactions == 1 { " " } else { "s" }
+                    )));
                     if e.pending > 0 {
                         spans.push(Span::styled(
                             format!("{} PENDING  ", e.pending),

@@ -1,0 +1,161 @@
+//! What a Claude Code hook keeps before a compaction: the identifiers that open todos and
+//! recent tool calls depend on; and after it, which of them the summary dropped.
+
+use super::paths::path_key;
+use super::state::StateAt;
+use super::tokens::{classify, contains_whole_word, extract};
+use crate::model::{EventKind, Session, TokenClass};
+use std::collections::HashSet;
+
+/// A candidate binding: the token, its class, and what depends on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub token: String,
+    pub class: TokenClass,
+    pub why: String,
+}
+
+/// How many recent tool calls and results are looked at.
+const RECENT: usize = 20;
+
+/// Candidates from the events after event `since` (the latest compaction, if any): the
+/// tokens of open todos, then those of the most recent tool calls and results.
+pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
+    let cwd = session.cwd.as_deref();
+    let key = |text: &str, class: TokenClass| match class {
+        TokenClass::Path => path_key(text, cwd),
+        _ => text.to_owned(),
+    };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    let mut add = |token: &str, class: TokenClass, why: String| {
+        if seen.insert(key(token, class)) {
+            out.push(Candidate {
+                token: token.to_owned(),
+                class,
+                why,
+            });
+        }
+    };
+    let state = StateAt::of(&session.events);
+    for obligation in state.open_obligations() {
+        for token in &obligation.requires {
+            let name = obligation.name.as_deref().unwrap_or(&obligation.id);
+            add(token, classify(token), format!("open todo: {name}"));
+        }
+    }
+    let start = since.map_or(0, |i| i + 1);
+    let recent: Vec<usize> = (start..session.events.len())
+        .rev()
+        .filter(|&i| {
+            matches!(
+                session.events[i].kind,
+                EventKind::ToolCall { .. } | EventKind::ToolResult { .. }
+            )
+        })
+        .take(RECENT)
+        .collect();
+    for &i in recent.iter().rev() {
+        let event = &session.events[i];
+        let (digest, why) = match &event.kind {
+            EventKind::ToolCall { name, input, .. } => {
+                (input, format!("tool call {name} (seq {})", event.seq))
+            }
+            EventKind::ToolResult { text, .. } => {
+                (text, format!("tool result (seq {})", event.seq))
+            }
+            _ => continue,
+        };
+        for &id in &digest.tokens {
+            let info = session.tokens.get(id);
+            add(&info.text, info.class, why.clone());
+        }
+    }
+    out
+}
+
+/// The candidates `summary` does not hold (as a whole word, or a path as the same file).
+pub fn dropped_by<'c>(
+    summary: &str,
+    candidates: &'c [Candidate],
+    cwd: Option<&str>,
+) -> Vec<&'c Candidate> {
+    let summary_paths: Vec<String> = extract(summary)
+        .iter()
+        .filter(|f| f.class == TokenClass::Path)
+        .map(|f| path_key(f.text(summary), cwd))
+        .collect();
+    candidates
+        .iter()
+        .filter(|c| {
+            let kept = contains_whole_word(summary, &c.token, c.class)
+                || (c.class == TokenClass::Path
+                    && summary_paths.contains(&path_key(&c.token, cwd)));
+            !kept
+        })
+        .collect()
+}
+
+/// The text a SessionStart hook adds to the context after a compaction.
+pub fn restore_context(
+    dropped: &[&Candidate],
+    handle: Option<&str>,
+    transcript: &str,
+    summary_known: bool,
+) -> String {
+    let mut text = String::new();
+    if dropped.is_empty() {
+        text.push_str(
+            "ctxlens: the compaction summary kept every identifier the work depended on.\n",
+        );
+    } else {
+        text.push_str(if summary_known {
+            "ctxlens: the compaction summary dropped these identifiers that the work still depends on. Use them verbatim; do not reconstruct them:\n"
+        } else {
+            "ctxlens: these identifiers from before the compaction are what the work depends on. Use them verbatim; do not reconstruct them:\n"
+        });
+        for c in dropped {
+            text.push_str(&format!(
+                "- {} ({}; {})\n",
+                c.token,
+                c.class.as_str(),
+                c.why
+            ));
+        }
+    }
+    if let Some(handle) = handle {
+        text.push_str(&format!(
+            "The full pre-compaction context is stored as {handle}; read it with: ctxlens spill get {transcript} {handle}\n"
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dropped_means_not_in_the_summary() {
+        let candidates = vec![
+            Candidate {
+                token: "3f2b8c1e".into(),
+                class: TokenClass::Hex,
+                why: "x".into(),
+            },
+            Candidate {
+                token: "src/a.rs".into(),
+                class: TokenClass::Path,
+                why: "y".into(),
+            },
+        ];
+        let dropped = dropped_by("kept /p/src/a.rs only", &candidates, Some("/p"));
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].token, "3f2b8c1e");
+        let text = restore_context(&dropped, Some("sha256:ab"), "t.jsonl", true);
+        assert!(
+            text.contains("- 3f2b8c1e (hex; x)")
+                && text.contains("ctxlens spill get t.jsonl sha256:ab")
+        );
+    }
+}

@@ -1,0 +1,69 @@
+//! The binding ledger of a Claude Code transcript (`<transcript>.ctxlens-ledger.jsonl`):
+//! before each compaction, the identifiers the work depends on and the spill handle of
+//! the region; after it, what the summary dropped of them.
+
+use super::atomic;
+use serde::{Deserialize, Serialize};
+use std::ffi::OsString;
+use std::io;
+use std::path::{Path, PathBuf};
+
+pub fn ledger_path(transcript: &Path) -> PathBuf {
+    let mut name = OsString::from(transcript.as_os_str());
+    name.push(".ctxlens-ledger.jsonl");
+    PathBuf::from(name)
+}
+
+/// A token the work depends on, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LedgerToken {
+    pub token: String,
+    pub class: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Entry {
+    PreCompact {
+        /// `pre-compact-<n>`: the id a decision for this compaction is recorded under.
+        id: String,
+        ts: String,
+        trigger: Option<String>,
+        handle: Option<String>,
+        /// Byte range of the transcript that was spilled.
+        from_byte: u64,
+        to_byte: u64,
+        tokens: Vec<LedgerToken>,
+    },
+    PostCompact {
+        id: String,
+        ts: String,
+        /// Ledger tokens the new summary does not hold.
+        dropped: Vec<LedgerToken>,
+    },
+}
+
+pub fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
+    match std::fs::read(ledger_path(transcript)) {
+        Ok(bytes) => Ok(bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice(line).ok())
+            .collect()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
+}
+
+pub fn append(transcript: &Path, entry: &Entry) -> io::Result<()> {
+    let line = serde_json::to_vec(entry).map_err(io::Error::other)?;
+    atomic::append_line(&ledger_path(transcript), &line)
+}
+
+/// The newest pre-compaction entry.
+pub fn latest_pre_compact(entries: &[Entry]) -> Option<&Entry> {
+    entries
+        .iter()
+        .rev()
+        .find(|e| matches!(e, Entry::PreCompact { .. }))
+}

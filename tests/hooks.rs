@@ -1,0 +1,282 @@
+//! The Claude Code hooks, fed recorded stdin payloads (`tests/hook-payloads/`) against a
+//! transcript written as Claude Code writes it: up to the compaction, then after it.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// The sample transcript cut before its compact boundary, and the rest of it.
+fn transcript() -> (tempfile::TempDir, PathBuf, String) {
+    let full = std::fs::read_to_string(sample("claude-code-compaction.jsonl")).unwrap();
+    let cut = full
+        .find("\"subtype\": \"compact_boundary\"")
+        .expect("a boundary");
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("8c1d2e3f.jsonl");
+    std::fs::write(&path, &full[..line_start]).unwrap();
+    (dir, path, full[line_start..].to_owned())
+}
+
+fn payload(name: &str, transcript: &Path) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/hook-payloads")
+            .join(name),
+    )
+    .unwrap();
+    text.replace("TRANSCRIPT", &transcript.display().to_string())
+}
+
+fn hook(args: &[&str], stdin: &str) -> std::process::Output {
+    ctxlens()
+        .arg("hook")
+        .arg("claude-code")
+        .args(args)
+        .write_stdin(stdin.to_owned())
+        .output()
+        .unwrap()
+}
+
+fn ledger(transcript: &Path) -> Vec<Value> {
+    let path = format!("{}.ctxlens-ledger.jsonl", transcript.display());
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn pre_compact_spills_the_region_and_records_the_ledger() {
+    let (_dir, path, _) = transcript();
+    let out = hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pre-compact-1: stored"));
+    let entries = ledger(&path);
+    assert_eq!(entries.len(), 1);
+    let entry = &entries[0];
+    assert_eq!(entry["event"], "pre-compact");
+    assert_eq!(entry["id"], "pre-compact-1");
+    let tokens: Vec<&str> = entry["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["token"].as_str().unwrap())
+        .collect();
+    assert!(
+        tokens.contains(&"3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"),
+        "{tokens:?}"
+    );
+    // The spill is the whole transcript so far (no earlier compaction), and reads back.
+    let handle = entry["handle"].as_str().unwrap();
+    let back = ctxlens()
+        .args(["spill", "get"])
+        .arg(&path)
+        .arg(handle)
+        .output()
+        .unwrap();
+    assert_eq!(back.status.code(), Some(0));
+    assert_eq!(back.stdout, std::fs::read(&path).unwrap());
+}
+
+#[test]
+fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
+    let (_dir, path, rest) = transcript();
+    hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    // Claude Code compacts: the boundary and the summary land in the transcript.
+    let mut all = std::fs::read_to_string(&path).unwrap();
+    all.push_str(&rest);
+    std::fs::write(&path, all).unwrap();
+    let out = hook(&["session-start"], &payload("session-start.json", &path));
+    assert_eq!(out.status.code(), Some(0));
+    let output: Value = serde_json::from_slice(&out.stdout).expect("hook output is JSON");
+    assert_eq!(
+        output["hookSpecificOutput"]["hookEventName"],
+        "SessionStart"
+    );
+    let context = output["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"),
+        "{context}"
+    );
+    assert!(
+        context.contains("dropped"),
+        "the summary is known: {context}"
+    );
+    let handle = ledger(&path)[0]["handle"].as_str().unwrap().to_owned();
+    assert!(
+        context.contains(&format!("ctxlens spill get {} {handle}", path.display())),
+        "{context}"
+    );
+    // Other sources add nothing.
+    let startup = payload("session-start.json", &path).replace("\"compact\"", "\"startup\"");
+    let out = hook(&["session-start"], &startup);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn post_compact_records_what_the_summary_dropped() {
+    let (_dir, path, _) = transcript();
+    hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    let out = hook(&["post-compact"], &payload("post-compact.json", &path));
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("the summary dropped 3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"));
+    let entries = ledger(&path);
+    assert_eq!(entries[1]["event"], "post-compact");
+    assert!(entries[1]["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["token"] == "3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"));
+}
+
+#[test]
+fn bad_stdin_exits_0_and_changes_nothing() {
+    let (dir, path, _) = transcript();
+    let before: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let missing = payload("pre-compact.json", Path::new("/nonexistent/t.jsonl"));
+    for (hook_name, stdin) in [
+        ("pre-compact", "garbage"),
+        ("pre-compact", "{}"),
+        ("pre-compact", "[1,2]"),
+        ("pre-compact", missing.as_str()),
+        ("session-start", "\u{1b}]0;x\u{7}"),
+        ("session-start", "{\"source\":\"compact\"}"),
+        ("post-compact", "{\"transcript_path\":42}"),
+    ] {
+        let out = hook(&[hook_name], stdin);
+        assert_eq!(out.status.code(), Some(0), "{hook_name} {stdin:?}");
+        assert!(out.stdout.is_empty());
+        assert!(!String::from_utf8_lossy(&out.stderr).contains('\u{1b}'));
+    }
+    // session-start before any pre-compact: nothing to add, nothing written.
+    let out = hook(&["session-start"], &payload("session-start.json", &path));
+    assert_eq!(out.status.code(), Some(0));
+    let after: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(before, after);
+}
+
+#[test]
+fn hold_waits_for_an_operator_and_refuse_blocks() {
+    let (_dir, path, _) = transcript();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args([
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload("pre-compact.json", &path).as_bytes())
+        .unwrap();
+    let ledger_file = PathBuf::from(format!("{}.ctxlens-ledger.jsonl", path.display()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ledger_file.exists() {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    ctxlens()
+        .arg("decide")
+        .arg(&path)
+        .args(["pre-compact-1", "refuse", "--by", "ops"])
+        .assert()
+        .code(0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A timeout lets the compaction go ahead.
+    let out = hook(
+        &["pre-compact", "--hold", "--timeout", "0.2"],
+        &payload("pre-compact.json", &path),
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // A held compaction can be spilled: the decision names the hook's handle.
+    let out = ctxlens()
+        .arg("decide")
+        .arg(&path)
+        .args(["pre-compact-2", "spill"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(decision["handle"], ledger(&path)[1]["handle"]);
+}
+
+#[test]
+fn install_merges_with_existing_hooks_and_never_overwrites_them() {
+    let project = tempfile::tempdir().unwrap();
+    let settings = project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let existing = r#"{"model":"opus","hooks":{"PreCompact":[{"matcher":"","hooks":[{"type":"command","command":"other-tool backup"}]}]}}"#;
+    std::fs::write(&settings, existing).unwrap();
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(merged["model"], "opus");
+    let pre = merged["hooks"]["PreCompact"].as_array().unwrap();
+    assert_eq!(pre.len(), 2);
+    assert_eq!(pre[0]["hooks"][0]["command"], "other-tool backup");
+    assert!(pre[1]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("hook claude-code pre-compact"));
+    assert_eq!(merged["hooks"]["SessionStart"][0]["matcher"], "compact");
+    assert!(merged["hooks"]["PostCompact"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("post-compact"));
+    // Twice is once.
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("already installed"));
+    let again: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(again, merged);
+    // Settings that are not JSON are left alone.
+    std::fs::write(&settings, "{ not json").unwrap();
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
+}
