@@ -340,7 +340,7 @@ pub(super) fn analyze(
             flags.dropped_binding = true;
             findings.push(dropped_binding_finding(session, id, token.id, &state));
         } else if token.declared.is_none() && session.infers_bindings() && !needed_by.is_empty() {
-            flags.dropped_binding = true;
+            flags.dropped_used_token = true;
             findings.push(inferred_finding(session, id, token.id, &state, used));
         }
     }

@@ -12,6 +12,8 @@ pub struct GateFlags {
     pub summary_of_summary: bool,
     pub partial_overlap: bool,
     pub dropped_binding: bool,
+    /// A transcript's token the agent used again after the summary dropped it.
+    pub dropped_used_token: bool,
     pub density_collapse: bool,
 }
 
@@ -21,7 +23,10 @@ impl GateFlags {
             Verdict::Refuse
         } else if self.summary_of_summary || self.partial_overlap {
             Verdict::Refetch
-        } else if self.dropped_binding || (strict && self.density_collapse) {
+        } else if self.dropped_binding
+            || self.dropped_used_token
+            || (strict && self.density_collapse)
+        {
             Verdict::Spill
         } else {
             Verdict::Approve
@@ -69,6 +74,7 @@ mod tests {
             summary_of_summary: true,
             partial_overlap: false,
             dropped_binding: true,
+            dropped_used_token: false,
             density_collapse: true,
         };
         assert_eq!(all.verdict(false), Verdict::Refuse);
