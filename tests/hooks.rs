@@ -280,3 +280,36 @@ fn install_merges_with_existing_hooks_and_never_overwrites_them() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{ not json");
 }
+
+#[test]
+fn the_ledger_turns_a_drop_into_an_alert_as_the_compaction_lands() {
+    let (_dir, path, rest) = transcript();
+    hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    // Only the boundary and its summary have landed: no later use yet.
+    let landed: String = rest.lines().take(2).map(|l| format!("{l}\n")).collect();
+    let mut all = std::fs::read_to_string(&path).unwrap();
+    all.push_str(&landed);
+    std::fs::write(&path, all).unwrap();
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| {
+            f["kind"] == "dropped_binding" && f["token"] == "3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"
+        })
+        .expect("the ledger's token, dropped")
+        .clone();
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("binding ledger"),
+        "{finding}"
+    );
+    // Without the ledger, nothing says it is needed yet.
+    std::fs::remove_file(format!("{}.ctxlens-ledger.jsonl", path.display())).unwrap();
+    let (report, _) = audit_json(&path, &[]);
+    assert!(!finding_kinds(&report).contains(&"dropped_binding".to_owned()));
+}

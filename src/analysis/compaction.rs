@@ -291,6 +291,12 @@ pub(super) fn analyze(
     }
 
     // Signal 2: what is required, and whether it was kept.
+    let region_start = region.clone().next().map(|i| session.events[i].offset);
+    let ledger_hint = session
+        .ledger
+        .iter()
+        .filter(|h| h.before <= def.offset && region_start.is_none_or(|s| h.before > s))
+        .max_by_key(|h| h.before);
     let required_by = |token: TokenId| -> Vec<String> {
         let text = session.tokens.text(token);
         let class = session.tokens.class(token);
@@ -307,7 +313,13 @@ pub(super) fn analyze(
             .iter()
             .filter(|s| contains_whole_word(&target_text(&s.target), text, class))
             .map(|s| s.id.clone());
-        by_obligation.chain(by_step).collect()
+        // The ledger a pre-compact hook wrote just before this compaction.
+        let by_ledger = ledger_hint
+            .iter()
+            .flat_map(|hint| hint.tokens.iter())
+            .filter(|(t, _)| same_token(session, t, token, cwd))
+            .map(|(_, why)| format!("ledger: {why}"));
+        by_obligation.chain(by_step).chain(by_ledger).collect()
     };
     let mut dropped = Vec::new();
     let uses = if session.infers_bindings() {
@@ -341,7 +353,9 @@ pub(super) fn analyze(
             findings.push(dropped_binding_finding(session, id, token.id, &state));
         } else if token.declared.is_none() && session.infers_bindings() && !needed_by.is_empty() {
             flags.dropped_used_token = true;
-            findings.push(inferred_finding(session, id, token.id, &state, used));
+            findings.push(inferred_finding(
+                session, id, token.id, &state, used, &needed_by,
+            ));
         }
     }
     // Transcripts declare nothing: their todos' tokens are candidates, not unknowns.
@@ -475,6 +489,7 @@ fn inferred_finding(
     token: TokenId,
     state: &StateAt,
     used: Option<&LaterUse>,
+    needed_by: &[String],
 ) -> Finding {
     let text = session.tokens.text(token);
     let cwd = session.cwd.as_deref();
@@ -492,7 +507,12 @@ fn inferred_finding(
             "the open todo \"{}\" needs it",
             o.name.as_deref().unwrap_or(&o.id)
         ),
-        (None, None) => "something still needs it".into(),
+        (None, None) => match needed_by.iter().find_map(|n| n.strip_prefix("ledger: ")) {
+            Some(why) => format!(
+                "the binding ledger of the pre-compact hook says the work depends on it ({why})"
+            ),
+            None => "something still needs it".into(),
+        },
     };
     Finding::new(
         FindingKind::DroppedBinding {

@@ -54,6 +54,7 @@ pub fn load(path: &Path) -> Result<Session, LoadError> {
     let mut session = parse(open().map_err(err)?).map_err(err)?;
     let file = File::open(path).map_err(err)?;
     declared::attach_declared_tokens(&mut session, &file).map_err(err)?;
+    attach_ledger(&mut session, path).map_err(err)?;
     Ok(session)
 }
 
@@ -79,4 +80,25 @@ pub fn open_range(path: &Path, start: u64, end: u64) -> io::Result<impl Read> {
     let mut file = File::open(path)?;
     file.seek(SeekFrom::Start(start))?;
     Ok(file.take(end.saturating_sub(start)))
+}
+
+/// The binding ledger of a Claude Code transcript, if its hooks wrote one.
+pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
+    use crate::store::ledger::{read, Entry};
+    if session.format != crate::model::Format::ClaudeCode {
+        return Ok(());
+    }
+    session.ledger = read(path)?
+        .into_iter()
+        .filter_map(|entry| match entry {
+            Entry::PreCompact {
+                to_byte, tokens, ..
+            } => Some(crate::model::LedgerHint {
+                before: to_byte,
+                tokens: tokens.into_iter().map(|t| (t.token, t.why)).collect(),
+            }),
+            Entry::PostCompact { .. } => None,
+        })
+        .collect();
+    Ok(())
 }

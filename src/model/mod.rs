@@ -8,5 +8,5 @@ pub use event::{
     Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec, Summary, TextDigest,
     Verdict,
 };
-pub use session::{CompactionInfo, Format, Malformed, Session};
+pub use session::{CompactionInfo, Format, LedgerHint, Malformed, Session};
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

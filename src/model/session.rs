@@ -42,6 +42,17 @@ pub struct Session {
     /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
     /// results cleared, no summary, not a compaction.
     pub microcompactions: Vec<usize>,
+    /// What Claude Code's pre-compact hook recorded in the binding ledger.
+    pub ledger: Vec<LedgerHint>,
+}
+
+/// Identifiers a pre-compact hook found the work depending on, just before a compaction:
+/// the one whose boundary follows byte `before` of the transcript.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LedgerHint {
+    pub before: u64,
+    /// (token, why it is needed)
+    pub tokens: Vec<(String, String)>,
 }
 
 /// A compaction id and what its defining event says, gathered from all its events.
@@ -68,6 +79,7 @@ impl Session {
             malformed: Vec::new(),
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),
+            ledger: Vec::new(),
         }
     }
 

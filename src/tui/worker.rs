@@ -181,6 +181,8 @@ pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     attach_declared_tokens(&mut session, &file).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::ingest::attach_ledger(&mut session, path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Snapshot::build(session, &sidecar.decisions))
 }
