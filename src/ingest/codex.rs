@@ -3,7 +3,7 @@
 //! compaction (empty `message`, encrypted history) has a summary that cannot be read.
 
 use super::lines::Line;
-use super::transcript::{content_text, str_of, Builder, Todo};
+use super::transcript::{content_text, parse_record, str_of, Builder, Todo};
 use crate::model::{EventKind, Format, Malformed, Session};
 use serde_json::Value;
 
@@ -37,13 +37,8 @@ impl CodexParser {
     }
 
     pub fn feed(&mut self, line: &Line) {
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
+        let Some(record) = parse_record(line, &mut self.builder.session.malformed) else {
             return;
-        }
-        let record: Value = match serde_json::from_slice(line.bytes) {
-            Ok(Value::Object(o)) => Value::Object(o),
-            Ok(_) => return self.malformed(line, "not a JSON object".into()),
-            Err(e) => return self.malformed(line, format!("not valid JSON: {e}")),
         };
         let ts = str_of(&record, "timestamp");
         let payload = record.get("payload").cloned().unwrap_or(Value::Null);

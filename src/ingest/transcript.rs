@@ -5,7 +5,8 @@ use super::lines::Line;
 use super::text::{digest, json_text_leaves};
 use crate::analysis::tokens;
 use crate::model::{
-    Event, EventKind, Format, ObligationStatus, Phase, PlanStep, RangeSpec, Session, Summary,
+    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
+    Summary,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -234,6 +235,25 @@ fn todo_id(content: &str) -> String {
         .take(60)
         .collect();
     format!("todo: {short}")
+}
+
+/// A transcript line as a JSON object; `None` for a blank line, and a malformed-line
+/// record for anything else that is not one.
+pub fn parse_record(line: &Line, malformed: &mut Vec<Malformed>) -> Option<Value> {
+    if line.bytes.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let reason = match serde_json::from_slice(line.bytes) {
+        Ok(Value::Object(o)) => return Some(Value::Object(o)),
+        Ok(_) => "not a JSON object".to_owned(),
+        Err(e) => format!("not valid JSON: {e}"),
+    };
+    malformed.push(Malformed {
+        line: line.number,
+        offset: line.offset,
+        reason,
+    });
+    None
 }
 
 /// Text of content that is a string, or a list of blocks with `text`.

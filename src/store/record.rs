@@ -57,11 +57,16 @@ pub fn record_decision(
         compaction: id.clone(),
         verdict,
         by: Some(by.to_owned()),
-        ts: Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        ts: now(),
         handle,
         reason,
         is_override: Some(verdict != compaction.flags.verdict(false)),
     };
+    write(log, decision)
+}
+
+/// Appends the decision to the channel unless one stands already.
+fn write(log: &Path, decision: Decision) -> Result<Outcome, String> {
     match channel::record(log, &decision) {
         Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
         Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
@@ -70,6 +75,10 @@ pub fn record_decision(
             paths::decisions_path(log).display()
         )),
     }
+}
+
+fn now() -> Option<String> {
+    Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
 }
 
 /// Records a decision for a compaction a `pre-compact` hook announced (`pre-compact-N` in
@@ -92,19 +101,12 @@ pub fn record_pre_compact(
         compaction: id.to_owned(),
         verdict,
         by: Some(by.to_owned()),
-        ts: Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()),
+        ts: now(),
         handle: handle.filter(|_| verdict == Verdict::Spill),
         reason,
         is_override: None,
     };
-    match channel::record(log, &decision) {
-        Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
-        Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
-        Err(e) => Err(format!(
-            "{}: cannot record the decision: {e}",
-            paths::decisions_path(log).display()
-        )),
-    }
+    write(log, decision)
 }
 
 /// Who decides when nobody says: the login name, or "operator".
