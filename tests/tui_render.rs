@@ -218,3 +218,14 @@ fn folder_view_lists_sessions() {
     term.draw(|f| folder::draw(&app, f)).unwrap();
     insta::assert_snapshot!(styled_text(term.backend().buffer()));
 }
+
+#[test]
+fn inline_word_diff_of_the_region_against_the_summary() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    key(&mut app, 'd');
+    assert!(app.inline_diff);
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+    key(&mut app, 'd');
+    assert!(!app.inline_diff);
+}

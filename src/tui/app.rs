@@ -92,6 +92,8 @@ pub struct App {
     /// Rows scrolled from where the compaction view starts (the first token it could
     /// not re-fetch); negative scrolls up towards the region's start.
     pub compaction_scroll: i32,
+    /// The compaction view shows an inline word diff instead of two columns.
+    pub inline_diff: bool,
     pub obligations_scroll: u16,
     pub alert_cursor: Option<usize>,
     pub last_search: Option<String>,
@@ -123,6 +125,7 @@ impl App {
             lower: Pane::Compaction,
             overlay: None,
             compaction_scroll: 0,
+            inline_diff: false,
             obligations_scroll: 0,
             alert_cursor: None,
             last_search: None,
@@ -485,6 +488,12 @@ impl App {
                 self.unseen = 0;
                 if self.follow {
                     self.cursor = self.last_row();
+                }
+            }
+            Command::ToggleDiff => {
+                if self.selected_compaction().is_some() {
+                    self.inline_diff = !self.inline_diff;
+                    self.compaction_scroll = 0;
                 }
             }
             Command::Approve => return self.on_decision_key(Verdict::Approve),
