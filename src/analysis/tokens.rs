@@ -195,18 +195,32 @@ fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
 pub fn extract(text: &str) -> Vec<Found> {
     let p = patterns();
     let mut candidates = Vec::new();
-    scan(&p.uuid, text, TokenClass::Uuid, &mut candidates);
-    scan(&p.arn, text, TokenClass::Arn, &mut candidates);
-    scan(&p.url, text, TokenClass::Url, &mut candidates);
-    scan(&p.path, text, TokenClass::Path, &mut candidates);
-    scan(
-        &p.resource_id,
-        text,
-        TokenClass::ResourceId,
-        &mut candidates,
-    );
-    scan(&p.numbered, text, TokenClass::Numbered, &mut candidates);
-    scan(&p.hex, text, TokenClass::Hex, &mut candidates);
+    // Every class needs a digit, a `/` or `arn:`; much prose has none, and a byte search
+    // is far cheaper than seven regex passes.
+    let bytes = text.as_bytes();
+    let has_digit = bytes.iter().any(u8::is_ascii_digit);
+    if has_digit {
+        scan(&p.uuid, text, TokenClass::Uuid, &mut candidates);
+    }
+    if memchr::memmem::find(bytes, b"arn:").is_some() {
+        scan(&p.arn, text, TokenClass::Arn, &mut candidates);
+    }
+    if memchr::memmem::find(bytes, b"://").is_some() {
+        scan(&p.url, text, TokenClass::Url, &mut candidates);
+    }
+    if memchr::memchr(b'/', bytes).is_some() {
+        scan(&p.path, text, TokenClass::Path, &mut candidates);
+    }
+    if has_digit {
+        scan(
+            &p.resource_id,
+            text,
+            TokenClass::ResourceId,
+            &mut candidates,
+        );
+        scan(&p.numbered, text, TokenClass::Numbered, &mut candidates);
+        scan(&p.hex, text, TokenClass::Hex, &mut candidates);
+    }
     candidates.sort_by(|a, b| {
         a.start
             .cmp(&b.start)
