@@ -173,6 +173,19 @@ impl App {
         compactions.iter().rev().find(|c| c.info.at <= event)
     }
 
+    /// The region events the compaction view shows: those with text, the first 200.
+    pub fn region_shown(&self, c: &CompactionAnalysis) -> Vec<usize> {
+        let events = &self.snapshot.session.events;
+        c.region
+            .clone()
+            .filter(|&i| {
+                let kind = &events[i].kind;
+                kind.region_text().is_some() || matches!(kind, EventKind::Binding { .. })
+            })
+            .take(REGION_EVENTS_SHOWN)
+            .collect()
+    }
+
     /// Whether the selected compaction waits for an operator.
     pub fn pending_selected(&self) -> Option<&CompactionAnalysis> {
         self.selected_compaction()
@@ -614,8 +627,7 @@ impl App {
             }
         }
         if let Some(c) = self.selected_compaction() {
-            wanted.extend(c.region.clone().take(REGION_EVENTS_SHOWN));
-            wanted.push(c.info.def);
+            wanted.extend(self.region_shown(c));
         }
         if let Some(Overlay::Detail { event, .. }) = &self.overlay {
             wanted.push(*event);

@@ -3,7 +3,8 @@
 
 use super::pane_block;
 use super::style::Theme;
-use super::text::{marked_lines, plain_lines, wrapped_rows};
+use super::text::{marked_lines, wrapped_rows};
+use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::marks::{marks, TokenState};
 use crate::model::RangeSpec;
 use crate::sanitize;
@@ -125,7 +126,15 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let mut region: Vec<Line> = Vec::new();
     // The view opens at the event holding the first token that cannot be re-fetched.
     let mut start_line: Option<usize> = None;
-    for index in c.region.clone().take(REGION_EVENTS_SHOWN) {
+    // Tokens the compaction dropped that something needs: where the eye should go.
+    let needed: Vec<&str> = c
+        .dropped
+        .iter()
+        .filter(|d| !d.required_by.is_empty())
+        .map(|d| d.token.as_str())
+        .collect();
+    let shown = app.region_shown(c);
+    for &index in &shown {
         let event = &session.events[index];
         region.push(Line::styled(
             format!(
@@ -139,11 +148,11 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             Some(text) => {
                 let text = shown_part(&text.text);
                 let found = marks(&text, session, c);
-                if start_line.is_none()
-                    && found
-                        .iter()
-                        .any(|m| m.state == TokenState::DroppedNoRefetch)
-                {
+                let important = |m: &crate::analysis::marks::Mark| {
+                    m.state == TokenState::DroppedNoRefetch
+                        || needed.contains(&&text[m.start..m.end])
+                };
+                if start_line.is_none() && found.iter().any(important) {
                     start_line = Some(region.len() - 1);
                 }
                 region.extend(marked_lines(
@@ -156,20 +165,21 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             None => region.push(Line::styled("…", theme.dim())),
         }
     }
-    let shown = c.region.len().min(REGION_EVENTS_SHOWN);
-    if c.region.len() > shown {
-        region.push(Line::styled(
-            format!("… {} more events in the region", c.region.len() - shown),
-            theme.dim(),
-        ));
-    }
-    let summary: Vec<Line> = match (app.texts.get(&c.info.def), c.opaque_ratio) {
-        (_, None) => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
-        (Some(text), _) => {
-            let found = marks(&text.text, session, c);
-            marked_lines(&text.text, &found, ratatui::style::Style::new(), theme)
+    if let Some(&last) = shown.last() {
+        let rest = c.region.end.saturating_sub(last + 1);
+        if shown.len() == REGION_EVENTS_SHOWN && rest > 0 {
+            region.push(Line::styled(
+                format!("… {rest} more events in the region (the timeline has them all)"),
+                theme.dim(),
+            ));
         }
-        (None, _) => plain_lines("…", theme.dim()),
+    }
+    let summary: Vec<Line> = match summary_text(app, c) {
+        None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
+        Some(text) => {
+            let found = marks(&text, session, c);
+            marked_lines(&text, &found, ratatui::style::Style::new(), theme)
+        }
     };
     if app.inline_diff {
         draw_inline_diff(app, theme, frame, split_area, legend_area);
@@ -243,7 +253,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         return;
     };
     let mut region = String::new();
-    for index in c.region.clone().take(REGION_EVENTS_SHOWN) {
+    for index in app.region_shown(c) {
         if let Some(text) = app.texts.get(&index) {
             region.push_str(&shown_part(&text.text));
             region.push('\n');
@@ -316,4 +326,14 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         Span::raw(" only in the summary"),
     ]);
     frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
+}
+
+/// The summary, terminal-safe, from the analysed session (summaries are kept in memory).
+fn summary_text(app: &App, c: &CompactionAnalysis) -> Option<String> {
+    match &app.snapshot.session.events[c.info.def].kind {
+        crate::model::EventKind::Compaction {
+            summary: Some(s), ..
+        } => Some(sanitize::block(&s.text).into_owned()),
+        _ => None,
+    }
 }
