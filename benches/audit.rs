@@ -1,0 +1,161 @@
+//! `cargo bench --bench audit`: how fast ctxlens reads and analyses a large log, measured
+//! side by side with `rg --count-matches` (or `grep -cE` where rg is missing) over the same
+//! file with an identifier regex, and how long a followed log takes to show one appended
+//! event. Sizes: `CTXLENS_BENCH_MIB` (default 64). Ratios, not absolute times, are what
+//! to compare across machines.
+
+use ctxlens::analysis::analyze;
+use ctxlens::ingest::follow::Follower;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const IDENTIFIER_REGEX: &str = r"[0-9a-f]{7,64}|/[A-Za-z0-9_./-]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+
+fn generate(path: &Path, mib: u64) -> std::io::Result<u64> {
+    let mut out = BufWriter::new(std::fs::File::create(path)?);
+    let mut written = 0u64;
+    let mut seq = 0u64;
+    let mut region_start = 1;
+    let mut k = 0;
+    let line = |out: &mut BufWriter<std::fs::File>, text: String| -> std::io::Result<u64> {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")?;
+        Ok(text.len() as u64 + 1)
+    };
+    seq += 1;
+    written += line(
+        &mut out,
+        format!(r#"{{"type":"session","seq":{seq},"cwd":"/home/dev/app"}}"#),
+    )?;
+    while written < mib << 20 {
+        seq += 1;
+        let sha = format!("{:012x}", seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16);
+        written += line(
+            &mut out,
+            format!(
+                r#"{{"type":"tool_call","seq":{seq},"call_id":"c{seq}","name":"shell","input":{{"cmd":"git show {sha} -- src/mod{}/file.rs"}}}}"#,
+                seq % 97
+            ),
+        )?;
+        seq += 1;
+        written += line(
+            &mut out,
+            format!(
+                r#"{{"type":"tool_result","seq":{seq},"call_id":"c{}","text":"{} commit {sha} touched /var/lib/app/state{}.db and PR #{}"}}"#,
+                seq - 1,
+                "lorem ipsum dolor sit amet ".repeat(20),
+                seq % 13,
+                seq % 900 + 10
+            ),
+        )?;
+        if seq.is_multiple_of(200) {
+            seq += 1;
+            written += line(
+                &mut out,
+                format!(r#"{{"type":"binding","seq":{seq},"token":"{sha}","regenerable":false}}"#),
+            )?;
+        }
+        if seq - region_start > 2000 {
+            seq += 1;
+            k += 1;
+            written += line(
+                &mut out,
+                format!(
+                    r#"{{"type":"compaction","seq":{seq},"id":"k{k}","phase":"applied","range":{{"from":{region_start},"to":{}}},"summary":"work continued on commit {sha}"}}"#,
+                    seq - 1
+                ),
+            )?;
+            region_start = seq + 1;
+        }
+    }
+    out.flush()?;
+    Ok(written)
+}
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut last = None;
+    for _ in 0..runs {
+        let start = Instant::now();
+        let value = f();
+        best = best.min(start.elapsed());
+        last = Some(value);
+    }
+    (best, last.expect("at least one run"))
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    let mib = std::env::var("CTXLENS_BENCH_MIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("bench.jsonl");
+    let bytes = generate(&log, mib).expect("generate the log");
+    let mb = bytes as f64 / (1 << 20) as f64;
+    println!("log: {mb:.0} MiB");
+
+    let (ours, compactions) = best_of(3, || {
+        let session = ctxlens::ingest::load(&log).expect("loads");
+        analyze(&session, &[], false).compactions.len()
+    });
+    println!(
+        "ctxlens load + analysis: {:.2} s ({:.0} MiB/s, {compactions} compactions)",
+        ours.as_secs_f64(),
+        mb / ours.as_secs_f64()
+    );
+
+    let tool = if Command::new("rg").arg("--version").output().is_ok() {
+        "rg"
+    } else {
+        "grep"
+    };
+    let (theirs, _) = best_of(3, || {
+        let mut cmd = Command::new(tool);
+        if tool == "rg" {
+            cmd.args(["--count-matches", IDENTIFIER_REGEX]);
+        } else {
+            cmd.args(["-cE", IDENTIFIER_REGEX]);
+        }
+        cmd.arg(&log).output().expect("runs")
+    });
+    println!(
+        "{tool} over the same file: {:.2} s; ctxlens / {tool} = {:.2} (target: at most 1.0 against rg)",
+        theirs.as_secs_f64(),
+        ours.as_secs_f64() / theirs.as_secs_f64()
+    );
+
+    // Tail: one event appended to a followed log, until its analysis is ready.
+    let mut follower = Follower::open(&log).expect("follows");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("appends");
+    let (tail, _) = best_of(3, || {
+        writeln!(file, r#"{{"type":"message","text":"one more"}}"#).expect("writes");
+        let start = Instant::now();
+        follower.poll().expect("polls");
+        let session = follower.session().clone();
+        let _ = analyze(&session, &[], false);
+        start.elapsed()
+    });
+    println!(
+        "tail (poll + clone + analysis of one appended event): {:.1} ms (target: 20 ms)",
+        tail.as_secs_f64() * 1000.0
+    );
+    if let Some(kib) = peak_rss_kib() {
+        let budget = mb * 0.05 + 64.0;
+        println!(
+            "peak memory: {:.0} MiB (target: {budget:.0} MiB = 5% of the log + 64 MiB)",
+            kib as f64 / 1024.0
+        );
+    }
+}
