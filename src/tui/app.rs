@@ -298,34 +298,24 @@ impl App {
                 Vec::new()
             }
             Some(Overlay::Detail { event, scroll }) => {
-                match command_for(key) {
-                    Some(Command::Back | Command::Open) => self.overlay = None,
-                    Some(Command::Quit) => self.quit = true,
-                    Some(Command::Down) => {
-                        self.overlay = Some(Overlay::Detail {
-                            event,
-                            scroll: scroll.saturating_add(1),
-                        })
+                let delta = match command_for(key) {
+                    Some(Command::Back | Command::Open) => {
+                        self.overlay = None;
+                        0
                     }
-                    Some(Command::Up) => {
-                        self.overlay = Some(Overlay::Detail {
-                            event,
-                            scroll: scroll.saturating_sub(1),
-                        })
+                    Some(Command::Quit) => {
+                        self.quit = true;
+                        0
                     }
-                    Some(Command::PageDown) => {
-                        self.overlay = Some(Overlay::Detail {
-                            event,
-                            scroll: scroll.saturating_add(10),
-                        })
-                    }
-                    Some(Command::PageUp) => {
-                        self.overlay = Some(Overlay::Detail {
-                            event,
-                            scroll: scroll.saturating_sub(10),
-                        })
-                    }
-                    _ => {}
+                    Some(Command::Down) => 1,
+                    Some(Command::Up) => -1,
+                    Some(Command::PageDown) => 10,
+                    Some(Command::PageUp) => -10,
+                    _ => 0,
+                };
+                if delta != 0 {
+                    let scroll = (i32::from(scroll) + delta).clamp(0, i32::from(u16::MAX)) as u16;
+                    self.overlay = Some(Overlay::Detail { event, scroll });
                 }
                 Vec::new()
             }

@@ -4,7 +4,7 @@
 use super::Msg;
 use crate::sanitize;
 use crate::tui::view::style::Theme;
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyEvent;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -167,7 +167,6 @@ impl FolderApp {
                     return FolderAction::Open(entry.path.clone());
                 }
             }
-            _ if key.code == KeyCode::Esc => {}
             _ => {}
         }
         FolderAction::None
