@@ -201,6 +201,7 @@ fn folder_view_lists_sessions() {
                 pending: snapshot.pending(),
                 errors: snapshot.errors(),
                 warnings: snapshot.analysis.findings.len() - snapshot.errors(),
+                opaque: 0,
                 live: false,
                 unreadable: None,
             }

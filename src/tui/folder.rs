@@ -24,6 +24,8 @@ pub struct Entry {
     pub pending: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Compactions whose summary cannot be read.
+    pub opaque: usize,
     /// Written to in the last minute.
     pub live: bool,
     pub unreadable: Option<String>,
@@ -79,6 +81,7 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
         pending: 0,
         errors: 0,
         warnings: 0,
+        opaque: 0,
         live,
         unreadable: None,
     };
@@ -89,6 +92,12 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
             entry.pending = snapshot.pending();
             entry.errors = snapshot.errors();
             entry.warnings = snapshot.analysis.findings.len() - entry.errors;
+            entry.opaque = snapshot
+                .analysis
+                .findings
+                .iter()
+                .filter(|f| f.kind.name() == "opaque_summary")
+                .count();
         }
         Err(e) => entry.unreadable = Some(e),
     }
@@ -253,6 +262,16 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
                     }
                     if e.errors > 0 {
                         spans.push(Span::styled(format!("{} errors  ", e.errors), theme.red()));
+                    }
+                    if e.opaque > 0 {
+                        spans.push(Span::styled(
+                            format!(
+                                "{} opaque summar{}  ",
+                                e.opaque,
+                                if e.opaque == 1 { "y" } else { "ies" }
+                            ),
+                            theme.yellow(),
+                        ));
                     }
                     if e.warnings > 0 {
                         spans.push(Span::styled(

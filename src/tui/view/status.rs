@@ -26,15 +26,23 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     };
     let pending = snapshot.pending();
     let errors = snapshot.errors();
-    let mut spans = vec![
-        Span::styled(" ctxlens ", theme.bold()),
-        Span::raw(" "),
-        Span::styled(app.title.clone(), theme.bold()),
-        Span::raw("  "),
-        Span::raw(snapshot.session.format.as_str()),
-        Span::raw("  "),
-        follow,
-    ];
+    // Narrow screens keep the counts and drop what the operator already knows.
+    let title = if app.is_narrow() {
+        app.title
+            .rsplit('/')
+            .next()
+            .unwrap_or(&app.title)
+            .to_owned()
+    } else {
+        app.title.clone()
+    };
+    let mut spans = vec![Span::styled(title, theme.bold()), Span::raw("  ")];
+    if !app.is_narrow() {
+        spans.insert(0, Span::styled(" ctxlens  ", theme.bold()));
+        spans.push(Span::raw(snapshot.session.format.as_str()));
+        spans.push(Span::raw("  "));
+    }
+    spans.push(follow);
     spans.extend(file_event);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     spans.push(Span::raw(format!(
