@@ -1,0 +1,72 @@
+//! The README's examples are what the tool prints today.
+
+mod common;
+use common::*;
+use std::path::Path;
+
+fn readme() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+}
+
+#[test]
+fn the_seed_example_is_current() {
+    let out = ctxlens()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["audit", "sample-sessions/seed-migration-rollback.jsonl"])
+        .output()
+        .unwrap();
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        readme().contains(printed.trim_end()),
+        "README's seed example differs from:\n{printed}"
+    );
+}
+
+#[test]
+fn the_compaction_view_capture_is_current() {
+    let snap = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/snapshots/tui_render__pending_compaction_wide.snap"),
+    )
+    .unwrap();
+    let screen = snap
+        .splitn(3, "---\n")
+        .nth(2)
+        .unwrap()
+        .split("\n--- coloured runs ---")
+        .next()
+        .unwrap();
+    let screen: Vec<&str> = screen
+        .trim_matches('\n')
+        .lines()
+        .map(str::trim_end)
+        .collect();
+    assert!(
+        readme().contains(&screen.join("\n")),
+        "README's capture differs from the snapshot"
+    );
+}
+
+#[test]
+fn the_transcript_examples_are_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let run = |path: &str| {
+        let out = ctxlens()
+            .current_dir(root)
+            .args(["audit", path])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let codex = run("sample-sessions/codex-rollout.jsonl");
+    assert!(
+        readme().contains(codex.trim_end()),
+        "README's Codex example differs from:\n{codex}"
+    );
+    let real = run("../shared/real-sessions/FSM1__cipher-box__34_3a47c5f8d0_0_full.jsonl")
+        .replace("../shared/real-sessions/", "");
+    assert!(
+        readme().contains(real.trim_end()),
+        "README's Claude Code example differs from:\n{real}"
+    );
+}
