@@ -203,6 +203,7 @@ fn folder_view_lists_sessions() {
                 warnings: snapshot.analysis.findings.len() - snapshot.errors(),
                 opaque: 0,
                 live: false,
+                read: true,
                 unreadable: None,
             }
         })

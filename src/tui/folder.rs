@@ -28,6 +28,8 @@ pub struct Entry {
     pub opaque: usize,
     /// Written to in the last minute.
     pub live: bool,
+    /// Read and analysed (the scanner lists logs first and reads them after).
+    pub read: bool,
     pub unreadable: Option<String>,
 }
 
@@ -59,32 +61,8 @@ pub fn find_logs(root: &Path) -> Vec<PathBuf> {
 }
 
 fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
-    // Name a log after its root's folder too: with two roots, names could clash.
-    let base = root
-        .parent()
-        .and_then(|p| p.file_name())
-        .map(|n| Path::new(n).join(root.file_name().unwrap_or_default()));
-    let relative = path.strip_prefix(root).unwrap_or(path);
-    let name = base
-        .map_or_else(|| relative.to_path_buf(), |b| b.join(relative))
-        .display()
-        .to_string();
-    let live = SystemTime::now()
-        .duration_since(modified)
-        .is_ok_and(|age| age < Duration::from_secs(60));
-    let mut entry = Entry {
-        path: path.to_owned(),
-        name,
-        modified,
-        format: "?",
-        compactions: 0,
-        pending: 0,
-        errors: 0,
-        warnings: 0,
-        opaque: 0,
-        live,
-        unreadable: None,
-    };
+    let mut entry = summarize_name(root, path, modified);
+    entry.read = true;
     match super::snapshot::Snapshot::load(path) {
         Ok(snapshot) => {
             entry.format = snapshot.session.format.as_str();
@@ -104,39 +82,95 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
     entry
 }
 
-/// Rescans `root` every two seconds, re-reading only logs whose size or time changed.
+/// The entry of a log before it is read: name, time, liveness.
+fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
+    // Name a log after its root's folder too: with two roots, names could clash.
+    let base = root
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|n| Path::new(n).join(root.file_name().unwrap_or_default()));
+    let relative = path.strip_prefix(root).unwrap_or(path);
+    let name = base
+        .map_or_else(|| relative.to_path_buf(), |b| b.join(relative))
+        .display()
+        .to_string();
+    let live = SystemTime::now()
+        .duration_since(modified)
+        .is_ok_and(|age| age < Duration::from_secs(60));
+    Entry {
+        path: path.to_owned(),
+        name,
+        modified,
+        format: "?",
+        compactions: 0,
+        pending: 0,
+        errors: 0,
+        warnings: 0,
+        opaque: 0,
+        live,
+        read: false,
+        unreadable: None,
+    }
+}
+
+/// Rescans the roots every two seconds, re-reading only logs whose size or time changed,
+/// newest first, and sends what it has at least every 300 ms: a folder of many large
+/// transcripts lists at once and fills in.
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
     std::thread::spawn(move || {
         let mut known: HashMap<PathBuf, (u64, SystemTime, Entry)> = HashMap::new();
         let mut last: Vec<Entry> = Vec::new();
-        loop {
-            let mut entries = Vec::new();
-            let found = roots
-                .iter()
-                .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)));
-            for (root, path) in found {
-                let Ok(meta) = std::fs::metadata(&path) else {
-                    continue;
-                };
-                let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                let entry = match known.get(&path) {
-                    Some((len, time, entry)) if *len == meta.len() && *time == modified => {
-                        entry.clone()
-                    }
-                    _ => {
-                        let entry = summarize(root, &path, modified);
-                        known.insert(path.clone(), (meta.len(), modified, entry.clone()));
-                        entry
-                    }
-                };
-                entries.push(entry);
-            }
-            entries.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.name.cmp(&b.name)));
+        let send = |entries: &Vec<Entry>, last: &mut Vec<Entry>| {
             if entries != last {
-                last = entries.clone();
-                if to_app.send(Msg::Folder(entries)).is_err() {
-                    return;
+                *last = entries.clone();
+                return to_app.send(Msg::Folder(entries.clone())).is_ok();
+            }
+            true
+        };
+        loop {
+            let mut files: Vec<(&PathBuf, PathBuf, u64, SystemTime)> = roots
+                .iter()
+                .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)))
+                .filter_map(|(root, path)| {
+                    let meta = std::fs::metadata(&path).ok()?;
+                    let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+                    Some((root, path, meta.len(), modified))
+                })
+                .collect();
+            files.sort_by(|a, b| b.3.cmp(&a.3).then(a.1.cmp(&b.1)));
+            let fresh = |path: &Path, len: u64, modified: SystemTime| {
+                known
+                    .get(path)
+                    .filter(|(l, t, _)| *l == len && *t == modified)
+                    .map(|(_, _, e)| e.clone())
+            };
+            let mut entries: Vec<Entry> = files
+                .iter()
+                .map(|(root, path, len, modified)| {
+                    fresh(path, *len, *modified)
+                        .unwrap_or_else(|| summarize_name(root, path, *modified))
+                })
+                .collect();
+            if !send(&entries, &mut last) {
+                return;
+            }
+            let mut sent = std::time::Instant::now();
+            for (i, (root, path, len, modified)) in files.iter().enumerate() {
+                if entries[i].read {
+                    continue;
                 }
+                let entry = summarize(root, path, *modified);
+                known.insert(path.clone(), (*len, *modified, entry.clone()));
+                entries[i] = entry;
+                if sent.elapsed() > Duration::from_millis(300) {
+                    if !send(&entries, &mut last) {
+                        return;
+                    }
+                    sent = std::time::Instant::now();
+                }
+            }
+            if !send(&entries, &mut last) {
+                return;
             }
             std::thread::sleep(Duration::from_secs(2));
         }
@@ -244,6 +278,7 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
                 Span::raw(format!("{:<12} ", e.format)),
             ];
             match &e.unreadable {
+                None if !e.read => spans.push(Span::styled("reading…", theme.dim())),
                 Some(why) => spans.push(Span::styled(
                     format!("unreadable: {}", sanitize::line(why)),
                     theme.red(),
