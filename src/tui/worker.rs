@@ -101,9 +101,17 @@ pub fn spawn(
     WorkerHandle { tx }
 }
 
-fn sidecar_signature(path: &Path) -> Option<(u64, SystemTime)> {
-    let meta = std::fs::metadata(decisions_path(path)).ok()?;
-    Some((meta.len(), meta.modified().ok()?))
+/// Size and time of the files beside the log that change its analysis: the decision
+/// sidecar and the binding ledger of the Claude Code hooks.
+fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
+    let signature = |file: std::path::PathBuf| {
+        let meta = std::fs::metadata(file).ok()?;
+        Some((meta.len(), meta.modified().ok()?))
+    };
+    [
+        signature(decisions_path(path)),
+        signature(crate::store::ledger::ledger_path(path)),
+    ]
 }
 
 fn run(
