@@ -59,17 +59,8 @@ impl Follower {
         Ok(follower)
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     pub fn session(&self) -> &Session {
         self.parser.session()
-    }
-
-    /// Bytes read so far (complete lines only).
-    pub fn offset(&self) -> u64 {
-        self.offset
     }
 
     fn restart(&mut self) {

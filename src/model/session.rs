@@ -144,8 +144,4 @@ impl Session {
         let last = self.events.get(end.checked_sub(1)?)?;
         (first.seq <= to && last.seq >= from).then(|| (first.offset, last.offset + last.span))
     }
-
-    pub fn compaction(&self, id: &str) -> Option<CompactionInfo> {
-        self.compactions().into_iter().find(|c| c.id == id)
-    }
 }

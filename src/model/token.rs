@@ -70,10 +70,6 @@ impl TokenTable {
         id
     }
 
-    pub fn lookup(&self, text: &str) -> Option<TokenId> {
-        self.index.get(text).copied()
-    }
-
     pub fn get(&self, id: TokenId) -> &TokenInfo {
         &self.tokens[id.0 as usize]
     }
@@ -84,13 +80,5 @@ impl TokenTable {
 
     pub fn class(&self, id: TokenId) -> TokenClass {
         self.get(id).class
-    }
-
-    pub fn len(&self) -> usize {
-        self.tokens.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tokens.is_empty()
     }
 }
