@@ -208,3 +208,61 @@ fn todos_become_obligations_and_plan() {
         .unwrap();
     assert_eq!(first.requires, ["migrations/0042_add_index.sql"]);
 }
+
+#[test]
+fn gate_and_decide_work_on_transcript_compactions() {
+    let (_dir, log) = sample_copy("claude-code-compaction.jsonl");
+    let out = ctxlens()
+        .arg("gate")
+        .arg(&log)
+        .arg("cb01")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "spill");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("a token the agent used again was dropped")
+    );
+    let out = ctxlens()
+        .arg("decide")
+        .arg(&log)
+        .args(["cb01", "spill", "--by", "ops"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let handle = decision["handle"].as_str().unwrap();
+    let region = ctxlens()
+        .args(["spill", "get"])
+        .arg(&log)
+        .arg(handle)
+        .output()
+        .unwrap();
+    // The region is every record before the boundary.
+    let text = String::from_utf8(region.stdout).unwrap();
+    assert!(
+        text.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d") && !text.contains("compact_boundary")
+    );
+}
+
+#[test]
+fn the_timeline_marks_a_microcompaction() {
+    use ctxlens::tui::app::App;
+    use ctxlens::tui::snapshot::Snapshot;
+    let snapshot = Snapshot::load(&sample("claude-code-compaction.jsonl")).unwrap();
+    let app = App::new("t".into(), std::sync::Arc::new(snapshot), "t".into());
+    let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(160, 40)).unwrap();
+    term.draw(|f| ctxlens::tui::view::draw(&app, f)).unwrap();
+    let screen: String = term
+        .backend()
+        .buffer()
+        .content()
+        .iter()
+        .map(|c| c.symbol())
+        .collect();
+    assert!(screen.contains("MICROCOMPACT"), "{screen}");
+}

@@ -51,6 +51,10 @@ impl GateFlags {
                 self.dropped_binding,
                 "a binding that cannot be re-fetched was dropped",
             ),
+            (
+                self.dropped_used_token,
+                "a token the agent used again was dropped",
+            ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];
         rules
