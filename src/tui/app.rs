@@ -54,6 +54,8 @@ pub enum Overlay {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileEvent {
     None,
+    /// The first read of the log is under way.
+    Reading,
     Truncated,
     Replaced,
     Gone,
@@ -565,7 +567,10 @@ impl App {
             Change::Replaced => FileEvent::Replaced,
             Change::Gone => FileEvent::Gone,
             Change::None | Change::Grew => {
-                if matches!(self.file_event, FileEvent::Gone | FileEvent::Error(_)) {
+                if matches!(
+                    self.file_event,
+                    FileEvent::Gone | FileEvent::Error(_) | FileEvent::Reading
+                ) {
                     FileEvent::None
                 } else {
                     self.file_event.clone()

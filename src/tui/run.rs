@@ -1,12 +1,12 @@
 //! The event loops: one channel carries input, worker updates and signals; every burst of
 //! messages is handled, then the screen is drawn once if anything changed.
 
-use super::app::{Action, App};
+use super::app::{Action, App, FileEvent};
 use super::folder::{self, FolderAction, FolderApp};
+use super::snapshot::Snapshot;
 use super::terminal::{Term, TerminalGuard};
 use super::worker::{self, Request, WorkerHandle};
 use super::{view, Msg};
-use crate::ingest::follow::Follower;
 use crate::store::record::default_operator;
 use crossterm::event::{Event, KeyEventKind};
 use std::io;
@@ -46,17 +46,27 @@ pub struct Session {
 }
 
 impl Session {
+    /// The view shows at once; the worker reads the log and sends its first snapshot.
     pub fn open(path: &Path, tx: Sender<Msg>) -> Result<Session, String> {
-        let follower = Follower::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let snapshot = Arc::new(worker::build(path, &follower)?);
+        // Fail before the terminal is taken when the log cannot be opened at all.
+        let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if meta.is_dir() {
+            return Err(format!("{}: is a folder, not a log file", path.display()));
+        }
+        std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let empty = Snapshot::build(
+            crate::model::Session::new(crate::model::Format::Canonical),
+            &[],
+        );
         let title = path.display().to_string();
         let mut app = App::new(
             crate::sanitize::line(&title).into_owned(),
-            snapshot.clone(),
+            Arc::new(empty),
             default_operator(),
         );
         app.color = color_allowed();
-        let worker = worker::spawn(path.to_owned(), follower, snapshot, tx);
+        app.file_event = FileEvent::Reading;
+        let worker = worker::spawn(path.to_owned(), tx);
         Ok(Session { app, worker })
     }
 

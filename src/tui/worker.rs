@@ -74,12 +74,9 @@ impl WorkerHandle {
 /// How often the log is looked at when no file event arrives.
 const POLL: Duration = Duration::from_millis(250);
 
-pub fn spawn(
-    path: PathBuf,
-    follower: Follower,
-    first: Arc<Snapshot>,
-    to_app: Sender<Msg>,
-) -> WorkerHandle {
+/// Starts the worker on `path`: it reads the log off the render thread, sends the first
+/// snapshot, then follows.
+pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
     let (tx, rx) = channel();
     let wake = tx.clone();
     std::thread::spawn(move || {
@@ -96,7 +93,26 @@ pub fn spawn(
                 .ok()
                 .map(|()| w)
         });
-        run(path, follower, first, rx, to_app);
+        let first = Follower::open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|follower| build(&path, &follower).map(|snapshot| (follower, snapshot)));
+        match first {
+            Ok((follower, snapshot)) => {
+                let snapshot = Arc::new(snapshot);
+                if to_app
+                    .send(Msg::Worker(Update::Snapshot(
+                        snapshot.clone(),
+                        Change::Grew,
+                    )))
+                    .is_ok()
+                {
+                    run(path, follower, snapshot, rx, to_app);
+                }
+            }
+            Err(e) => {
+                let _ = to_app.send(Msg::Worker(Update::Error(e)));
+            }
+        }
     });
     WorkerHandle { tx }
 }
