@@ -29,9 +29,10 @@ fn token() -> impl Strategy<Value = (String, TokenClass)> {
     ]
 }
 
-/// Prose without anything token-like: lowercase words with no digits.
+/// Prose without anything token-like: words of letters (any case, some not ASCII) with
+/// sentence punctuation, and no digits or slashes, which every class needs.
 fn prose() -> impl Strategy<Value = String> {
-    proptest::collection::vec("[g-z]{1,9}", 0..12).prop_map(|w| w.join(" "))
+    proptest::collection::vec("[a-zA-Zéßü中]{1,9}[,.;:!?]?", 0..12).prop_map(|w| w.join(" "))
 }
 
 fn wrap(before: &str, token: &str, class: TokenClass, after: &str) -> String {
@@ -61,6 +62,20 @@ proptest! {
         let text = wrap(&before, short, class, &after);
         for found in extract(&text) {
             prop_assert_ne!(found.text(&text), token.as_str());
+        }
+    }
+
+    #[test]
+    fn a_token_glued_to_a_word_is_not_extracted((token, class) in token(), glue in "[a-zA-Z0-9_]",
+                                                before in prose(), after in prose()) {
+        // Whole words only: `4f9a2c81d0e7x` is not the SHA `4f9a2c81d0e7`.
+        let text = wrap(&before, &format!("{token}{glue}"), class, &after);
+        for found in extract(&text) {
+            prop_assert_ne!(found.text(&text), token.as_str(), "in {:?}", text);
+        }
+        let text = format!("{before} {glue}{token} {after}");
+        for found in extract(&text) {
+            prop_assert_ne!(found.text(&text), token.as_str(), "in {:?}", text);
         }
     }
 
