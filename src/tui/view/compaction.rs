@@ -276,7 +276,18 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         .timeout(std::time::Duration::from_millis(200))
         .diff_words(region.as_str(), summary.as_str());
     let mut lines: Vec<Line> = vec![Line::default()];
+    let mut previous = similar::ChangeTag::Equal;
     for change in diff.iter_all_changes() {
+        // A removed word right before an added one would read as one word: part them.
+        let touching = previous == similar::ChangeTag::Delete
+            && change.tag() == similar::ChangeTag::Insert
+            && !change.value().starts_with(char::is_whitespace);
+        if touching {
+            if let Some(line) = lines.last_mut() {
+                line.spans.push(Span::raw(" "));
+            }
+        }
+        previous = change.tag();
         let style = match change.tag() {
             similar::ChangeTag::Equal => ratatui::style::Style::new(),
             similar::ChangeTag::Delete => theme
