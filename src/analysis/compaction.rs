@@ -1,6 +1,7 @@
 //! Signals 1, 2, 4 and 5 for one compaction: what its region held, what its summary
 //! kept, what that breaks, and whether its range makes sense.
 
+use super::coverage;
 use super::finding::{Finding, FindingKind, Severity};
 use super::gate::GateFlags;
 use super::inference::{later_uses, LaterUse};
@@ -83,14 +84,6 @@ pub(super) struct Earlier<'a> {
     pub until: usize,
 }
 
-fn range_text(range: RangeSpec) -> String {
-    match range {
-        RangeSpec::Seqs { from, to } => format!("{from}–{to}"),
-        RangeSpec::Missing => "(missing)".into(),
-        RangeSpec::Invalid => "(invalid)".into(),
-    }
-}
-
 pub(super) fn analyze(
     session: &Session,
     info: &CompactionInfo,
@@ -134,77 +127,14 @@ pub(super) fn analyze(
     }
     let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
 
-    // Signal 5: coverage.
-    let newest = before.last().map(|e| e.seq);
-    let region: std::ops::Range<usize> = match info.range {
-        RangeSpec::Seqs { from, to } if from <= to => {
-            if newest.is_none_or(|n| to > n) {
-                flags.range_unusable = true;
-                let newest = newest.map_or("there are no events before it".into(), |n| {
-                    format!("the newest event before it is seq {n}")
-                });
-                findings.push(error(
-                    FindingKind::CoverageGap,
-                    format!("{id}'s range {from}–{to} ends past the log: {newest}"),
-                ));
-            }
-            let first = session.first_at_or_after(from).min(before.len());
-            let end = session
-                .first_at_or_after(to.saturating_add(1))
-                .min(before.len());
-            first..end.max(first)
-        }
-        other => {
-            flags.range_unusable = true;
-            findings.push(error(
-                FindingKind::CoverageGap,
-                format!(
-                    "{id} has no usable range {}: it must be {{from, to}} with integer seqs, from ≤ to",
-                    range_text(other)
-                ),
-            ));
-            0..0
-        }
-    };
-    if let RangeSpec::Seqs { from, to } = info.range {
-        if region.is_empty() && from <= to {
-            flags.empty_span = true;
-            findings.push(error(
-                FindingKind::EmptySpan,
-                format!("{id}'s range {from}–{to} holds no events: there is nothing to summarize"),
-            ));
-        }
-        // Signal 4 and the overlap half of signal 5, against compactions applied earlier.
-        for (other, range) in earlier.applied {
-            let RangeSpec::Seqs { from: f, to: t } = *range else {
-                continue;
-            };
-            let disjoint = t < from || f > to;
-            let contains = from <= f && t <= to;
-            if contains && input != Some("log") && !flags.summary_of_summary {
-                flags.summary_of_summary = true;
-                findings.push(error(
-                    FindingKind::SummaryOfSummary,
-                    format!(
-                        "{id}'s range {from}–{to} contains {other}'s ({f}–{t}), so it summarizes {other}'s summary instead of the original events"
-                    ),
-                ));
-            } else if !disjoint && !contains {
-                flags.partial_overlap = true;
-                findings.push(error(
-                    FindingKind::CoverageGap,
-                    format!("{id}'s range {from}–{to} partly overlaps {other}'s ({f}–{t})"),
-                ));
-            }
-        }
-    }
-    if input == Some("summary") && !flags.summary_of_summary {
-        flags.summary_of_summary = true;
-        findings.push(error(
-            FindingKind::SummaryOfSummary,
-            format!("{id} summarizes a summary (input: summary), not the original events"),
-        ));
-    }
+    let region = coverage::check(
+        session,
+        info,
+        input,
+        earlier.applied,
+        &mut flags,
+        &mut findings,
+    );
 
     // Signal 1: what the region held and what the summary kept.
     let cwd = session.cwd.as_deref();

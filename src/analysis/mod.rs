@@ -3,6 +3,7 @@
 
 pub mod compaction;
 pub mod continuation;
+mod coverage;
 pub mod decisions;
 pub mod finding;
 pub mod gate;
