@@ -7,8 +7,6 @@ use crate::store::decisions;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::fs::OpenOptions;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -65,11 +63,8 @@ pub fn write_scenario(
             .to_string()
             .replace("{log}", &escaped(&log.display().to_string()))
             .replace("{handle}", &escaped(handle));
-        let mut file = OpenOptions::new()
-            .append(true)
-            .open(log)
-            .map_err(|e| format!("{}: {e}", log.display()))?;
-        file.write_all(format!("{line}\n").as_bytes())
+        // The simulated runtime appends whole lines, as a real one must.
+        crate::store::atomic::append_line(log, line.as_bytes())
             .map_err(|e| format!("{}: {e}", log.display()))
     };
     let pause = |d: Duration| {
@@ -121,13 +116,12 @@ pub fn write_scenario(
     Ok(())
 }
 
-fn demo_folder() -> Result<PathBuf, String> {
+/// A fresh folder name for this run; the store creates it with the log.
+fn demo_folder() -> PathBuf {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let dir = std::env::temp_dir().join(format!("ctxlens-demo-{stamp}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    Ok(dir)
+    std::env::temp_dir().join(format!("ctxlens-demo-{stamp}-{}", std::process::id()))
 }
 
 fn closing_words(outcome: &Outcome, log: &Path) -> String {
@@ -158,9 +152,9 @@ fn closing_words(outcome: &Outcome, log: &Path) -> String {
 /// Runs the demo: the writer in the background, the TUI in front, then the story.
 pub fn run() -> Result<(), String> {
     let scenario = Scenario::builtin()?;
-    let dir = demo_folder()?;
+    let dir = demo_folder();
     let log = dir.join("staging-migrate.jsonl");
-    std::fs::write(&log, "").map_err(|e| format!("{}: {e}", log.display()))?;
+    crate::store::atomic::write(&log, b"").map_err(|e| format!("{}: {e}", log.display()))?;
     let delay = std::env::var("CTXLENS_DEMO_DELAY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
