@@ -125,17 +125,23 @@ fn conflicting_lines_from_lock_ignoring_writers_are_reported() {
     assert_eq!(report["compactions"][0]["decision"]["by"], "alice");
 }
 
-#[test]
-fn await_returns_a_decision_another_process_writes() {
-    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+/// `ctxlens await LOG k1` in the background, given time to start waiting.
+fn spawn_await(log: &std::path::Path) -> std::process::Child {
     let waiter = Command::new(bin())
         .arg("await")
-        .arg(&log)
+        .arg(log)
         .args(["k1", "--timeout", "60"])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
+    waiter
+}
+
+#[test]
+fn await_returns_a_decision_another_process_writes() {
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let waiter = spawn_await(&log);
     ctxlens()
         .arg("decide")
         .arg(&log)
@@ -152,14 +158,7 @@ fn await_returns_a_decision_another_process_writes() {
 #[test]
 fn await_sees_a_decision_event_appended_to_the_log() {
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
-    let waiter = Command::new(bin())
-        .arg("await")
-        .arg(&log)
-        .args(["k1", "--timeout", "60"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
+    let waiter = spawn_await(&log);
     let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
     file.write_all(
         br#"{"type":"decision","seq":14,"compaction":"k1","verdict":"spill","by":"runtime"}"#,

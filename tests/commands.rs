@@ -147,12 +147,7 @@ fn decide_records_once_and_the_first_decision_stands() {
         .args(["k1", "approve", "--by", "alice", "--reason", "tested"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let recorded = last_json(&out.stdout);
     assert_eq!(recorded["verdict"], "approve");
     assert_eq!(recorded["by"], "alice");
@@ -215,12 +210,7 @@ fn spill_handle(log: &Path) -> String {
         .args(["k1", "spill", "--by", "ops"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     last_json(&out.stdout)["handle"]
         .as_str()
         .unwrap()
@@ -232,12 +222,7 @@ fn spill_round_trip_is_the_exact_region() {
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
     let handle = spill_handle(&log);
     assert!(handle.starts_with("sha256:") && handle.len() == 71);
-    let out = ctxlens()
-        .args(["spill", "get"])
-        .arg(&log)
-        .arg(&handle)
-        .output()
-        .unwrap();
+    let out = spill_get(&log, &handle);
     assert_eq!(out.status.code(), Some(0));
     // Seqs 2..=12 are lines 2..=12 of the log, newlines included.
     let log_text = std::fs::read_to_string(&log).unwrap();
@@ -263,12 +248,7 @@ fn corrupt_missing_and_malformed_handles_exit_2() {
     let mut bytes = std::fs::read(&stored).unwrap();
     bytes[10] ^= 1;
     std::fs::write(&stored, bytes).unwrap();
-    let out = ctxlens()
-        .args(["spill", "get"])
-        .arg(&log)
-        .arg(&handle)
-        .output()
-        .unwrap();
+    let out = spill_get(&log, &handle);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         out.stdout.is_empty(),

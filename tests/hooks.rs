@@ -72,12 +72,7 @@ fn pre_compact_spills_the_region_and_records_the_ledger() {
     );
     // The spill is the whole transcript so far (no earlier compaction), and reads back.
     let handle = entry["handle"].as_str().unwrap();
-    let back = ctxlens()
-        .args(["spill", "get"])
-        .arg(&path)
-        .arg(handle)
-        .output()
-        .unwrap();
+    let back = spill_get(&path, handle);
     assert_eq!(back.status.code(), Some(0));
     assert_eq!(back.stdout, std::fs::read(&path).unwrap());
 }
@@ -205,12 +200,7 @@ fn hold_waits_for_an_operator_and_refuse_blocks() {
         .assert()
         .code(0);
     let out = child.wait_with_output().unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 2);
     // A timeout lets the compaction go ahead.
     let out = hook(
         &["pre-compact", "--hold", "--timeout", "0.2"],
@@ -241,12 +231,7 @@ fn install_merges_with_existing_hooks_and_never_overwrites_them() {
         .arg(project.path())
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let merged: Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(merged["model"], "opus");
     let pre = merged["hooks"]["PreCompact"].as_array().unwrap();

@@ -228,20 +228,10 @@ fn gate_and_decide_work_on_transcript_compactions() {
         .args(["cb01", "spill", "--by", "ops"])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_exit(&out, 0);
     let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
     let handle = decision["handle"].as_str().unwrap();
-    let region = ctxlens()
-        .args(["spill", "get"])
-        .arg(&log)
-        .arg(handle)
-        .output()
-        .unwrap();
+    let region = spill_get(&log, handle);
     // The region is every record before the boundary.
     let text = String::from_utf8(region.stdout).unwrap();
     assert!(text.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"));

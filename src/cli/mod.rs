@@ -79,23 +79,28 @@ pub fn require_compaction<'a>(
     id: &str,
 ) -> Result<&'a analysis::compaction::CompactionAnalysis, CliError> {
     loaded.analysis.compaction(id).ok_or_else(|| {
-        let known: Vec<&str> = loaded
+        let known = loaded
             .analysis
             .compactions
             .iter()
-            .map(|c| c.info.id.as_str())
-            .collect();
-        let holds = if known.is_empty() {
-            "it holds no compactions".to_owned()
-        } else {
-            format!("it holds {}", known.join(", "))
-        };
-        CliError::unusable(format!(
-            "{}: no compaction {}; {holds}",
-            path.display(),
-            crate::sanitize::line(id)
-        ))
+            .map(|c| c.info.id.as_str());
+        no_such_compaction(path, id, known)
     })
+}
+
+/// "The log does not hold compaction `id`", naming the ones it does hold.
+fn no_such_compaction<'a>(path: &Path, id: &str, known: impl Iterator<Item = &'a str>) -> CliError {
+    let known: Vec<&str> = known.collect();
+    let holds = if known.is_empty() {
+        "it holds no compactions".to_owned()
+    } else {
+        format!("it holds {}", known.join(", "))
+    };
+    CliError::unusable(format!(
+        "{}: no compaction {}; {holds}",
+        path.display(),
+        crate::sanitize::line(id)
+    ))
 }
 
 /// One JSON value as a line that is safe on a terminal.

@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, Builder, Todo};
-use crate::model::{EventKind, Format, Malformed, Session};
+use crate::model::{EventKind, Format, Malformed};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -16,7 +16,8 @@ struct Record {
 }
 
 pub struct ClaudeParser {
-    builder: Builder,
+    /// The session being built; `LogParser` reads it directly.
+    pub(super) builder: Builder,
     /// Records already read, by (uuid, type, subtype, timestamp): `/compact` can
     /// re-append them.
     seen: HashSet<(String, String, String, String)>,
@@ -43,18 +44,6 @@ impl ClaudeParser {
             segment: HashMap::new(),
             awaiting_summary: None,
         }
-    }
-
-    pub fn session(&self) -> &Session {
-        &self.builder.session
-    }
-
-    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
-        &mut self.builder.session.malformed
-    }
-
-    pub fn finish(self) -> Session {
-        self.builder.session
     }
 
     pub fn feed(&mut self, line: &Line) {

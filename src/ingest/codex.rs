@@ -4,11 +4,12 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, Builder, Todo};
-use crate::model::{EventKind, Format, Malformed, Session};
+use crate::model::{EventKind, Format, Malformed};
 use serde_json::Value;
 
 pub struct CodexParser {
-    builder: Builder,
+    /// The session being built; `LogParser` reads it directly.
+    pub(super) builder: Builder,
 }
 
 impl Default for CodexParser {
@@ -22,18 +23,6 @@ impl CodexParser {
         CodexParser {
             builder: Builder::new(Format::Codex),
         }
-    }
-
-    pub fn session(&self) -> &Session {
-        &self.builder.session
-    }
-
-    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
-        &mut self.builder.session.malformed
-    }
-
-    pub fn finish(self) -> Session {
-        self.builder.session
     }
 
     pub fn feed(&mut self, line: &Line) {

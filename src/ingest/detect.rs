@@ -71,8 +71,8 @@ impl LogParser {
         match self {
             LogParser::Undetected(session) => session,
             LogParser::Canonical(p) => p.session(),
-            LogParser::ClaudeCode(p) => p.session(),
-            LogParser::Codex(p) => p.session(),
+            LogParser::ClaudeCode(p) => &p.builder.session,
+            LogParser::Codex(p) => &p.builder.session,
         }
     }
 
@@ -80,8 +80,8 @@ impl LogParser {
         match self {
             LogParser::Undetected(session) => session,
             LogParser::Canonical(p) => p.finish(),
-            LogParser::ClaudeCode(p) => p.finish(),
-            LogParser::Codex(p) => p.finish(),
+            LogParser::ClaudeCode(p) => p.builder.session,
+            LogParser::Codex(p) => p.builder.session,
         }
     }
 
@@ -115,8 +115,8 @@ impl LogParser {
         match self {
             LogParser::Undetected(session) => &mut session.malformed,
             LogParser::Canonical(p) => p.malformed_mut(),
-            LogParser::ClaudeCode(p) => p.malformed_mut(),
-            LogParser::Codex(p) => p.malformed_mut(),
+            LogParser::ClaudeCode(p) => &mut p.builder.session.malformed,
+            LogParser::Codex(p) => &mut p.builder.session.malformed,
         }
     }
 }

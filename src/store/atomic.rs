@@ -33,20 +33,29 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Appends one line in one write and flushes it, creating the file if needed.
-pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
+/// Opens `path` for appending (created if needed) and runs `f` while holding an
+/// exclusive advisory lock on it, so concurrent writers take turns.
+pub fn with_lock<T>(path: &Path, f: impl FnOnce(&mut File) -> io::Result<T>) -> io::Result<T> {
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)
         .create(true)
         .open(path)?;
     file.lock()?;
+    let result = f(&mut file);
+    let _ = file.unlock();
+    result
+}
+
+/// Appends one line to a file whose lock the caller holds, in one write, then flushes
+/// it. A torn last line (from a crashed writer) is first closed with a newline, so the
+/// new line stands on its own.
+pub fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
     let mut bytes = Vec::with_capacity(line.len() + 2);
     let len = file.metadata()?.len();
     if len > 0 {
-        // Keep a torn last line (from a crashed writer) on its own line.
         let mut last = [0u8; 1];
-        use std::os::unix::fs::FileExt;
         file.read_exact_at(&mut last, len - 1)?;
         if last[0] != b'\n' {
             bytes.push(b'\n');
@@ -54,7 +63,11 @@ pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     }
     bytes.extend_from_slice(line);
     bytes.push(b'\n');
-    let result = file.write_all(&bytes).and_then(|()| file.sync_data());
-    let _ = file.unlock();
-    result
+    file.write_all(&bytes)?;
+    file.sync_data()
+}
+
+/// Appends one line under the lock, creating the file if needed.
+pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
+    with_lock(path, |file| append_locked(file, line))
 }

@@ -1,10 +1,10 @@
 //! The decision channel (spec §5): `<log>.decisions.jsonl`, appended under an advisory
 //! lock, first decision stands, durable before success is reported.
 
+use super::atomic;
 use super::paths::decisions_path;
 use crate::model::Decision;
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// The sidecar's decisions in file order, and the lines that could not be read.
@@ -47,43 +47,24 @@ pub enum Recorded {
 }
 
 /// Appends `decision` unless one already stands for its compaction in the sidecar. (A
-/// `decision` event in the log stands too: the caller checks the log first.)
+/// `decision` event in the log stands too: the caller checks the log first.) The check
+/// and the write happen under one lock, so the first decision stands.
 pub fn record(log: &Path, decision: &Decision) -> io::Result<Recorded> {
-    let path = decisions_path(log);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(&path)?;
-    // Writers serialize here; the lock goes with the file handle.
-    file.lock()?;
-    let result = append_locked(&mut file, decision);
-    let _ = file.unlock();
-    result
-}
-
-fn append_locked(file: &mut File, decision: &Decision) -> io::Result<Recorded> {
-    let mut bytes = Vec::new();
-    file.seek(SeekFrom::Start(0))?;
-    file.read_to_end(&mut bytes)?;
-    let sidecar = parse_sidecar(&bytes);
-    if let Some(standing) = sidecar
-        .decisions
-        .into_iter()
-        .find(|d| d.compaction == decision.compaction)
-    {
-        return Ok(Recorded::AlreadyDecided(standing));
-    }
-    let mut line = Vec::new();
-    if bytes.last().is_some_and(|&b| b != b'\n') {
-        line.push(b'\n');
-    }
-    serde_json::to_writer(&mut line, decision).map_err(io::Error::other)?;
-    line.push(b'\n');
-    // One write, so a reader never sees half a line from us.
-    file.write_all(&line)?;
-    file.sync_data()?;
-    Ok(Recorded::Written)
+    atomic::with_lock(&decisions_path(log), |file| {
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0))?;
+        file.read_to_end(&mut bytes)?;
+        let standing = parse_sidecar(&bytes)
+            .decisions
+            .into_iter()
+            .find(|d| d.compaction == decision.compaction);
+        if let Some(standing) = standing {
+            return Ok(Recorded::AlreadyDecided(standing));
+        }
+        let line = serde_json::to_vec(decision).map_err(io::Error::other)?;
+        atomic::append_locked(file, &line)?;
+        Ok(Recorded::Written)
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
+use crate::analysis::state::StateAt;
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
 use crate::model::{Decision, Session};
@@ -29,6 +30,8 @@ pub struct Snapshot {
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
+    /// Obligations and plan at the newest event, for when no compaction is selected.
+    pub now: StateAt,
 }
 
 impl Snapshot {
@@ -75,6 +78,7 @@ impl Snapshot {
             }
         }
         Snapshot {
+            now: StateAt::of(&session.events),
             session,
             analysis,
             rows: rows.into_iter().map(|(_, row)| row).collect(),

@@ -47,3 +47,23 @@ pub fn finding_kinds(report: &Value) -> Vec<String> {
         .map(|f| f["kind"].as_str().expect("kind").to_owned())
         .collect()
 }
+
+/// The command ended with `code`; its stderr is shown when it did not.
+pub fn assert_exit(out: &std::process::Output, code: i32) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `ctxlens spill get LOG HANDLE`, piped.
+pub fn spill_get(log: &Path, handle: &str) -> std::process::Output {
+    ctxlens()
+        .args(["spill", "get"])
+        .arg(log)
+        .arg(handle)
+        .output()
+        .expect("runs")
+}

@@ -3,7 +3,7 @@
 
 use super::pane_block;
 use super::style::Theme;
-use super::text::{marked_lines, wrapped_rows};
+use super::text::{marked_lines, scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::marks::{marks, TokenState};
 use crate::model::RangeSpec;
@@ -201,20 +201,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         .borders(Borders::TOP)
         .border_style(theme.dim())
         .title(" summary ");
-    frame.render_widget(
-        Paragraph::new(region)
-            .block(region_block)
-            .wrap(Wrap { trim: false })
-            .scroll((region_scroll, 0)),
-        left,
-    );
-    frame.render_widget(
-        Paragraph::new(summary)
-            .block(summary_block)
-            .wrap(Wrap { trim: false })
-            .scroll((summary_scroll, 0)),
-        right,
-    );
+    frame.render_widget(scrolled(region, region_block, region_scroll), left);
+    frame.render_widget(scrolled(summary, summary_block, summary_scroll), right);
     let legend = Line::from(vec![
         Span::styled("✖ red", theme.red()),
         Span::raw(" dropped, can't re-fetch  "),
@@ -313,13 +301,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         .border_style(theme.dim())
         .title(" region → summary, word diff (d: side by side) ");
     let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0)),
-        area,
-    );
+    frame.render_widget(scrolled(lines, block, scroll), area);
     let legend = Line::from(vec![
         Span::styled(
             "struck out",

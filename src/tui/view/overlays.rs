@@ -1,13 +1,13 @@
 //! Help, event detail, confirmation and search, drawn over the panes.
 
 use super::style::Theme;
-use super::text::plain_lines;
+use super::text::{plain_lines, scrolled};
 use crate::sanitize;
 use crate::tui::app::{App, Overlay};
 use crate::tui::keys::{Scope, BINDINGS};
 use ratatui::layout::{Constraint, Flex, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 fn centered(area: Rect, width: u16, height: u16) -> Rect {
@@ -78,10 +78,11 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
             };
             frame.render_widget(Clear, rect);
             frame.render_widget(
-                Paragraph::new(lines)
-                    .wrap(Wrap { trim: false })
-                    .scroll((*scroll, 0))
-                    .block(Block::default().borders(Borders::ALL).title(title)),
+                scrolled(
+                    lines,
+                    Block::default().borders(Borders::ALL).title(title),
+                    *scroll,
+                ),
                 rect,
             );
         }

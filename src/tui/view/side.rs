@@ -2,14 +2,13 @@
 
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
-use super::text::wrapped_rows;
+use super::text::{scrolled, wrapped_rows};
 use crate::analysis::marks::{binding_state, BindingState};
 use crate::analysis::state::{target_text, StateAt};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
 fn state_span(state: BindingState, theme: Theme) -> Span<'static> {
@@ -26,16 +25,13 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Obligations;
     let compaction = app.selected_compaction();
     let session = &app.snapshot.session;
-    let now;
     let (title, state): (String, &StateAt) = match compaction {
         Some(c) => (
             format!(" Obligations at {} ", sanitize::line(&c.info.id)),
             &c.state,
         ),
-        None => {
-            now = StateAt::of(&session.events);
-            (" Obligations (now) ".into(), &now)
-        }
+        // Computed once per snapshot, not once per frame.
+        None => (" Obligations (now) ".into(), &app.snapshot.now),
     };
     let mut lines: Vec<Line> = Vec::new();
     for obligation in state.open_obligations() {
@@ -79,10 +75,11 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ));
     }
     frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((app.obligations_scroll, 0))
-            .block(pane_block(title, focused, theme)),
+        scrolled(
+            lines,
+            pane_block(title, focused, theme),
+            app.obligations_scroll,
+        ),
         area,
     );
 }
@@ -131,10 +128,7 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         None => total - height,
     };
     frame.render_widget(
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: false })
-            .scroll((scroll, 0))
-            .block(pane_block(title, focused, theme)),
+        scrolled(lines, pane_block(title, focused, theme), scroll),
         area,
     );
 }

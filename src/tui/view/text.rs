@@ -4,6 +4,7 @@ use super::style::Theme;
 use crate::analysis::marks::Mark;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 /// Tabs become spaces: a raw tab would move the terminal's cursor past the cell grid.
 fn untab(text: &str) -> String {
@@ -58,4 +59,12 @@ pub fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
         .iter()
         .map(|l| (l.width() as u16).div_ceil(width.max(1)).max(1))
         .sum()
+}
+
+/// Wrapped lines in `block`, scrolled down by `scroll` rows: every long text of the views.
+pub fn scrolled<'a>(lines: Vec<Line<'a>>, block: Block<'a>, scroll: u16) -> Paragraph<'a> {
+    Paragraph::new(lines)
+        .block(block)
+        .wrap(Wrap { trim: false })
+        .scroll((scroll, 0))
 }
