@@ -3,7 +3,7 @@
 //! record as a compaction of everything since the previous boundary.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, Builder, Todo};
+use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
 use crate::model::{EventKind, Format, Malformed};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -241,19 +241,7 @@ impl ClaudeParser {
     ) {
         match name {
             "TodoWrite" => {
-                let todos: Vec<Todo> = input
-                    .get("todos")
-                    .and_then(Value::as_array)
-                    .map(|items| {
-                        items
-                            .iter()
-                            .map(|t| Todo {
-                                content: str_of(t, "content").unwrap_or_default(),
-                                status: str_of(t, "status").unwrap_or_else(|| "pending".into()),
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+                let todos = todo_list(input, "todos", "content");
                 self.builder.todos(line, part, ts, &todos);
             }
             "TaskCreate" | "TaskUpdate" => {

@@ -3,7 +3,7 @@
 //! compaction (empty `message`, encrypted history) has a summary that cannot be read.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, Builder, Todo};
+use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
 use crate::model::{EventKind, Format, Malformed};
 use serde_json::Value;
 
@@ -156,19 +156,7 @@ impl CodexParser {
     }
 
     fn plan(&mut self, line: &Line, ts: &Option<String>, input: &Value) {
-        let todos: Vec<Todo> = input
-            .get("plan")
-            .and_then(Value::as_array)
-            .map(|steps| {
-                steps
-                    .iter()
-                    .map(|s| Todo {
-                        content: str_of(s, "step").unwrap_or_default(),
-                        status: str_of(s, "status").unwrap_or_else(|| "pending".into()),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let todos = todo_list(input, "plan", "step");
         self.builder.todos(line, 0, ts, &todos);
     }
 }

@@ -237,6 +237,20 @@ fn todo_id(content: &str) -> String {
     format!("todo: {short}")
 }
 
+/// The items of the list `input[list]`, each `{<text>: …, status: …}`, as todos.
+pub fn todo_list(input: &Value, list: &str, text: &str) -> Vec<Todo> {
+    input
+        .get(list)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|item| Todo {
+            content: str_of(item, text).unwrap_or_default(),
+            status: str_of(item, "status").unwrap_or_else(|| "pending".into()),
+        })
+        .collect()
+}
+
 /// A transcript line as a JSON object; `None` for a blank line, and a malformed-line
 /// record for anything else that is not one.
 pub fn parse_record(line: &Line, malformed: &mut Vec<Malformed>) -> Option<Value> {
