@@ -291,3 +291,48 @@ fn no_argument_and_no_sessions_says_what_to_do() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("give a log or a folder"));
 }
+
+/// User plus system CPU time of a process, in clock ticks (`/proc/PID/stat`, fields 14
+/// and 15; the command name in field 2 may hold spaces, so count from its `)`).
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc is there");
+    let after_name = &stat[stat.rfind(')').expect("stat has a name") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+fn clock_ticks_per_second() -> u64 {
+    let out = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf runs");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(100)
+}
+
+#[test]
+fn an_idle_tui_uses_no_cpu() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: no /proc on this system, idle CPU cannot be measured");
+        return;
+    }
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("1 PENDING");
+    // Let the first read and draw settle, then measure 10 s of doing nothing.
+    tui.pump(Duration::from_millis(500));
+    let pid = tui.child.process_id().expect("pid");
+    let before = cpu_ticks(pid);
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        tui.pump(Duration::from_millis(200));
+    }
+    let used = (cpu_ticks(pid) - before) as f64 / clock_ticks_per_second() as f64;
+    let share = used / started.elapsed().as_secs_f64();
+    assert!(
+        share < 0.01,
+        "an idle TUI used {:.1}% of a core over 10 s",
+        share * 100.0
+    );
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

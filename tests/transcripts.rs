@@ -6,15 +6,13 @@ use common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-fn real_sessions() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sessions");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    assert_eq!(files.len(), 10, "the shared real sessions");
+fn real_sessions(test: &str) -> Vec<PathBuf> {
+    let files = real_session_files(test);
+    assert!(
+        files.is_empty() || files.len() >= 20,
+        "the shared real sessions: {} files",
+        files.len()
+    );
     files
 }
 
@@ -30,11 +28,14 @@ fn boundaries(path: &Path) -> usize {
 
 #[test]
 fn every_real_session_opens_and_every_compaction_is_found() {
-    for path in real_sessions() {
+    for path in real_sessions("every_real_session_opens_and_every_compaction_is_found") {
         let (report, code) = audit_json(&path, &[]);
         assert_ne!(code, 2, "{}", path.display());
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let expected = if name.contains("codex") {
+        let codex_records = std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"type\":\"session_meta\"");
+        let expected = if codex_records {
             "codex"
         } else {
             "claude-code"
@@ -54,7 +55,7 @@ fn every_real_session_renders_in_the_tui() {
     use ctxlens::tui::app::{Action, App};
     use ctxlens::tui::snapshot::Snapshot;
     use ctxlens::tui::worker::{read_texts, Update};
-    for path in real_sessions() {
+    for path in real_sessions("every_real_session_renders_in_the_tui") {
         let snapshot = Snapshot::load(&path).unwrap();
         let mut app = App::new("real".into(), std::sync::Arc::new(snapshot), "t".into());
         let mut term = ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 32)).unwrap();
@@ -80,19 +81,16 @@ fn every_real_session_renders_in_the_tui() {
     }
 }
 
-fn real(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/real-sessions")
-        .join(name)
-}
-
 #[test]
 fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
-    let (report, code) = audit_json(
-        &real("kvsankar__agent-history__claude-session_with_compaction.jsonl"),
-        &[],
-    );
-    assert_eq!(code, 1);
+    let Some(path) = real_session(
+        "a_real_claude_session_reports_a_path_used_again_after_the_compaction",
+        "kvsankar__agent-history__claude-session_with_compaction.jsonl",
+    ) else {
+        return;
+    };
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 0, "a verbatim use that worked is a warning, not an error");
     let finding = &report["findings"]
         .as_array()
         .unwrap()
@@ -105,14 +103,19 @@ fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
         "/home/testuser/compact-project/src/auth.py"
     );
     assert_eq!(finding["step"], "Edit toolu_c003 (seq 15)");
+    assert_eq!(finding["severity"], "warning");
+    assert_eq!(finding["recalled"], true);
 }
 
 #[test]
 fn rewound_branches_are_not_in_the_region() {
-    let session = ctxlens::ingest::load(&real(
+    let Some(path) = real_session(
+        "rewound_branches_are_not_in_the_region",
         "daaain__claude-code-log__dag_compact_after_rewind.jsonl",
-    ))
-    .unwrap();
+    ) else {
+        return;
+    };
+    let session = ctxlens::ingest::load(&path).unwrap();
     let kind_of_line = |line: u64| {
         session
             .events
@@ -131,7 +134,13 @@ fn rewound_branches_are_not_in_the_region() {
 
 #[test]
 fn remote_codex_compactions_are_opaque_not_everything_dropped() {
-    let (report, _) = audit_json(&real("jazzyalex__agent-sessions__codex-small.jsonl"), &[]);
+    let Some(path) = real_session(
+        "remote_codex_compactions_are_opaque_not_everything_dropped",
+        "jazzyalex__agent-sessions__codex-small.jsonl",
+    ) else {
+        return;
+    };
+    let (report, _) = audit_json(&path, &[]);
     let first = &report["compactions"][0];
     assert_eq!(first["id"], "compacted-1");
     assert_eq!(first["opaque_ratio"], Value::Null);
@@ -142,11 +151,12 @@ fn remote_codex_compactions_are_opaque_not_everything_dropped() {
 #[test]
 fn claude_code_sample_infers_the_secret_version_the_agent_needed() {
     let (report, code) = audit_json(&sample("claude-code-compaction.jsonl"), &[]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "recalled, not lost: a warning");
     assert_eq!(report["format"], "claude-code");
     let k = &report["compactions"][0];
     assert_eq!(k["id"], "cb01");
-    assert_eq!(k["verdict"], "spill");
+    assert_eq!(k["verdict"], "approve");
+    assert_eq!(k["dropped"][0]["recalled"], true);
     assert_eq!(
         k["dropped"][0]["token"],
         "3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"
@@ -175,7 +185,7 @@ fn a_continued_claude_session_points_to_an_earlier_file() {
 #[test]
 fn codex_sample_reports_the_snapshot_arn_and_the_encrypted_summary() {
     let (report, code) = audit_json(&sample("codex-rollout.jsonl"), &[]);
-    assert_eq!(code, 1);
+    assert_eq!(code, 0, "the ARN was recalled: a warning");
     assert_eq!(report["format"], "codex");
     let dropped: Vec<&str> = report["findings"]
         .as_array()
@@ -218,10 +228,7 @@ fn gate_and_decide_work_on_transcript_compactions() {
         .arg("cb01")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "spill");
-    assert!(
-        String::from_utf8_lossy(&out.stdout).contains("a token the agent used again was dropped")
-    );
+    assert_eq!(out.status.code(), Some(0), "approve: the reused token was recalled");
     let out = ctxlens()
         .arg("decide")
         .arg(&log)

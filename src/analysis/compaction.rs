@@ -4,13 +4,17 @@
 use super::coverage;
 use super::finding::{Finding, FindingKind, Severity};
 use super::gate::GateFlags;
-use super::inference::{later_uses, LaterUse};
+use super::inference::{later_uses, LaterUse, Reuse};
+use super::kept::{basename_counts, token_key, SummaryForms};
 use super::paths::path_key;
+use super::regenerated::regenerated;
 use super::state::{target_text, StateAt};
 use super::tokens::{contains_whole_word, word_count};
-use crate::model::{CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId};
+use crate::model::{
+    CompactionExtra, CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
+};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// One distinct opaque token of a region and what became of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +24,10 @@ pub struct RegionToken {
     pub survived: Option<bool>,
     /// `Some(regenerable)` for a token declared by a binding before the compaction.
     pub declared: Option<bool>,
+    /// Dropped by the summary but put back by the runtime (spec §8.6).
+    pub carried: bool,
+    /// What a later tool call's use of a dropped transcript token shows.
+    pub reused: Option<Reuse>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +36,12 @@ pub struct DroppedToken {
     pub class: TokenClass,
     pub regenerable: Option<bool>,
     pub required_by: Vec<String>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub carried: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused: Option<Reuse>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recalled: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -47,6 +61,8 @@ pub struct CompactionAnalysis {
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
+    /// Trigger, token counts and carried-over tokens, as the transcript gives them.
+    pub extra: CompactionExtra,
 }
 
 impl CompactionAnalysis {
@@ -82,6 +98,8 @@ pub(super) struct Earlier<'a> {
     /// Index of the next compaction's first event (or the end): where later use of
     /// its dropped tokens is looked for.
     pub until: usize,
+    /// Index of the first event that holds each token.
+    pub first_seen: &'a HashMap<TokenId, usize>,
 }
 
 pub(super) fn analyze(
@@ -93,14 +111,20 @@ pub(super) fn analyze(
     let before = &session.events[..info.at];
     let state = earlier.state;
     let def = &session.events[info.def];
-    let (summary, input, elsewhere) = match &def.kind {
+    let (summary, input, elsewhere, extra) = match &def.kind {
         EventKind::Compaction {
             summary,
             input,
             region_elsewhere,
+            extra,
             ..
-        } => (summary.as_ref(), input.as_deref(), *region_elsewhere),
-        _ => (None, None, false),
+        } => (
+            summary.as_ref(),
+            input.as_deref(),
+            *region_elsewhere,
+            (**extra).clone(),
+        ),
+        _ => (None, None, false, CompactionExtra::default()),
     };
     let mut findings = Vec::new();
     let mut flags = GateFlags::default();
@@ -123,6 +147,7 @@ pub(super) fn analyze(
             findings,
             flags,
             decision: None,
+            extra,
         };
     }
     let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
@@ -138,13 +163,14 @@ pub(super) fn analyze(
 
     // Signal 1: what the region held and what the summary kept.
     let cwd = session.cwd.as_deref();
-    let key = |id: TokenId| -> String {
-        let info = session.tokens.get(id);
-        match info.class {
-            TokenClass::Path => path_key(&info.text, cwd),
-            _ => info.text.to_string(),
-        }
-    };
+    let transcript = session.infers_bindings();
+    let key = |id: TokenId| token_key(session, id, cwd);
+    let region_start = region.clone().next().map(|i| session.events[i].offset);
+    let ledger_hint = session
+        .ledger
+        .iter()
+        .filter(|h| h.before <= def.offset && region_start.is_none_or(|s| h.before > s))
+        .max_by_key(|h| h.before);
     let mut region_words = 0;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tokens: Vec<RegionToken> = Vec::new();
@@ -165,8 +191,10 @@ pub(super) fn analyze(
             seen.entry(key(token)).or_insert_with(|| {
                 tokens.push(RegionToken {
                     id: token,
-                    survived: summary.map(|s| survives(session, s, token, cwd)),
+                    survived: None,
                     declared: state.binding(token).map(|b| b.regenerable),
+                    carried: false,
+                    reused: None,
                 });
                 tokens.len() - 1
             });
@@ -179,8 +207,48 @@ pub(super) fn analyze(
             tokens[at].id = binding.token;
         }
     }
+    // What survived. Declared tokens (binding events, the hooks' ledger) by the rules
+    // of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
+    if let Some(summary) = summary {
+        let ledger_keys: HashSet<String> = ledger_hint
+            .iter()
+            .flat_map(|h| h.tokens.iter())
+            .map(|(t, _)| match super::tokens::classify(t) {
+                TokenClass::Path => path_key(t, cwd),
+                _ => t.clone(),
+            })
+            .collect();
+        let forms = transcript.then(|| SummaryForms::new(session, summary, cwd));
+        let region_paths: Vec<&str> = tokens
+            .iter()
+            .filter(|t| session.tokens.class(t.id) == TokenClass::Path)
+            .map(|t| session.tokens.text(t.id))
+            .collect();
+        let basenames = basename_counts(region_paths.into_iter());
+        for token in &mut tokens {
+            let declared = token.declared.is_some() || ledger_keys.contains(&key(token.id));
+            let kept = match &forms {
+                Some(forms) if !declared => {
+                    let info = session.tokens.get(token.id);
+                    forms.holds(&info.text, info.class, cwd, &basenames)
+                }
+                _ => survives(session, summary, token.id, cwd),
+            };
+            token.survived = Some(kept);
+        }
+    }
+    // Carried over: put back by the runtime after the boundary (§8.6).
+    let carried: HashSet<String> = extra
+        .carried
+        .iter()
+        .chain(session.context_sources.iter().flat_map(|c| c.tokens.iter()))
+        .map(|&t| key(t))
+        .collect();
+    for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
+        token.carried = carried.contains(&key(token.id));
+    }
     let (opaque_ratio, prose_ratio) = match summary {
-        Some(summary) => {
+        Some(summary) if !region.is_empty() => {
             let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
             let opaque = if tokens.is_empty() {
                 1.0
@@ -188,8 +256,9 @@ pub(super) fn analyze(
                 kept as f64 / tokens.len() as f64
             };
             let prose = summary.digest.words as f64 / region_words.max(1) as f64;
-            (Some(opaque), Some(prose))
+            (Some(opaque.min(1.0)), Some(prose.min(1.0)))
         }
+        Some(_) => (None, None),
         None => {
             findings.push(Finding::new(
                 FindingKind::OpaqueSummary,
@@ -201,8 +270,10 @@ pub(super) fn analyze(
         }
     };
     if let (Some(opaque), Some(prose)) = (opaque_ratio, prose_ratio) {
-        // A summary longer than its region that kept every token has not collapsed.
-        if opaque < prose.min(1.0) {
+        // A margin: a summary keeps a smaller share of identifiers than of words by
+        // nature (it names a file once, the region many times); only a drop well past
+        // its own shrinking is a collapse.
+        if opaque < prose / 2.0 {
             flags.density_collapse = true;
             let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
             findings.push(Finding::new(
@@ -213,7 +284,7 @@ pub(super) fn analyze(
                 Severity::Warning,
                 Some(id),
                 format!(
-                    "{id} kept {kept} of {} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped faster than the text shrank",
+                    "{id} kept {kept} of {} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped more than twice as fast as the text shrank",
                     tokens.len()
                 ),
             ));
@@ -221,12 +292,6 @@ pub(super) fn analyze(
     }
 
     // Signal 2: what is required, and whether it was kept.
-    let region_start = region.clone().next().map(|i| session.events[i].offset);
-    let ledger_hint = session
-        .ledger
-        .iter()
-        .filter(|h| h.before <= def.offset && region_start.is_none_or(|s| h.before > s))
-        .max_by_key(|h| h.before);
     let required_by = |token: TokenId| -> Vec<String> {
         let text = session.tokens.text(token);
         let class = session.tokens.class(token);
@@ -251,45 +316,83 @@ pub(super) fn analyze(
             .map(|(_, why)| format!("ledger: {why}"));
         by_obligation.chain(by_step).chain(by_ledger).collect()
     };
-    let mut dropped = Vec::new();
-    let uses = if session.infers_bindings() {
+    let after = info.applied_at.unwrap_or(info.at) + 1;
+    let uses = if transcript {
         let dropped_keys: HashMap<String, TokenId> = tokens
             .iter()
-            .filter(|t| t.survived == Some(false))
+            .filter(|t| t.survived == Some(false) && !t.carried)
             .map(|t| (key(t.id), t.id))
             .collect();
-        let after = info.applied_at.unwrap_or(info.at) + 1;
-        later_uses(session, after, earlier.until, &dropped_keys, key)
+        later_uses(session, after, earlier.until, &dropped_keys)
     } else {
         Vec::new()
     };
-    for token in tokens.iter().filter(|t| t.survived == Some(false)) {
-        let mut needed_by = required_by(token.id);
+    let mut dropped = Vec::new();
+    for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
         let used = uses.iter().find(|u| u.token == token.id);
+        token.reused = used.map(|u| u.reuse);
+        let mut needed_by = required_by(token.id);
+        let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
         if let Some(used) = used {
             needed_by.push(step_name(session, used));
         }
         if token.declared.is_none() && needed_by.is_empty() {
             continue;
         }
+        let recalled = used.is_some_and(|u| u.reuse == Reuse::Recalled);
         dropped.push(DroppedToken {
             token: session.tokens.text(token.id).to_owned(),
             class: session.tokens.class(token.id),
             regenerable: token.declared,
             required_by: needed_by.clone(),
+            carried: token.carried,
+            reused: token.reused,
+            recalled,
         });
+        if token.carried {
+            continue;
+        }
         if token.declared == Some(false) && !needed_by.is_empty() {
             flags.dropped_binding = true;
             findings.push(dropped_binding_finding(session, id, token.id, &state));
-        } else if token.declared.is_none() && session.infers_bindings() && !needed_by.is_empty() {
-            flags.dropped_used_token = true;
-            findings.push(inferred_finding(
-                session, id, token.id, &state, used, &needed_by,
-            ));
+        } else if token.declared.is_none() && transcript && by_ledger {
+            // Declared through the hooks' ledger: at stake, so an error as it lands.
+            flags.dropped_binding = true;
+            findings.push(inferred_finding(session, id, token.id, &state, used, &needed_by));
+        } else if token.declared.is_none() && transcript && recalled {
+            if let Some(used) = used {
+                findings.push(recalled_finding(session, id, token.id, used));
+            }
         }
     }
+    // The harm itself: a failed call on a look-alike of a dropped token (any format).
+    let lost: Vec<TokenId> = tokens
+        .iter()
+        .filter(|t| t.survived == Some(false) && !t.carried)
+        .map(|t| t.id)
+        .collect();
+    for found in regenerated(session, after, earlier.until, &lost, earlier.first_seen) {
+        let d = session.tokens.text(found.token);
+        let t = session.tokens.text(found.regenerated);
+        let event = &session.events[found.event];
+        let step = match &event.kind {
+            EventKind::ToolCall { name, call_id, .. } => match call_id {
+                Some(call) => format!("{name} {call} (seq {})", event.seq),
+                None => format!("{name} (seq {})", event.seq),
+            },
+            _ => format!("seq {}", event.seq),
+        };
+        findings.push(error(
+            FindingKind::RegeneratedBinding {
+                token: d.to_owned(),
+                regenerated: t.to_owned(),
+                step: step.clone(),
+            },
+            format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
+        ));
+    }
     // Transcripts declare nothing: their todos' tokens are candidates, not unknowns.
-    let open = if session.infers_bindings() {
+    let open = if transcript {
         Vec::new()
     } else {
         state.open_obligations().collect()
@@ -331,6 +434,7 @@ pub(super) fn analyze(
         findings,
         flags,
         decision: None,
+        extra,
     }
 }
 
@@ -397,6 +501,7 @@ fn dropped_binding_finding(
             token: text.to_owned(),
             obligation: obligation.map(|o| o.id.clone()),
             step: step.map(|s| s.id.clone()),
+            recalled: None,
         },
         Severity::Error,
         Some(id),
@@ -449,9 +554,28 @@ fn inferred_finding(
             token: text.to_owned(),
             obligation: obligation.map(|o| o.id.clone()),
             step: used.map(|u| step_name(session, u)),
+            recalled: None,
         },
         Severity::Error,
         Some(id),
         format!("summary {id} dropped {text}; {why}"),
+    )
+}
+
+/// A transcript token the agent used again verbatim with nothing bringing it back: a
+/// warning, since a use that worked is no evidence of loss (spec §8.6).
+fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse) -> Finding {
+    let text = session.tokens.text(token);
+    let step = step_name(session, used);
+    Finding::new(
+        FindingKind::DroppedBinding {
+            token: text.to_owned(),
+            obligation: None,
+            step: Some(step.clone()),
+            recalled: Some(true),
+        },
+        Severity::Warning,
+        Some(id),
+        format!("summary {id} dropped {text}, and {step} used it with nothing bringing it back first: the agent recalled it from outside the summary"),
     )
 }

@@ -49,6 +49,14 @@ pub enum FindingKind {
         token: String,
         obligation: Option<String>,
         step: Option<String>,
+        /// A transcript token used again with nothing bringing it back first (§8.6).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recalled: Option<bool>,
+    },
+    RegeneratedBinding {
+        token: String,
+        regenerated: String,
+        step: String,
     },
     DensityCollapse {
         opaque_ratio: f64,
@@ -87,6 +95,7 @@ impl FindingKind {
     pub fn name(&self) -> &'static str {
         match self {
             FindingKind::DroppedBinding { .. } => "dropped_binding",
+            FindingKind::RegeneratedBinding { .. } => "regenerated_binding",
             FindingKind::DensityCollapse { .. } => "density_collapse",
             FindingKind::NonIdempotent { .. } => "non_idempotent",
             FindingKind::SummaryOfSummary => "summary_of_summary",
@@ -111,6 +120,8 @@ pub struct Finding {
     pub compaction: Option<String>,
     /// One sentence an operator understands.
     pub message: String,
+    /// The standing decision that resolves this finding (spec §8.5), or null.
+    pub resolved_by: Option<Verdict>,
 }
 
 impl Finding {
@@ -125,10 +136,51 @@ impl Finding {
             severity,
             compaction: compaction.map(str::to_owned),
             message,
+            resolved_by: None,
         }
     }
 
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+
+    /// An error no standing decision resolves: what `audit` exits 1 for.
+    pub fn is_unresolved_error(&self) -> bool {
+        self.is_error() && self.resolved_by.is_none()
+    }
+
+    /// The signal (spec §3, 1 to 6) a finding belongs to, for resolution (§8.5); `None`
+    /// for findings that report what happened, which no decision resolves.
+    pub fn signal(&self) -> Option<u8> {
+        match &self.kind {
+            FindingKind::DensityCollapse { .. } => Some(1),
+            FindingKind::DroppedBinding { .. } | FindingKind::UnknownBinding { .. } => Some(2),
+            FindingKind::SummaryOfSummary => Some(4),
+            FindingKind::CoverageGap | FindingKind::EmptySpan => Some(5),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a standing decision of `verdict` resolves findings of `signal` (spec §8.5).
+/// A refuse or refetch that the runtime did not follow (the compaction was applied
+/// anyway) resolves nothing.
+pub fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {
+    match verdict {
+        Verdict::Spill => matches!(signal, 1 | 2 | 4 | 5 | 6),
+        Verdict::Refuse => !applied && matches!(signal, 1 | 2 | 4 | 5 | 6),
+        Verdict::Refetch => !applied && matches!(signal, 1 | 2 | 4 | 6),
+        Verdict::Approve => false,
+    }
+}
+
+/// A compaction id as lists and alerts show it: the first 8 characters of a long id
+/// (a Claude Code uuid), short ids (`k1`, `compacted-2`) whole.
+pub fn short_id(id: &str) -> &str {
+    if id.chars().count() > 12 {
+        let end = id.char_indices().nth(8).map_or(id.len(), |(i, _)| i);
+        &id[..end]
+    } else {
+        id
     }
 }

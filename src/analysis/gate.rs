@@ -12,8 +12,6 @@ pub struct GateFlags {
     pub summary_of_summary: bool,
     pub partial_overlap: bool,
     pub dropped_binding: bool,
-    /// A transcript's token the agent used again after the summary dropped it.
-    pub dropped_used_token: bool,
     pub density_collapse: bool,
 }
 
@@ -23,9 +21,7 @@ impl GateFlags {
             Verdict::Refuse
         } else if self.summary_of_summary || self.partial_overlap {
             Verdict::Refetch
-        } else if self.dropped_binding
-            || self.dropped_used_token
-            || (strict && self.density_collapse)
+        } else if self.dropped_binding || (strict && self.density_collapse)
         {
             Verdict::Spill
         } else {
@@ -51,10 +47,6 @@ impl GateFlags {
                 self.dropped_binding,
                 "a binding that cannot be re-fetched was dropped",
             ),
-            (
-                self.dropped_used_token,
-                "a token the agent used again was dropped",
-            ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];
         rules
@@ -78,7 +70,6 @@ mod tests {
             summary_of_summary: true,
             partial_overlap: false,
             dropped_binding: true,
-            dropped_used_token: false,
             density_collapse: true,
         };
         assert_eq!(all.verdict(false), Verdict::Refuse);

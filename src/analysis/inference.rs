@@ -1,11 +1,24 @@
-//! Where a transcript declares no bindings (spec §7), later use tells which dropped
-//! tokens were needed: a tool call after the compaction that uses a token the summary
-//! dropped, before any tool result brought it back, had to take it from somewhere else.
+//! Where a transcript declares no bindings (spec §7, §8.6), later use tells what became
+//! of a dropped token: a tool call after the compaction that uses it either found it
+//! brought back first (a tool result, a user message: re-derived, not a finding) or
+//! took it from outside the summary (recalled: a warning, since a verbatim use that
+//! worked is no evidence of loss).
 
+use super::kept::token_key;
 use crate::model::{EventKind, Session, TokenId};
+use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
-/// The first tool call that used a dropped token without reading it back first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reuse {
+    /// Used after a tool result or a user message brought it back.
+    ReDerived,
+    /// Used with nothing before the call bringing it back.
+    Recalled,
+}
+
+/// The first tool call that used a dropped token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaterUse {
     pub token: TokenId,
@@ -13,57 +26,59 @@ pub struct LaterUse {
     pub event: usize,
     pub name: String,
     pub call_id: Option<String>,
+    pub reuse: Reuse,
 }
 
 /// Scans events `from..until` (after the compaction, up to the next one). `dropped`
-/// maps the comparison key of each dropped token to its id; `key` gives any token's key.
+/// maps the comparison key of each dropped, not carried-over token to its id.
 pub fn later_uses(
     session: &Session,
     from: usize,
     until: usize,
     dropped: &HashMap<String, TokenId>,
-    key: impl Fn(TokenId) -> String,
 ) -> Vec<LaterUse> {
-    let mut read_back: HashSet<String> = HashSet::new();
+    let cwd = session.cwd.as_deref();
+    let mut brought_back: HashSet<String> = HashSet::new();
     let mut used: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
     for index in from.min(end)..end {
         match &session.events[index].kind {
             EventKind::ToolResult { text, .. } => {
-                read_back.extend(text.tokens.iter().map(|&t| key(t)));
+                brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
+            }
+            EventKind::Message { role, text } if role == "user" => {
+                brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
             }
             EventKind::ToolCall {
                 name,
                 call_id,
-                input,
+                targets,
+                ..
             } => {
-                for &token in &input.tokens {
-                    if is_well_known(session.tokens.text(token)) {
+                for &token in targets {
+                    let k = token_key(session, token, cwd);
+                    let Some(&original) = dropped.get(&k) else {
+                        continue;
+                    };
+                    if !used.insert(k.clone()) {
                         continue;
                     }
-                    let k = key(token);
-                    if let Some(&original) = dropped.get(&k) {
-                        if !read_back.contains(&k) && used.insert(k) {
-                            out.push(LaterUse {
-                                token: original,
-                                event: index,
-                                name: name.clone(),
-                                call_id: call_id.clone(),
-                            });
-                        }
-                    }
+                    out.push(LaterUse {
+                        token: original,
+                        event: index,
+                        name: name.clone(),
+                        call_id: call_id.clone(),
+                        reuse: if brought_back.contains(&k) {
+                            Reuse::ReDerived
+                        } else {
+                            Reuse::Recalled
+                        },
+                    });
                 }
             }
             _ => {}
         }
     }
     out
-}
-
-/// Paths every machine has: using them again needs no memory of the region.
-fn is_well_known(token: &str) -> bool {
-    token.starts_with("/dev/")
-        || token.starts_with("/proc/")
-        || matches!(token, "/tmp" | "/usr/bin/env" | "/bin/sh" | "/bin/bash")
 }

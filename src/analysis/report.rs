@@ -34,8 +34,9 @@ impl SessionAnalysis {
         compaction.flags.verdict(self.strict)
     }
 
+    /// Errors that no standing decision resolves (spec §8.5).
     pub fn has_errors(&self) -> bool {
-        self.findings.iter().any(Finding::is_error)
+        self.findings.iter().any(Finding::is_unresolved_error)
     }
 }
 
@@ -45,6 +46,7 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
     // One pass builds the state at every compaction (compactions are in event order).
     let mut state = StateBuilder::default();
     let mut applied_up_to = 0;
+    let first_seen = super::regenerated::first_seen(session);
     for info in &infos {
         for event in &session.events[applied_up_to..info.at] {
             state.apply(event);
@@ -64,6 +66,7 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             applied: &applied,
             state: state.snapshot(),
             until,
+            first_seen: &first_seen,
         };
         compactions.push(compaction::analyze(session, info, earlier));
     }
@@ -105,6 +108,26 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             .findings
             .extend(decision_findings(&decisions, analysis));
         analysis.decision = decisions.standing(&analysis.info.id).cloned();
+        if let Some(decision) = &analysis.decision {
+            let applied = analysis.info.applied_at.is_some();
+            for finding in &mut analysis.findings {
+                if finding
+                    .signal()
+                    .is_some_and(|signal| super::finding::resolves(decision.verdict, signal, applied))
+                {
+                    finding.resolved_by = Some(decision.verdict);
+                }
+            }
+        }
+        // Messages name a long compaction id by its first 8 characters; the finding's
+        // `compaction` field keeps it whole.
+        let id = analysis.info.id.as_str();
+        let short = super::finding::short_id(id);
+        if short != id {
+            for finding in &mut analysis.findings {
+                finding.message = finding.message.replace(id, short);
+            }
+        }
         findings.extend(analysis.findings.iter().cloned());
     }
     SessionAnalysis {
@@ -179,6 +202,12 @@ pub struct RangeOut {
 pub struct DroppedOut {
     pub token: String,
     pub class: TokenClass,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub carried: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reused: Option<super::inference::Reuse>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub recalled: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -197,6 +226,19 @@ pub struct CompactionReport {
     pub dropped_counts: BTreeMap<&'static str, usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_tokens: Option<Vec<DroppedOut>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pre_tokens: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub post_tokens: Option<u64>,
+}
+
+/// An instruction file the runtime re-injects, as consulted (spec §8.6).
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextSourceOut {
+    pub path: String,
+    pub sha256: String,
 }
 
 /// A Claude Code `microcompact_boundary`: old tool results cleared, no summary.
@@ -215,11 +257,20 @@ pub struct Report {
     pub compactions: Vec<CompactionReport>,
     pub microcompactions: Vec<MicrocompactionReport>,
     pub findings: Vec<Finding>,
+    /// The model(s) that wrote the session.
+    pub model: Vec<String>,
+    pub title: Option<String>,
+    pub first_prompt: Option<String>,
+    pub branch: Option<String>,
+    pub usage: crate::model::TokenUsage,
+    pub last_activity: Option<String>,
+    pub context_sources: Vec<ContextSourceOut>,
 }
 
 impl Report {
+    /// Errors that no standing decision resolves: what `audit` exits 1 for.
     pub fn has_errors(&self) -> bool {
-        self.findings.iter().any(Finding::is_error)
+        self.findings.iter().any(Finding::is_unresolved_error)
     }
 }
 
@@ -249,13 +300,21 @@ pub fn report(
             dropped: c.dropped.clone(),
             dropped_counts: c.dropped_counts(session),
             dropped_tokens: options.list_tokens.then(|| {
-                c.dropped_ids()
-                    .map(|id| DroppedOut {
-                        token: session.tokens.text(id).to_owned(),
-                        class: session.tokens.class(id),
+                c.tokens
+                    .iter()
+                    .filter(|t| t.survived == Some(false))
+                    .map(|t| DroppedOut {
+                        token: session.tokens.text(t.id).to_owned(),
+                        class: session.tokens.class(t.id),
+                        carried: t.carried,
+                        reused: t.reused,
+                        recalled: t.reused == Some(super::inference::Reuse::Recalled),
                     })
                     .collect()
             }),
+            trigger: c.extra.trigger.clone(),
+            pre_tokens: c.extra.pre_tokens,
+            post_tokens: c.extra.post_tokens,
         })
         .collect();
     Report {
@@ -273,5 +332,19 @@ pub fn report(
             })
             .collect(),
         findings: analysis.findings.clone(),
+        model: session.meta.models.clone(),
+        title: session.meta.title.clone(),
+        first_prompt: session.meta.first_prompt.clone(),
+        branch: session.meta.branch.clone(),
+        usage: session.meta.usage,
+        last_activity: session.meta.last_activity.clone(),
+        context_sources: session
+            .context_sources
+            .iter()
+            .map(|c| ContextSourceOut {
+                path: c.path.clone(),
+                sha256: c.sha256.clone(),
+            })
+            .collect(),
     }
 }

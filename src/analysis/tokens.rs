@@ -27,6 +27,11 @@ struct Patterns {
     resource_id: Regex,
     numbered: Regex,
     hex: Regex,
+    branch: Regex,
+    vendor_id: Regex,
+    reverse_dns: Regex,
+    /// A directory with a trailing `/`, standing alone (tool arguments only).
+    directory: Regex,
 }
 
 fn patterns() -> &'static Patterns {
@@ -39,7 +44,8 @@ fn patterns() -> &'static Patterns {
             ),
             arn: build(r"arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+"),
             url: build(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+"),
-            path: build(r"(?:\.\.?/|~/|/)?(?:[A-Za-z0-9_.@+~-]+/)+[A-Za-z0-9_.@+~-]*"),
+            // Names may hold letters of any script (spec §8.6).
+            path: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*"),
             // AWS-style prefixed ids (8 or 17 hex digits) and Kubernetes pod names,
             // whose replica-set hash and suffix use a vowel-free alphabet.
             resource_id: build(concat!(
@@ -47,17 +53,34 @@ fn patterns() -> &'static Patterns {
                 r"|(?:i|vol|snap|sg|subnet|vpc|ami|eni|igw|nat|rtb|acl|eipalloc|lt|tgw|pcx|vpce|dopt|cgw|vgw|fs|fsap|r)-[0-9a-f]{8})",
                 r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[bcdfghjklmnpqrstvwxz2-9]{6,10}-[bcdfghjklmnpqrstvwxz2-9]{5}",
             )),
+            // Keyword and digits on one line, apart only by spaces, `#` or `:`.
             numbered: build(
-                r"(?i)(?:revision|rev|offset|checkpoint|pr|job|txn|transaction|build|issue|run|pid|port|ticket|incident)s?(?:\s+#?\s*|#)([0-9]{2,})",
+                r"(?i)(?:revision|rev|offset|checkpoint|pr|job|txn|transaction|build|issue|run|pid|port|ticket|incident)s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{2,})",
             ),
             hex: build(r"[0-9a-fA-F]{7,64}"),
+            branch: build(
+                r"(?:checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])",
+            ),
+            vendor_id: build(r"[a-z][a-z0-9]{1,11}(?:_[a-z]{2,8})?_[0-9A-Za-z]{16,}"),
+            reverse_dns: build(
+                r"(?:(?:group|iCloud|merchant)\.)?(?:com|org|net|io|dev|app|co|me|edu|gov|de|uk|fr|jp|kr|cn|ru|ai)\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+            ),
+            directory: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
         }
     })
 }
 
+/// Scripts written without spaces between words (and Hangul, whose particles attach to
+/// the word before): next to an ASCII token they do not continue it.
+fn is_unspaced_script(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF | 0x3040..=0x30FF | 0x3130..=0x318F | 0x31F0..=0x31FF
+        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF)
+}
+
 /// Characters that continue a word on either side of a token.
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '-'
+    (c.is_alphanumeric() && !is_unspaced_script(c)) || c == '_' || c == '-'
 }
 
 /// Whether `text[start..end]` stands as a whole word for a token of `class` (spec §2).
@@ -81,26 +104,159 @@ pub fn is_whole_word(text: &str, start: usize, end: usize, class: TokenClass) ->
     true
 }
 
-/// Sentence punctuation that a greedy path, URL or ARN match swallows at its end.
+/// Sentence punctuation (ASCII and full-width) and quotes never end a token.
+fn is_trailing_punctuation(c: char) -> bool {
+    matches!(
+        c,
+        '.' | ',' | ';' | ':' | '!' | '?' | '\'' | '"' | '`'
+            | '。' | '、' | '，' | '．' | '：' | '；' | '！' | '？'
+            | '‘' | '’' | '“' | '”' | '」' | '』'
+    )
+}
+
+fn opening_of(close: char) -> Option<char> {
+    match close {
+        ')' => Some('('),
+        ']' => Some('['),
+        '}' => Some('{'),
+        '>' => Some('<'),
+        '）' => Some('（'),
+        '】' => Some('【'),
+        _ => None,
+    }
+}
+
+/// The end of a greedy path, URL or ARN match once trailing punctuation, quotes and
+/// closing brackets that were not opened inside it are cut off.
 fn trim_trailing(text: &str, start: usize, mut end: usize, class: TokenClass) -> usize {
     if !class.is_pathlike() {
         return end;
     }
-    let bytes = text.as_bytes();
     while end > start {
-        let last = bytes[end - 1];
-        let trailing_slash = class == TokenClass::Path && last == b'/' && end - start > 1;
-        if matches!(
-            last,
-            b'.' | b',' | b';' | b':' | b'!' | b'?' | b')' | b']' | b'}'
-        ) || trailing_slash
-        {
-            end -= 1;
+        let candidate = &text[start..end];
+        let Some(last) = candidate.chars().next_back() else {
+            break;
+        };
+        let unopened = opening_of(last).is_some_and(|open| {
+            candidate.matches(open).count() < candidate.matches(last).count()
+        });
+        let trailing_slash = class == TokenClass::Path && last == '/' && end - start > 1;
+        if is_trailing_punctuation(last) || unopened || trailing_slash {
+            end -= last.len_utf8();
         } else {
             break;
         }
     }
     end
+}
+
+/// Where a candidate stops before the end its pattern found: at an elision, at a
+/// URL's first non-ASCII letter after a bracket or punctuation, after a path's ASCII
+/// extension that unspaced text follows, or before grep's `-LINE-` context suffix.
+fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
+    let candidate = &text[start..end];
+    let mut cut = candidate.len();
+    for elision in ["...", "…"] {
+        if let Some(at) = candidate.find(elision) {
+            cut = cut.min(at);
+        }
+    }
+    if class == TokenClass::Url {
+        let mut prev: Option<char> = None;
+        for (i, c) in candidate.char_indices() {
+            let after_break = prev.is_some_and(|p| opening_of(p).is_some() || is_trailing_punctuation(p));
+            if (!c.is_ascii() && c.is_alphabetic() && after_break) || (!c.is_ascii() && is_trailing_punctuation(c)) {
+                cut = cut.min(i);
+                break;
+            }
+            prev = Some(c);
+        }
+    }
+    if class == TokenClass::Path {
+        let mut prev: Option<char> = None;
+        for (i, c) in candidate[..cut].char_indices() {
+            if is_unspaced_script(c) && prev.is_some_and(|p| p.is_ascii_alphanumeric()) {
+                let before = &candidate[..i];
+                let file = before.rsplit('/').next().unwrap_or("");
+                if file.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext)) {
+                    cut = i;
+                    break;
+                }
+            }
+            prev = Some(c);
+        }
+        let kept = &candidate[..cut];
+        if let Some(context) = grep_context_suffix(kept) {
+            cut = context;
+        }
+    }
+    start + cut
+}
+
+/// `file.go-88-` (grep's context line) is `file.go`: the offset where the suffix starts.
+fn grep_context_suffix(path: &str) -> Option<usize> {
+    let body = path.strip_suffix('-')?;
+    let dash = body.rfind('-')?;
+    let digits = &body[dash + 1..];
+    let file = &body[..dash];
+    let has_ext = file
+        .rsplit('/')
+        .next()
+        .and_then(|f| f.rsplit_once('.'))
+        .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext));
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && has_ext).then_some(dash)
+}
+
+/// Paths every machine has: never an identifier of the work.
+fn is_system_path(path: &str) -> bool {
+    ["/dev/", "/proc/", "/bin/", "/sbin/", "/usr/bin/", "/usr/local/bin/"]
+        .iter()
+        .any(|p| path.starts_with(p))
+        || matches!(path, "/dev" | "/proc" | "/bin" | "/sbin" | "/usr/bin" | "/usr/local/bin" | "/tmp")
+}
+
+/// Whether the line around `start` imports a module (`import … from '~/x'`).
+fn in_import(text: &str, start: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..start];
+    let trimmed = line.trim_start();
+    trimmed.starts_with("import ")
+        || trimmed.starts_with("export ")
+        || line.contains(" from ")
+        || line.contains("require(")
+        || line.contains("import(")
+}
+
+/// Whether `start` lies in a diff's file header (`--- a/x`, `+++ b/x`,
+/// `diff --git a/x b/x`), where `a/` and `b/` are prefixes, not folders.
+fn in_diff_header(text: &str, start: usize) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[line_start..start];
+    line.starts_with("diff --git ") || line == "--- " || line == "+++ "
+}
+
+/// Checks a path candidate against the §8.6 rules that look at its neighbours; returns
+/// the start to use (a diff's `a/` or `b/` is not part of the path), or `None`.
+fn path_start(text: &str, start: usize, end: usize) -> Option<usize> {
+    let candidate = &text[start..end];
+    let before = text[..start].chars().next_back();
+    let after = text[end..].chars().next();
+    // Template placeholders (`${V}`, `{x}`, `<name>`) make a candidate no token.
+    if matches!(after, Some('$' | '{' | '<' | '%')) || matches!(before, Some('}' | '>' | '$')) {
+        return None;
+    }
+    // Import aliases are not absolute paths.
+    if before == Some('@') || candidate.starts_with("@/") {
+        return None;
+    }
+    if candidate.starts_with("~/") && in_import(text, start) {
+        return None;
+    }
+    let start = match candidate.get(..2) {
+        Some("a/" | "b/") if candidate.len() > 2 && in_diff_header(text, start) => start + 2,
+        _ => start,
+    };
+    (!is_system_path(&text[start..end])).then_some(start)
 }
 
 fn shape_ok(candidate: &str, class: TokenClass) -> bool {
@@ -110,7 +266,7 @@ fn shape_ok(candidate: &str, class: TokenClass) -> bool {
                 && candidate.bytes().any(|b| b.is_ascii_alphabetic())
         }
         TokenClass::Path => {
-            let has_alnum = candidate.bytes().any(|b| b.is_ascii_alphanumeric());
+            let has_alnum = candidate.chars().any(char::is_alphanumeric);
             let last = candidate.rsplit('/').next().unwrap_or("");
             let has_extension = last
                 .rsplit_once('.')
@@ -124,6 +280,16 @@ fn shape_ok(candidate: &str, class: TokenClass) -> bool {
                     .rsplit('-')
                     .nth(1)
                     .is_some_and(|hash| hash.bytes().any(|b| b.is_ascii_digit()))
+        }
+        // `main` is not an identifier to keep; `feat/upload-2` is.
+        TokenClass::Branch => {
+            candidate.len() >= 3
+                && candidate.bytes().any(|b| matches!(b, b'/' | b'-' | b'_') || b.is_ascii_digit())
+                && !candidate.starts_with('-')
+        }
+        TokenClass::VendorId => {
+            let (_, id) = candidate.rsplit_once('_').unwrap_or(("", candidate));
+            id.bytes().any(|b| b.is_ascii_digit()) && id.bytes().any(|b| b.is_ascii_alphabetic())
         }
         _ => true,
     }
@@ -140,7 +306,7 @@ fn is_aws_id(candidate: &str) -> bool {
 /// time instead would make a long run of token characters (base64, say) quadratic.
 fn next_start(text: &str, from: usize, to: usize, class: TokenClass) -> usize {
     for (i, c) in text[from..to].char_indices() {
-        let blocks = is_word_char(c) || (class.is_pathlike() && (c == '/' || c == '.'));
+        let blocks = is_word_char(c) || (class.is_pathlike() && (c == '/' || c == '.' || c == '@'));
         if !blocks {
             return from + i + c.len_utf8();
         }
@@ -154,40 +320,101 @@ fn is_extension(ext: &str) -> bool {
         && ext.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
+/// Classes whose pattern names the token in group 1 after a keyword.
+fn keyword_class(class: TokenClass) -> bool {
+    matches!(class, TokenClass::Numbered | TokenClass::Branch)
+}
+
 fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
     let mut pos = 0;
     while pos <= text.len() {
         let Some(caps) = re.captures_at(text, pos) else {
             break;
         };
-        // `numbered` reports only its digit group; every other class the whole match.
-        let m = caps
-            .get(1)
-            .unwrap_or_else(|| caps.get(0).expect("group 0 exists"));
-        let whole = caps.get(0).expect("group 0 exists");
-        let end = trim_trailing(text, m.start(), m.end(), class);
-        let candidate = &text[m.start()..end];
-        let keyword_ok = class != TokenClass::Numbered
+        let Some(whole) = caps.get(0) else {
+            break;
+        };
+        // Keyword classes report their group; every other class the whole match.
+        let m = caps.get(1).unwrap_or(whole);
+        let mut start = m.start();
+        let end = trim_trailing(text, start, cut_end(text, start, m.end(), class), class);
+        let mut ok = end > start;
+        if ok && class == TokenClass::Path {
+            match path_start(text, start, end) {
+                Some(s) => start = s,
+                None => ok = false,
+            }
+        }
+        let keyword_ok = !keyword_class(class)
             || text[..whole.start()]
                 .chars()
                 .next_back()
                 .is_none_or(|c| !is_word_char(c));
-        if end > m.start()
+        // Read's gutter (`  59→`) is a line number, never a numbered token.
+        let gutter = class == TokenClass::Numbered && text[end..].starts_with('→');
+        if ok
+            && end > start
             && keyword_ok
-            && shape_ok(candidate, class)
-            && is_whole_word(text, m.start(), end, class)
+            && !gutter
+            && shape_ok(&text[start..end], class)
+            && is_whole_word(text, start, end, class)
         {
-            out.push(Found {
-                start: m.start(),
-                end,
-                class,
-            });
+            out.push(Found { start, end, class });
             pos = whole.end().max(pos + 1);
         } else {
             // A rejected candidate may hide a valid one that starts inside it.
             pos = next_start(text, whole.start(), whole.end(), class);
         }
     }
+}
+
+/// Directories a tool call names with a trailing `/` (`ls src/components/`): a token
+/// without the slash (spec §8.6, "directories used as a tool's path argument").
+pub fn extract_directories(text: &str) -> Vec<Found> {
+    let mut out = Vec::new();
+    if memchr::memchr(b'/', text.as_bytes()).is_none() {
+        return out;
+    }
+    for m in patterns().directory.find_iter(text) {
+        let end = m.end() - 1;
+        let before = text[..m.start()].chars().next_back();
+        let after = text[m.end()..].chars().next();
+        let standalone = before.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '=' | '`'))
+            && after.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ';' | ')'));
+        let dir = &text[m.start()..end];
+        // `config/` alone names a word, not an identifier; `src/components/` does.
+        if standalone
+            && end > m.start()
+            && dir.trim_start_matches("./").contains('/')
+            && dir.chars().any(char::is_alphanumeric)
+            && !dir.contains("...")
+            && path_start(text, m.start(), end).is_some()
+        {
+            out.push(Found {
+                start: m.start(),
+                end,
+                class: TokenClass::Path,
+            });
+        }
+    }
+    out
+}
+
+/// A tool argument that names a directory or file by itself (`{"path": "src/api"}`),
+/// as a path token; `None` for anything else.
+pub fn path_argument(value: &str) -> Option<&str> {
+    let value = value.strip_suffix('/').unwrap_or(value);
+    let plausible = value.contains('/')
+        && !value.contains("://")
+        && !value.chars().any(|c| c.is_whitespace() || c.is_control())
+        && value.chars().any(char::is_alphanumeric)
+        && patterns()
+            .path
+            .find(value)
+            .is_some_and(|m| m.start() == 0 && m.end() == value.len())
+        && !is_system_path(value)
+        && !value.starts_with("@/");
+    plausible.then_some(value)
 }
 
 /// Every opaque token of `text`, leftmost first; overlaps resolved leftmost, then
@@ -220,6 +447,19 @@ pub fn extract(text: &str) -> Vec<Found> {
         );
         scan(&p.numbered, text, TokenClass::Numbered, &mut candidates);
         scan(&p.hex, text, TokenClass::Hex, &mut candidates);
+        if memchr::memchr(b'_', bytes).is_some() {
+            scan(&p.vendor_id, text, TokenClass::VendorId, &mut candidates);
+        }
+    }
+    if memchr::memmem::find(bytes, b"branch").is_some()
+        || memchr::memmem::find(bytes, b"origin/").is_some()
+        || memchr::memmem::find(bytes, b"checkout").is_some()
+        || memchr::memmem::find(bytes, b"switch").is_some()
+    {
+        scan(&p.branch, text, TokenClass::Branch, &mut candidates);
+    }
+    if memchr::memchr(b'.', bytes).is_some() {
+        scan(&p.reverse_dns, text, TokenClass::ReverseDns, &mut candidates);
     }
     candidates.sort_by(|a, b| {
         a.start
@@ -277,19 +517,11 @@ impl<'t> WholeWord<'t> {
     }
 }
 
-/// Words are runs of non-whitespace (spec §1).
+/// Words by Unicode word segmentation (UAX #29), counting only segments that hold a
+/// letter or digit (spec §8.0): CJK text counts by its words, not by its spaces.
 pub fn word_count(text: &str) -> u64 {
-    if !text.is_ascii() {
-        return text.split_whitespace().count() as u64;
-    }
-    let mut words = 0;
-    let mut in_word = false;
-    for &b in text.as_bytes() {
-        let space = b.is_ascii_whitespace() || b == 0x0b;
-        words += u64::from(!space && !in_word);
-        in_word = !space;
-    }
-    words
+    use unicode_segmentation::UnicodeSegmentation;
+    text.unicode_words().count() as u64
 }
 
 #[cfg(test)]
@@ -439,10 +671,11 @@ mod tests {
     }
 
     #[test]
-    fn words_are_runs_of_non_whitespace() {
+    fn words_are_unicode_words() {
         assert_eq!(word_count("  a bb\tc\n\nd  "), 4);
         assert_eq!(word_count(""), 0);
-        assert_eq!(word_count("a\u{b}b\u{c}c"), 3, "ASCII and Unicode agree");
+        assert_eq!(word_count("-- ... !!"), 0, "no letter or digit, no word");
         assert_eq!(word_count("é ü\tx"), 3);
+        assert!(word_count("日本語の文章です") > 1, "CJK without spaces is several words");
     }
 }

@@ -51,12 +51,17 @@ impl Style {
     }
 
     pub fn finding(&self, finding: &Finding) -> String {
-        let (mark, label) = match finding.severity {
-            Severity::Error => (self.red("✖"), self.red("error  ")),
-            Severity::Warning => (self.yellow("⚠"), self.yellow("warning")),
+        let (mark, label) = match (finding.severity, finding.resolved_by) {
+            (Severity::Error, Some(_)) => (self.green("✔"), self.dim("error  ")),
+            (Severity::Error, None) => (self.red("✖"), self.red("error  ")),
+            (Severity::Warning, _) => (self.yellow("⚠"), self.yellow("warning")),
         };
+        let resolved = finding
+            .resolved_by
+            .map(|v| format!(" (resolved by {})", v.as_str()))
+            .unwrap_or_default();
         format!(
-            "{mark} {label} {:<18} {}",
+            "{mark} {label} {:<18} {}{resolved}",
             finding.kind.name(),
             sanitize::line(&finding.message)
         )
@@ -65,10 +70,6 @@ impl Style {
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-fn ratio(value: Option<f64>) -> String {
-    value.map_or("n/a".into(), |v| format!("{v:.2}"))
 }
 
 fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: Style) {
@@ -84,6 +85,18 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
         c.phase,
         style.verdict(c.verdict),
     );
+    let mut about = Vec::new();
+    if let Some(trigger) = &c.trigger {
+        about.push(format!("trigger {}", sanitize::line(trigger)));
+    }
+    match (c.pre_tokens, c.post_tokens) {
+        (Some(pre), Some(post)) => about.push(format!("{pre} → {post} tokens")),
+        (Some(pre), None) => about.push(format!("{pre} tokens before")),
+        _ => {}
+    }
+    if !about.is_empty() {
+        let _ = writeln!(out, "  {}", about.join("  "));
+    }
     if !c.reasons.is_empty() {
         let _ = writeln!(out, "  because: {}", c.reasons.join("; "));
     }
@@ -93,7 +106,7 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
             let handle = d
                 .handle
                 .as_deref()
-                .map(|h| format!(" → {h}"))
+                .map(|h| format!(" → {}", sanitize::line(h)))
                 .unwrap_or_default();
             let _ = writeln!(out, "  decision: {} by {by}{handle}", d.verdict.as_str());
         }
@@ -101,14 +114,21 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
             let _ = writeln!(out, "  decision: {}", style.dim("none"));
         }
     }
-    let _ = writeln!(
-        out,
-        "  opaque tokens kept {}/{} ({})  prose {}",
-        c.opaque_kept,
-        c.opaque_tokens,
-        ratio(c.opaque_ratio),
-        ratio(c.prose_ratio)
-    );
+    match (c.opaque_ratio, c.prose_ratio) {
+        (Some(opaque), Some(prose)) => {
+            let _ = writeln!(
+                out,
+                "  opaque tokens kept {}/{} ({opaque:.2})  prose {prose:.2}",
+                c.opaque_kept, c.opaque_tokens,
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "  opaque tokens: not measured (no region here, or the summary cannot be read)"
+            );
+        }
+    }
     if !c.dropped_counts.is_empty() {
         let counts: Vec<String> = c
             .dropped_counts
@@ -168,19 +188,40 @@ pub fn report(report: &Report, style: Style) -> String {
         plural(report.compactions.len(), "compaction", "compactions"),
         plural(report.malformed_lines, "malformed line", "malformed lines"),
     );
+    let mut about = Vec::new();
+    if let Some(title) = &report.title {
+        about.push(format!("\"{}\"", sanitize::line(title)));
+    }
+    if !report.model.is_empty() {
+        about.push(sanitize::line(&report.model.join(", ")).into_owned());
+    }
+    if let Some(branch) = &report.branch {
+        about.push(format!("branch {}", sanitize::line(branch)));
+    }
+    if !about.is_empty() {
+        let _ = writeln!(out, "  {}", about.join("  "));
+    }
     for finding in report.findings.iter().filter(|f| f.compaction.is_none()) {
         let _ = writeln!(out, "  {}", style.finding(finding));
     }
     for c in &report.compactions {
         compaction(&mut out, report, c, style);
     }
-    let errors = report.findings.iter().filter(|f| f.is_error()).count();
-    let warnings = report.findings.len() - errors;
-    let summary = format!(
+    let errors = report.findings.iter().filter(|f| f.is_unresolved_error()).count();
+    let resolved = report
+        .findings
+        .iter()
+        .filter(|f| f.is_error() && !f.is_unresolved_error())
+        .count();
+    let warnings = report.findings.len() - errors - resolved;
+    let mut summary = format!(
         "{}, {}",
         plural(errors, "error", "errors"),
         plural(warnings, "warning", "warnings")
     );
+    if resolved > 0 {
+        summary += &format!(", {resolved} resolved");
+    }
     let summary = if errors > 0 {
         style.red(&summary)
     } else {

@@ -1,7 +1,7 @@
 //! The canonical JSON Lines log (spec §1).
 
 use super::lines::Line;
-use super::text::{digest, json_text_leaves};
+use super::text::{digest, json_text_leaves, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
     Decision, Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec,
@@ -141,9 +141,11 @@ fn parse_kind(
         "tool_call" => {
             let name = str_field(obj, "name").unwrap_or_default();
             let input = obj.get("input").cloned().unwrap_or(Value::Null);
+            let (input, targets) = tool_call_digest(&name, &input, table);
             EventKind::ToolCall {
                 call_id: str_field(obj, "call_id"),
-                input: tool_call_digest(&name, &input, table),
+                input,
+                targets,
                 name,
             }
         }
@@ -151,6 +153,8 @@ fn parse_kind(
             let text = text_field(obj, "text");
             EventKind::ToolResult {
                 call_id: str_field(obj, "call_id"),
+                says_failed: super::text::says_failed(&text),
+                says_not_found: super::text::says_not_found(&text),
                 is_error: obj
                     .get("is_error")
                     .and_then(Value::as_bool)
@@ -221,6 +225,7 @@ fn parse_kind(
                 }),
                 input: str_field(obj, "input"),
                 region_elsewhere: false,
+                extra: Box::default(),
             }
         }
         "decision" => {
@@ -250,13 +255,6 @@ fn parse_range(value: Option<&Value>) -> RangeSpec {
 
 /// A tool call's text is its name plus the JSON of its input: words are counted on that
 /// JSON, tokens are taken from its string values so JSON escapes do not glue to them.
-fn tool_call_digest(name: &str, input: &Value, table: &mut TokenTable) -> crate::model::TextDigest {
-    let json = input.to_string();
-    let words = tokens::word_count(name) + tokens::word_count(&json);
-    let mut texts = vec![name];
-    json_text_leaves(input, &mut texts);
-    digest(&texts, words, table)
-}
 
 /// The texts of a parsed canonical line that count as region text, for the second look
 /// that finds declared tokens (see `super::declared`).

@@ -27,6 +27,13 @@ pub struct ClaudeParser {
     segment: HashMap<String, Record>,
     /// The boundary whose summary record has not arrived yet.
     awaiting_summary: Option<usize>,
+    /// The compaction whose attached records (re-read files, todos, hook output) are
+    /// still arriving: the records after its summary, up to the next turn.
+    carrying: Option<usize>,
+    /// Assistant message ids whose usage was counted (a message spans several records).
+    counted_usage: HashSet<String>,
+    /// The title as the most authoritative record kind gave it: custom > ai > summary.
+    title_rank: u8,
 }
 
 impl Default for ClaudeParser {
@@ -43,6 +50,9 @@ impl ClaudeParser {
             uuids: HashSet::new(),
             segment: HashMap::new(),
             awaiting_summary: None,
+            carrying: None,
+            counted_usage: HashSet::new(),
+            title_rank: 0,
         }
     }
 
@@ -68,6 +78,7 @@ impl ClaudeParser {
         }
         self.builder
             .set_cwd(record.get("cwd").and_then(Value::as_str));
+        self.metadata(&record, &kind, ts.as_deref());
         let first = self.builder.session.events.len();
         let summary_text = self.summary_of(&record, &kind);
         match (summary_text, self.awaiting_summary.take()) {
@@ -78,6 +89,7 @@ impl ClaudeParser {
                 {
                     *slot = Some(summary);
                 }
+                self.carrying = Some(at);
                 self.builder.push(
                     line,
                     0,
@@ -90,6 +102,7 @@ impl ClaudeParser {
             }
             (_, waiting) => self.awaiting_summary = waiting.filter(|_| is_noise(&kind)),
         }
+        self.carry(&record, &kind);
         match kind.as_str() {
             "user" | "assistant" => self.conversation(line, &record, &kind, ts),
             "system" => {
@@ -143,6 +156,89 @@ impl ClaudeParser {
                     conversation,
                 },
             );
+        }
+    }
+
+    /// Operator metadata: title, model, branch, first prompt, token usage, activity.
+    fn metadata(&mut self, record: &Value, kind: &str, ts: Option<&str>) {
+        let meta = &mut self.builder.session.meta;
+        if let Some(ts) = ts {
+            if meta.last_activity.as_deref().is_none_or(|last| ts > last) {
+                meta.last_activity = Some(ts.to_owned());
+            }
+        }
+        if let Some(branch) = record.get("gitBranch").and_then(Value::as_str) {
+            if !branch.is_empty() && branch != "HEAD" {
+                meta.branch = Some(branch.to_owned());
+            }
+        }
+        let title = match kind {
+            "custom-title" => Some((3, "customTitle")),
+            "ai-title" => Some((2, "aiTitle")),
+            "summary" => Some((1, "summary")),
+            _ => None,
+        };
+        if let Some((rank, field)) = title {
+            if let Some(text) = record.get(field).and_then(Value::as_str) {
+                if rank >= self.title_rank && !text.trim().is_empty() {
+                    meta.title = Some(text.to_owned());
+                    self.title_rank = rank;
+                }
+            }
+        }
+        let message = record.get("message");
+        if kind == "assistant" {
+            let model = message.and_then(|m| m.get("model")).and_then(Value::as_str);
+            if let Some(model) = model.filter(|m| !m.starts_with('<')) {
+                if !meta.models.iter().any(|m| m == model) {
+                    meta.models.push(model.to_owned());
+                }
+            }
+            let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
+            let usage = message.and_then(|m| m.get("usage"));
+            if let (Some(usage), true) = (usage, id.is_none_or(|id| self.counted_usage.insert(id.to_owned()))) {
+                let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+                meta.usage.input += n("input_tokens");
+                meta.usage.output += n("output_tokens");
+                meta.usage.cache_read += n("cache_read_input_tokens");
+                meta.usage.cache_creation += n("cache_creation_input_tokens");
+            }
+        }
+        let is_meta = record.get("isMeta").and_then(Value::as_bool) == Some(true);
+        if kind == "user" && !is_meta && meta.first_prompt.is_none() {
+            if let Some(Value::String(text)) = message.and_then(|m| m.get("content")) {
+                let text = text.trim();
+                if !text.is_empty() && !text.starts_with('<') && record.get("isCompactSummary").is_none() {
+                    meta.first_prompt = Some(text.chars().take(200).collect());
+                }
+            }
+        }
+    }
+
+    /// Records Claude Code attaches after a compaction's summary put their tokens back
+    /// into the context: they are carried over, not lost.
+    fn carry(&mut self, record: &Value, kind: &str) {
+        let Some(at) = self.carrying else {
+            return;
+        };
+        let is_meta = record.get("isMeta").and_then(Value::as_bool) == Some(true);
+        let attached = match kind {
+            "attachment" => record.get("attachment"),
+            "user" if is_meta => record.get("message"),
+            "user" | "assistant" => {
+                self.carrying = None;
+                return;
+            }
+            _ => None,
+        };
+        let Some(attached) = attached else {
+            return;
+        };
+        let mut texts = Vec::new();
+        super::text::json_text_leaves(attached, &mut texts);
+        let digest = super::text::digest(&texts, 0, &mut self.builder.session.tokens);
+        if let EventKind::Compaction { extra, .. } = &mut self.builder.session.events[at].kind {
+            extra.carried.extend(digest.tokens);
         }
     }
 
@@ -286,11 +382,52 @@ impl ClaudeParser {
             .as_ref()
             .is_some_and(|p| self.uuids.contains(p));
         self.prune_rewound_branches(logical_parent.as_deref());
+        let carried = self.preserved_tokens(record);
         let at = self
             .builder
             .compaction(line, ts, str_of(record, "uuid"), None, !parent_known);
+        let metadata = record.get("compactMetadata");
+        let field = |k: &str| metadata.and_then(|m| m.get(k));
+        if let EventKind::Compaction { extra, .. } = &mut self.builder.session.events[at].kind {
+            extra.trigger = field("trigger").and_then(Value::as_str).map(str::to_owned);
+            extra.pre_tokens = field("preTokens").and_then(Value::as_u64);
+            extra.post_tokens = field("postTokens").and_then(Value::as_u64);
+            extra.carried = carried;
+        }
         self.awaiting_summary = Some(at);
+        self.carrying = None;
         self.segment.clear();
+    }
+
+    /// Tokens of the segment a newer Claude Code keeps verbatim across the compaction
+    /// (`compactMetadata.preservedSegment`, from its tail back to its head).
+    fn preserved_tokens(&self, record: &Value) -> Vec<crate::model::TokenId> {
+        let segment = record
+            .get("compactMetadata")
+            .and_then(|m| m.get("preservedSegment"));
+        let uuid = |k: &str| segment.and_then(|s| s.get(k)).and_then(Value::as_str);
+        let (Some(head), Some(tail)) = (uuid("headUuid"), uuid("tailUuid")) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let mut at = Some(tail.to_owned());
+        let mut steps = 0;
+        while let Some(uuid) = at {
+            let Some(record) = self.segment.get(&uuid) else {
+                break;
+            };
+            for event in &self.builder.session.events[record.events.clone()] {
+                if let Some(digest) = event.kind.region_text() {
+                    out.extend_from_slice(&digest.tokens);
+                }
+            }
+            steps += 1;
+            if uuid == head || steps > self.segment.len() {
+                break;
+            }
+            at = record.parent.clone();
+        }
+        out
     }
 
     /// Records of the segment that are not on the chain leading to the boundary belong to

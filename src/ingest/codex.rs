@@ -31,6 +31,7 @@ impl CodexParser {
         };
         let ts = str_of(&record, "timestamp");
         let payload = record.get("payload").cloned().unwrap_or(Value::Null);
+        self.metadata(&record, &payload, ts.as_deref());
         match str_of(&record, "type").as_deref() {
             Some("session_meta") => {
                 self.builder
@@ -86,6 +87,52 @@ impl CodexParser {
                 );
             }
             None => self.malformed(line, "no \"type\" field".into()),
+        }
+    }
+
+    /// Operator metadata: model, branch, first prompt, token usage, activity.
+    fn metadata(&mut self, record: &Value, payload: &Value, ts: Option<&str>) {
+        let meta = &mut self.builder.session.meta;
+        if let Some(ts) = ts {
+            if meta.last_activity.as_deref().is_none_or(|last| ts > last) {
+                meta.last_activity = Some(ts.to_owned());
+            }
+        }
+        let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
+        let sub = payload.get("type").and_then(Value::as_str).unwrap_or("");
+        match (kind, sub) {
+            ("turn_context", _) => {
+                if let Some(model) = payload.get("model").and_then(Value::as_str) {
+                    if !meta.models.iter().any(|m| m == model) {
+                        meta.models.push(model.to_owned());
+                    }
+                }
+            }
+            ("session_meta", _) => {
+                let branch = payload.get("git").and_then(|g| g.get("branch"));
+                if let Some(branch) = branch.and_then(Value::as_str) {
+                    meta.branch = Some(branch.to_owned());
+                }
+            }
+            ("event_msg", "token_count") => {
+                let total = payload.get("info").and_then(|i| i.get("total_token_usage"));
+                if let Some(total) = total {
+                    let n = |k: &str| total.get(k).and_then(Value::as_u64).unwrap_or(0);
+                    meta.usage.input = n("input_tokens").saturating_sub(n("cached_input_tokens"));
+                    meta.usage.cache_read = n("cached_input_tokens");
+                    meta.usage.output = n("output_tokens");
+                }
+            }
+            ("response_item", "message") if meta.first_prompt.is_none() => {
+                if str_of(payload, "role").as_deref() == Some("user") {
+                    let text = payload.get("content").map(content_text).unwrap_or_default();
+                    let text = text.trim();
+                    if !text.is_empty() && !text.starts_with('<') && !text.starts_with('#') {
+                        meta.first_prompt = Some(text.chars().take(200).collect());
+                    }
+                }
+            }
+            _ => {}
         }
     }
 

@@ -1,56 +1,101 @@
-//! Which format a log is in, from its content (the first record that is a JSON object),
-//! and one parser over all of them.
+//! Which format a log is in, decided from the preponderance of its first records (a new
+//! record kind at the top of a file must not flip the format), and one parser over all
+//! of them.
 
 use super::canonical::CanonicalParser;
 use super::claude::ClaudeParser;
 use super::codex::CodexParser;
 use super::lines::Line;
-use crate::model::{Format, Malformed, Session};
+use crate::model::{Format, Session};
 use serde_json::Value;
 
-/// The format a record belongs to.
-pub fn detect_record(record: &Value) -> Format {
+/// Records of the canonical log (spec §1 and §8.0).
+const CANONICAL_TYPES: &[&str] = &[
+    "session",
+    "message",
+    "tool_call",
+    "tool_result",
+    "binding",
+    "obligation",
+    "plan",
+    "action",
+    "compaction",
+    "decision",
+    "choice",
+];
+
+/// The format a record speaks for, or `None` for a record any format may hold (an
+/// unknown kind such as Claude Code's newer `mode` or `last-prompt` without ids).
+pub fn detect_record(record: &Value) -> Option<Format> {
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
     let has = |key: &str| record.get(key).is_some();
-    if has("payload")
-        && matches!(
-            kind,
-            "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"
-        )
-    {
-        return Format::Codex;
+    if has("payload") && !has("uuid") && !has("sessionId") {
+        return Some(Format::Codex);
     }
-    let claude_kind = matches!(
-        kind,
-        "user"
-            | "assistant"
-            | "system"
-            | "summary"
-            | "progress"
-            | "file-history-snapshot"
-            | "queue-operation"
-            | "attachment"
-    );
-    if claude_kind && (has("uuid") || has("parentUuid") || has("sessionId") || has("leafUuid")) {
-        return Format::ClaudeCode;
+    if has("uuid") || has("parentUuid") || has("sessionId") || has("leafUuid") {
+        return Some(Format::ClaudeCode);
     }
-    // Records only Claude Code writes, which may come first and carry no uuid.
     if matches!(
         kind,
-        "file-history-snapshot"
-            | "queue-operation"
-            | "permission-mode"
-            | "custom-title"
-            | "ai-title"
+        "file-history-snapshot" | "queue-operation" | "permission-mode" | "custom-title" | "ai-title"
     ) {
-        return Format::ClaudeCode;
+        return Some(Format::ClaudeCode);
     }
-    Format::Canonical
+    CANONICAL_TYPES.contains(&kind).then_some(Format::Canonical)
+}
+
+/// Records that vote before the format is decided.
+const VOTES_TO_DECIDE: usize = 8;
+/// Lines held back while undecided; past this the votes so far decide.
+const MAX_HELD_LINES: usize = 512;
+const MAX_HELD_BYTES: usize = 16 << 20;
+
+/// A line read before the format was decided, replayed once it is.
+struct HeldLine {
+    number: u64,
+    offset: u64,
+    span: u64,
+    terminated: bool,
+    bytes: Vec<u8>,
+}
+
+/// Lines and votes gathered while the format is not decided.
+#[derive(Default)]
+pub struct Undecided {
+    held: Vec<HeldLine>,
+    held_bytes: usize,
+    /// Votes in the order they came: (format, count).
+    votes: Vec<(Format, usize)>,
+    empty: Session,
+}
+
+impl Undecided {
+    fn vote(&mut self, format: Format) {
+        match self.votes.iter_mut().find(|(f, _)| *f == format) {
+            Some((_, n)) => *n += 1,
+            None => self.votes.push((format, 1)),
+        }
+    }
+
+    /// The format most records speak for; on a tie the one that spoke first.
+    fn winner(&self) -> Option<Format> {
+        let mut best: Option<(Format, usize)> = None;
+        for &(format, n) in &self.votes {
+            if best.is_none_or(|(_, m)| n > m) {
+                best = Some((format, n));
+            }
+        }
+        best.map(|(f, _)| f)
+    }
+
+    fn total(&self) -> usize {
+        self.votes.iter().map(|(_, n)| n).sum()
+    }
 }
 
 pub enum LogParser {
-    /// No JSON object seen yet: lines so far were blank or malformed.
-    Undetected(Session),
+    /// The format is not decided yet: lines are held and vote.
+    Undetected(Box<Undecided>),
     Canonical(CanonicalParser),
     ClaudeCode(Box<ClaudeParser>),
     Codex(CodexParser),
@@ -64,21 +109,22 @@ impl Default for LogParser {
 
 impl LogParser {
     pub fn new() -> LogParser {
-        LogParser::Undetected(Session::new(Format::Canonical))
+        LogParser::Undetected(Box::default())
     }
 
     pub fn session(&self) -> &Session {
         match self {
-            LogParser::Undetected(session) => session,
+            LogParser::Undetected(undecided) => &undecided.empty,
             LogParser::Canonical(p) => p.session(),
             LogParser::ClaudeCode(p) => &p.builder.session,
             LogParser::Codex(p) => &p.builder.session,
         }
     }
 
-    pub fn finish(self) -> Session {
+    pub fn finish(mut self) -> Session {
+        self.decide();
         match self {
-            LogParser::Undetected(session) => session,
+            LogParser::Undetected(undecided) => undecided.empty,
             LogParser::Canonical(p) => p.finish(),
             LogParser::ClaudeCode(p) => p.builder.session,
             LogParser::Codex(p) => p.builder.session,
@@ -86,45 +132,62 @@ impl LogParser {
     }
 
     pub fn feed(&mut self, line: &Line) {
-        if let LogParser::Undetected(session) = self {
-            if line.bytes.iter().all(u8::is_ascii_whitespace) {
-                return;
-            }
-            let record = match serde_json::from_slice::<Value>(line.bytes) {
-                Ok(record @ Value::Object(_)) => record,
-                Ok(_) => return not_a_record(session, line, "not a JSON object".into()),
-                Err(e) => return not_a_record(session, line, format!("not valid JSON: {e}")),
-            };
-            let earlier = std::mem::take(&mut session.malformed);
-            *self = match detect_record(&record) {
-                Format::Canonical => LogParser::Canonical(CanonicalParser::new()),
-                Format::ClaudeCode => LogParser::ClaudeCode(Box::default()),
-                Format::Codex => LogParser::Codex(CodexParser::new()),
-            };
-            self.malformed_mut().extend(earlier);
-        }
         match self {
-            LogParser::Undetected(_) => {}
+            LogParser::Undetected(undecided) => {
+                if let Ok(record) = serde_json::from_slice::<Value>(line.bytes) {
+                    if let Some(format) = detect_record(&record) {
+                        undecided.vote(format);
+                    }
+                }
+                undecided.held_bytes += line.bytes.len();
+                undecided.held.push(HeldLine {
+                    number: line.number,
+                    offset: line.offset,
+                    span: line.span,
+                    terminated: line.terminated,
+                    bytes: line.bytes.to_vec(),
+                });
+                if undecided.total() >= VOTES_TO_DECIDE
+                    || undecided.held.len() >= MAX_HELD_LINES
+                    || undecided.held_bytes >= MAX_HELD_BYTES
+                {
+                    self.decide();
+                }
+            }
             LogParser::Canonical(p) => p.feed(line),
             LogParser::ClaudeCode(p) => p.feed(line),
             LogParser::Codex(p) => p.feed(line),
         }
     }
 
-    fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
-        match self {
-            LogParser::Undetected(session) => &mut session.malformed,
-            LogParser::Canonical(p) => p.malformed_mut(),
-            LogParser::ClaudeCode(p) => &mut p.builder.session.malformed,
-            LogParser::Codex(p) => &mut p.builder.session.malformed,
+    /// Decides the format from the votes so far, if any record voted: a live log that
+    /// has stopped growing for now shows what it has.
+    pub fn settle(&mut self) {
+        if let LogParser::Undetected(undecided) = self {
+            if undecided.total() > 0 {
+                self.decide();
+            }
         }
     }
-}
 
-fn not_a_record(session: &mut Session, line: &Line, reason: String) {
-    session.malformed.push(Malformed {
-        line: line.number,
-        offset: line.offset,
-        reason,
-    });
+    fn decide(&mut self) {
+        let LogParser::Undetected(undecided) = self else {
+            return;
+        };
+        let undecided = std::mem::take(undecided);
+        *self = match undecided.winner().unwrap_or(Format::Canonical) {
+            Format::Canonical => LogParser::Canonical(CanonicalParser::new()),
+            Format::ClaudeCode => LogParser::ClaudeCode(Box::default()),
+            Format::Codex => LogParser::Codex(CodexParser::new()),
+        };
+        for held in &undecided.held {
+            self.feed(&Line {
+                number: held.number,
+                offset: held.offset,
+                bytes: &held.bytes,
+                span: held.span,
+                terminated: held.terminated,
+            });
+        }
+    }
 }

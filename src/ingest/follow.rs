@@ -121,6 +121,7 @@ impl Follower {
             self.offset = line.offset + line.span;
             self.next_line = line.number + 1;
         }
+        self.parser.settle();
         if (self.head.len() as u64) < HEAD.min(self.offset) {
             self.head = vec![0; HEAD.min(self.offset) as usize];
             file.read_exact_at(&mut self.head, 0)?;

@@ -1,21 +1,18 @@
 //! Reducing texts to digests: word counts and interned opaque tokens.
 
 use crate::analysis::tokens;
-use crate::model::{TextDigest, TokenTable};
+use crate::model::{TextDigest, TokenClass, TokenId, TokenTable};
 use serde_json::Value;
 
 /// Digest of several texts that count as one, with their precomputed word count.
 pub fn digest(texts: &[&str], words: u64, table: &mut TokenTable) -> TextDigest {
-    let mut out = TextDigest {
-        words,
-        tokens: Vec::new(),
-    };
+    let mut ids = Vec::new();
     for text in texts {
         for found in tokens::extract(text) {
-            out.add_token(table.intern(found.text(text), found.class));
+            ids.push(table.intern(found.text(text), found.class));
         }
     }
-    out
+    TextDigest::from_ids(words, ids)
 }
 
 /// Every string in a JSON value (object keys excluded), depth first.
@@ -26,4 +23,110 @@ pub fn json_text_leaves<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
         Value::Object(map) => map.values().for_each(|v| json_text_leaves(v, out)),
         _ => {}
     }
+}
+
+/// Input fields whose text is content the tool writes, not an argument it acts on:
+/// a regenerated identifier there is a typo in a file, not a failed lookup.
+const CONTENT_FIELDS: &[&str] = &[
+    "content",
+    "new_string",
+    "old_string",
+    "new_source",
+    "edits",
+    "todos",
+    "plan",
+    "patch",
+    "input",
+];
+
+/// Input fields that name a file or folder the tool works on.
+const PATH_FIELDS: &[&str] = &[
+    "path",
+    "file_path",
+    "notebook_path",
+    "cwd",
+    "workdir",
+    "dir",
+    "directory",
+    "target_dir",
+];
+
+/// A tool call as region text, plus the tokens of its target arguments (commands,
+/// paths, URLs, ids: everything but the content it writes).
+pub fn tool_call_digest(
+    name: &str,
+    input: &Value,
+    table: &mut TokenTable,
+) -> (TextDigest, Vec<TokenId>) {
+    let json = input.to_string();
+    let words = tokens::word_count(name) + tokens::word_count(&json);
+    let mut texts = vec![name];
+    json_text_leaves(input, &mut texts);
+    let mut ids = Vec::new();
+    for text in &texts {
+        for found in tokens::extract(text) {
+            ids.push(table.intern(found.text(text), found.class));
+        }
+    }
+    let mut targets = Vec::new();
+    let mut target_texts: Vec<(Option<&str>, &str)> = Vec::new();
+    target_leaves(None, input, &mut target_texts);
+    for (key, text) in target_texts {
+        for found in tokens::extract(text)
+            .into_iter()
+            .chain(tokens::extract_directories(text))
+        {
+            targets.push(table.intern(found.text(text), found.class));
+        }
+        if key.is_some_and(|k| PATH_FIELDS.contains(&k)) {
+            if let Some(path) = tokens::path_argument(text) {
+                targets.push(table.intern(path, TokenClass::Path));
+            }
+        }
+    }
+    let targets = TextDigest::from_ids(0, targets).tokens;
+    (TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied())), targets)
+}
+
+/// String leaves of a tool input with the key that holds each, leaving out content.
+fn target_leaves<'v>(key: Option<&'v str>, value: &'v Value, out: &mut Vec<(Option<&'v str>, &'v str)>) {
+    match value {
+        Value::String(s) => out.push((key, s)),
+        Value::Array(items) => items.iter().for_each(|v| target_leaves(key, v, out)),
+        Value::Object(map) => {
+            for (k, v) in map {
+                if !CONTENT_FIELDS.contains(&k.as_str()) {
+                    target_leaves(Some(k), v, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether a tool's output reports a non-zero exit the way the agents write it
+/// (Claude Code's `Exit code 1` first line, Codex's `Process exited with code 1` or an
+/// `exit_code` field): a line of the output that happens to say "exit code" is not one.
+pub fn says_failed(text: &str) -> bool {
+    use std::sync::OnceLock;
+    static FAILURE: OnceLock<regex::Regex> = OnceLock::new();
+    let re = FAILURE.get_or_init(|| {
+        regex::Regex::new(
+            r#"(?m)^(?:Exit code:? ?[1-9][0-9]*\s*$|Process exited with code [1-9])|"exit_code":\s*[1-9]"#,
+        )
+        .expect("built-in failure pattern compiles")
+    });
+    re.is_match(text)
+}
+
+/// Whether a tool's output says a lookup found nothing ("not found", "no such file",
+/// "does not exist"); it counts as a failure only where it names a token of the call.
+pub fn says_not_found(text: &str) -> bool {
+    use std::sync::OnceLock;
+    static NOT_FOUND: OnceLock<regex::Regex> = OnceLock::new();
+    let re = NOT_FOUND.get_or_init(|| {
+        regex::Regex::new(r"(?i)\bnot found\b|no such file|does not exist|doesn't exist")
+            .expect("built-in not-found pattern compiles")
+    });
+    re.is_match(text)
 }

@@ -2,7 +2,7 @@
 //! into obligations and plans, and cutting the log into compaction segments.
 
 use super::lines::Line;
-use super::text::{digest, json_text_leaves};
+use super::text::{digest, says_failed, says_not_found, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
     Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
@@ -65,14 +65,12 @@ impl Builder {
     }
 
     pub fn tool_call(&mut self, call_id: Option<String>, name: &str, input: &Value) -> EventKind {
-        let json = input.to_string();
-        let words = tokens::word_count(name) + tokens::word_count(&json);
-        let mut texts = vec![name];
-        json_text_leaves(input, &mut texts);
+        let (input, targets) = tool_call_digest(name, input, &mut self.session.tokens);
         EventKind::ToolCall {
             call_id,
             name: name.to_owned(),
-            input: digest(&texts, words, &mut self.session.tokens),
+            input,
+            targets,
         }
     }
 
@@ -85,6 +83,8 @@ impl Builder {
         EventKind::ToolResult {
             call_id,
             is_error,
+            says_failed: says_failed(text),
+            says_not_found: says_not_found(text),
             text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
         }
     }
@@ -207,6 +207,7 @@ impl Builder {
                 summary,
                 input: Some("log".into()),
                 region_elsewhere,
+                extra: Box::default(),
             },
         );
         self.segment_start = self.next_seq();

@@ -31,9 +31,12 @@ pub struct TextDigest {
 }
 
 impl TextDigest {
-    pub fn add_token(&mut self, id: TokenId) {
-        if !self.tokens.contains(&id) {
-            self.tokens.push(id);
+    /// A digest of `ids`, each kept once in order of first occurrence.
+    pub fn from_ids(words: u64, ids: impl IntoIterator<Item = TokenId>) -> TextDigest {
+        let mut seen = std::collections::HashSet::new();
+        TextDigest {
+            words,
+            tokens: ids.into_iter().filter(|id| seen.insert(*id)).collect(),
         }
     }
 }
@@ -103,6 +106,19 @@ pub enum RangeSpec {
     Seqs { from: u64, to: u64 },
 }
 
+/// What real agents record about a compaction (spec §8.6, §8.7).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompactionExtra {
+    /// `auto` or `manual`.
+    pub trigger: Option<String>,
+    pub pre_tokens: Option<u64>,
+    pub post_tokens: Option<u64>,
+    /// Tokens that reach the context after the compaction by another way than the
+    /// summary: records the runtime attaches after the boundary (re-read files, todo
+    /// list, plan, hook output) and the segment it keeps verbatim.
+    pub carried: Vec<TokenId>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
     pub text: String,
@@ -148,10 +164,18 @@ pub enum EventKind {
         call_id: Option<String>,
         name: String,
         input: TextDigest,
+        /// Tokens of the arguments the tool acts on (commands, paths, URLs, ids), not of
+        /// the content it writes.
+        targets: Vec<TokenId>,
     },
     ToolResult {
         call_id: Option<String>,
         is_error: bool,
+        /// The output says the call failed: a non-zero exit, or a lookup that found
+        /// nothing.
+        says_failed: bool,
+        /// The output says a lookup found nothing.
+        says_not_found: bool,
         text: TextDigest,
     },
     Binding {
@@ -182,6 +206,8 @@ pub enum EventKind {
         input: Option<String>,
         /// The region lies in an earlier file (a session continued from a compacted one).
         region_elsewhere: bool,
+        /// What a transcript says of the compaction besides its summary.
+        extra: Box<CompactionExtra>,
     },
     Decision(Decision),
     /// A type this version does not know: kept, shown, never an error.

@@ -5,8 +5,10 @@ pub mod session;
 pub mod token;
 
 pub use event::{
-    Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec, Summary, TextDigest,
+    CompactionExtra, Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec, Summary, TextDigest,
     Verdict,
 };
-pub use session::{CompactionInfo, Format, LedgerHint, Malformed, Session};
+pub use session::{
+    CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Session, SessionMeta, TokenUsage,
+};
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

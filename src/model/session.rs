@@ -44,6 +44,45 @@ pub struct Session {
     pub microcompactions: Vec<usize>,
     /// What Claude Code's pre-compact hook recorded in the binding ledger.
     pub ledger: Vec<LedgerHint>,
+    /// Instruction files the runtime puts back into the context after a compaction.
+    pub context_sources: Vec<ContextSource>,
+    /// What the transcript says about the session, for operators.
+    pub meta: SessionMeta,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session::new(Format::Canonical)
+    }
+}
+
+/// An instruction file re-injected after every compaction (Claude Code's `CLAUDE.md`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSource {
+    pub path: String,
+    pub sha256: String,
+    pub tokens: Vec<super::token::TokenId>,
+}
+
+/// Operator metadata from a transcript (spec §8.7).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct SessionMeta {
+    pub models: Vec<String>,
+    pub title: Option<String>,
+    pub first_prompt: Option<String>,
+    pub branch: Option<String>,
+    pub usage: TokenUsage,
+    /// Timestamp of the newest record that has one.
+    pub last_activity: Option<String>,
+}
+
+/// Tokens the model read and wrote, summed over the transcript's assistant turns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct TokenUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_creation: u64,
 }
 
 /// Identifiers a pre-compact hook found the work depending on, just before a compaction:
@@ -80,6 +119,8 @@ impl Session {
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),
             ledger: Vec::new(),
+            context_sources: Vec::new(),
+            meta: SessionMeta::default(),
         }
     }
 

@@ -14,6 +14,12 @@ pub enum TokenClass {
     ResourceId,
     Numbered,
     Hex,
+    /// A git branch named in a git context (`checkout -b X`, `origin/X`, `--branch X`).
+    Branch,
+    /// A vendor id: `prefix_` and 16 or more base32/base62 characters (`pri_01h…`).
+    VendorId,
+    /// A reverse-DNS id of three or more labels (`group.com.example.app`).
+    ReverseDns,
     /// A declared binding whose shape matches no class.
     Declared,
 }
@@ -28,6 +34,9 @@ impl TokenClass {
             TokenClass::ResourceId => "resource_id",
             TokenClass::Numbered => "numbered",
             TokenClass::Hex => "hex",
+            TokenClass::Branch => "branch",
+            TokenClass::VendorId => "vendor_id",
+            TokenClass::ReverseDns => "reverse_dns",
             TokenClass::Declared => "declared",
         }
     }

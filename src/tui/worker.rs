@@ -12,7 +12,6 @@ use crate::model::{Format, Verdict};
 use crate::store::decisions;
 use crate::store::paths::decisions_path;
 use crate::store::record::{record_decision, Outcome};
-use notify::{RecursiveMode, Watcher};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -80,18 +79,8 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
     let (tx, rx) = channel();
     let wake = tx.clone();
     std::thread::spawn(move || {
-        // Watch the folder, not the file: rotation and deletion replace the file.
-        let watcher = notify::recommended_watcher(move |_event: notify::Result<notify::Event>| {
+        let _watcher = crate::ingest::watch::watch_folder_of(&path, move || {
             let _ = wake.send(Wake::Changed);
-        });
-        let _watcher = watcher.ok().and_then(|mut w| {
-            let folder = path
-                .parent()
-                .filter(|p| !p.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            w.watch(folder, RecursiveMode::NonRecursive)
-                .ok()
-                .map(|()| w)
         });
         let first = Follower::open(&path)
             .map_err(|e| format!("{}: {e}", path.display()))
@@ -207,6 +196,7 @@ pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
     attach_declared_tokens(&mut session, &file).map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_ledger(&mut session, path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::ingest::attach_context_sources(&mut session);
     let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(Snapshot::build(session, &sidecar.decisions))
 }

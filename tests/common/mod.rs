@@ -67,3 +67,37 @@ pub fn spill_get(log: &Path, handle: &str) -> std::process::Output {
         .output()
         .expect("runs")
 }
+
+/// `../shared/real-sessions`, or `None` with a skip notice on a plain clone that does not
+/// have it (CI has it and runs the tests that need it).
+pub fn real_sessions_dir(test: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sessions");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "skipped {test}: {} is not here (a plain clone); CI runs it",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Every `.jsonl` file of the real sessions, sorted; empty (with a notice) without them.
+pub fn real_session_files(test: &str) -> Vec<PathBuf> {
+    let Some(dir) = real_sessions_dir(test) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the real-sessions folder reads")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// One real session by file name, or `None` (with a notice) on a plain clone.
+pub fn real_session(test: &str, name: &str) -> Option<PathBuf> {
+    real_sessions_dir(test).map(|dir| dir.join(name))
+}

@@ -1,0 +1,193 @@
+//! Whether a summary kept a transcript's undeclared token in any recognizable form
+//! (spec §8.6): absolute, cwd-relative or `~` path; a basename no other region path
+//! shares; a hex prefix of 7 or more characters; a URL with or without its trailing `/`.
+//!
+//! The summary is cut into words once, so each question is a set lookup: the cost is
+//! linear in the summary plus the region, never their product.
+
+use super::paths::path_key;
+use crate::model::{Session, Summary, TokenClass, TokenId};
+use std::collections::{HashMap, HashSet};
+
+/// Characters a path, URL or id is made of; anything else separates words here.
+fn is_token_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '~' | '@' | '+' | ':' | '%' | '=' | '?' | '&' | '#')
+}
+
+/// The summary's words and the comparison keys of its paths.
+pub struct SummaryForms {
+    words: HashSet<String>,
+    path_keys: HashSet<String>,
+    /// Hex words of 7 or more characters, for prefix matches.
+    hex_words: HashSet<String>,
+}
+
+impl SummaryForms {
+    pub fn new(session: &Session, summary: &Summary, cwd: Option<&str>) -> SummaryForms {
+        let mut words = HashSet::new();
+        let mut hex_words = HashSet::new();
+        for raw in summary.text.split(|c: char| !is_token_char(c)) {
+            let word = raw.trim_end_matches(['.', ',', ':', ';', '!', '?']);
+            if word.is_empty() {
+                continue;
+            }
+            if word.len() >= 7 && word.bytes().all(|b| b.is_ascii_hexdigit()) {
+                hex_words.insert(word.to_ascii_lowercase());
+            }
+            // `src/a.rs:12` and `a.rs:12:3` name the file.
+            if let Some((file, _)) = word.split_once(':').filter(|(f, _)| f.contains('.')) {
+                words.insert(file.to_owned());
+            }
+            words.insert(word.to_owned());
+        }
+        let path_keys = summary
+            .digest
+            .tokens
+            .iter()
+            .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
+            .map(|&t| path_key(session.tokens.text(t), cwd))
+            .chain(
+                words
+                    .iter()
+                    .filter(|w| w.contains('/'))
+                    .map(|w| path_key(w, cwd)),
+            )
+            .collect();
+        SummaryForms {
+            words,
+            path_keys,
+            hex_words,
+        }
+    }
+
+    /// Whether the summary holds `token` in any form §8.6 recognizes. `basenames`
+    /// counts the region's paths by basename: a shared basename names no file.
+    pub fn holds(
+        &self,
+        text: &str,
+        class: TokenClass,
+        cwd: Option<&str>,
+        basenames: &HashMap<&str, usize>,
+    ) -> bool {
+        if self.words.contains(text) {
+            return true;
+        }
+        match class {
+            TokenClass::Path => {
+                let key = path_key(text, cwd);
+                if self.path_keys.contains(&key) || self.words.contains(text.trim_end_matches('/')) {
+                    return true;
+                }
+                if let Some(relative) = cwd.and_then(|c| key.strip_prefix(c)).and_then(|r| r.strip_prefix('/')) {
+                    if self.words.contains(relative) || self.words.contains(&format!("./{relative}")) {
+                        return true;
+                    }
+                }
+                if let Some(home_form) = home_of(cwd).and_then(|h| key.strip_prefix(h)).map(|r| format!("~{r}")) {
+                    if self.words.contains(&home_form) {
+                        return true;
+                    }
+                }
+                let base = basename(text);
+                !base.is_empty()
+                    && basenames.get(base).is_some_and(|&n| n == 1)
+                    && self.words.contains(base)
+            }
+            TokenClass::Hex => {
+                let lower = text.to_ascii_lowercase();
+                (7..=lower.len()).any(|n| self.hex_words.contains(&lower[..n]))
+            }
+            TokenClass::Url => {
+                let other = match text.strip_suffix('/') {
+                    Some(bare) => bare.to_owned(),
+                    None => format!("{text}/"),
+                };
+                self.words.contains(&other)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The last part of a path, without a trailing `/`.
+pub fn basename(path: &str) -> &str {
+    path.trim_end_matches('/').rsplit('/').next().unwrap_or("")
+}
+
+/// The home folder a cwd lies in (`/Users/NAME`, `/home/NAME`).
+fn home_of(cwd: Option<&str>) -> Option<&str> {
+    let cwd = cwd?;
+    for root in ["/Users/", "/home/"] {
+        if let Some(rest) = cwd.strip_prefix(root) {
+            let name_len = rest.find('/').unwrap_or(rest.len());
+            if name_len > 0 {
+                return Some(&cwd[..root.len() + name_len]);
+            }
+        }
+    }
+    None
+}
+
+/// How many of `paths` share each basename.
+pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+    let mut keys: HashMap<&'a str, HashSet<&'a str>> = HashMap::new();
+    for path in paths {
+        keys.entry(basename(path)).or_default().insert(path);
+    }
+    keys.into_iter().map(|(base, all)| (base, all.len())).collect()
+}
+
+/// The ids of `tokens` whose comparison key is in `keys`.
+pub fn key_set(session: &Session, tokens: &[TokenId], cwd: Option<&str>) -> HashSet<String> {
+    tokens
+        .iter()
+        .map(|&t| token_key(session, t, cwd))
+        .collect()
+}
+
+/// A token's comparison key: a path as the file it names, anything else as written.
+pub fn token_key(session: &Session, token: TokenId, cwd: Option<&str>) -> String {
+    let info = session.tokens.get(token);
+    match info.class {
+        TokenClass::Path => path_key(&info.text, cwd),
+        _ => info.text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Format, TextDigest};
+
+    fn forms(text: &str, cwd: &str) -> (Session, SummaryForms) {
+        let session = Session::new(Format::ClaudeCode);
+        let summary = Summary {
+            text: text.into(),
+            digest: TextDigest::default(),
+        };
+        let forms = SummaryForms::new(&session, &summary, Some(cwd));
+        (session, forms)
+    }
+
+    #[test]
+    fn every_form_of_8_6() {
+        let cwd = "/Users/ann/proj";
+        let (_, f) = forms(
+            "Edited src/api.rs and `README.md`; see ~/proj/docs/x.md, commit 4f9a2c8, https://x.io/a/",
+            cwd,
+        );
+        let one: HashMap<&str, usize> = [("README.md", 1), ("api.rs", 1)].into();
+        let held = |t: &str, c| f.holds(t, c, Some(cwd), &one);
+        assert!(held("/Users/ann/proj/src/api.rs", TokenClass::Path), "cwd-relative");
+        assert!(held("/Users/ann/proj/README.md", TokenClass::Path), "basename");
+        assert!(held("/Users/ann/proj/docs/x.md", TokenClass::Path), "~ form");
+        assert!(held("4f9a2c81d0e7", TokenClass::Hex), "hex prefix");
+        assert!(held("https://x.io/a", TokenClass::Url), "trailing slash");
+        assert!(!held("/Users/ann/proj/src/other.rs", TokenClass::Path));
+        let shared: HashMap<&str, usize> = [("README.md", 2)].into();
+        assert!(
+            !f.holds("/Users/ann/proj/pkg/README.md", TokenClass::Path, Some(cwd), &shared),
+            "a basename two region paths share names no file"
+        );
+    }
+}

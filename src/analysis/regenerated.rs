@@ -1,0 +1,166 @@
+//! `regenerated_binding` (spec §8.6): the first seed's signature, "resource not found"
+//! 3 to 40 steps after a compaction. A tool call after the compaction fails, and its
+//! target arguments hold a token never seen before in the session that has the shape
+//! of a token the compaction dropped: the agent made up the value it had lost.
+
+use super::paths::folder_and_extension;
+use crate::model::{EventKind, Session, TokenClass, TokenId};
+use std::collections::{HashMap, HashSet};
+
+/// A dropped token `token`, and the look-alike `regenerated` a failed call used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Regenerated {
+    pub token: TokenId,
+    pub regenerated: TokenId,
+    /// Index of the failed tool call.
+    pub event: usize,
+}
+
+/// Index of the first event that holds each token anywhere (text, tool arguments,
+/// declarations), so "never seen before" is one lookup.
+pub fn first_seen(session: &Session) -> HashMap<TokenId, usize> {
+    let mut first = HashMap::new();
+    for (index, event) in session.events.iter().enumerate() {
+        let mut note = |id: TokenId| {
+            first.entry(id).or_insert(index);
+        };
+        match &event.kind {
+            EventKind::Binding { token, .. } => note(*token),
+            EventKind::ToolCall { targets, input, .. } => {
+                targets.iter().chain(&input.tokens).for_each(|&t| note(t));
+            }
+            kind => {
+                if let Some(digest) = kind.region_text() {
+                    digest.tokens.iter().for_each(|&t| note(t));
+                }
+            }
+        }
+    }
+    first
+}
+
+/// Whether `candidate` has the shape of `dropped` by the `regenerated_from` rules of
+/// signal 3, extended in §8.6: same class; same length for hex and uuid; same folder and
+/// extension for a path; otherwise the same prefix up to the last `-`, `_`, `/` or `:`.
+/// A `numbered` token also keeps its number of digits.
+pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bool {
+    let (d, c) = (session.tokens.get(dropped), session.tokens.get(candidate));
+    if d.class != c.class || d.text == c.text {
+        return false;
+    }
+    match d.class {
+        TokenClass::Hex | TokenClass::Uuid => d.text.len() == c.text.len(),
+        // A file the agent never knew is a guess, not a regenerated one: the name must
+        // be a near miss (a third of its characters at most differ).
+        TokenClass::Path => {
+            folder_and_extension(&d.text) == folder_and_extension(&c.text) && {
+                let (a, b) = (super::kept::basename(&d.text), super::kept::basename(&c.text));
+                distance(a, b) * 3 <= a.chars().count().max(b.chars().count())
+            }
+        }
+        TokenClass::Numbered => d.text.len() == c.text.len(),
+        _ => {
+            let prefix = |t: &str| {
+                t.rfind(['-', '_', '/', ':'])
+                    .map(|i| t[..=i].to_owned())
+                    .unwrap_or_default()
+            };
+            let p = prefix(&d.text);
+            !p.is_empty() && p == prefix(&c.text)
+        }
+    }
+}
+
+/// Failed calls in events `from..until` that used a look-alike of a `dropped` token.
+pub fn regenerated(
+    session: &Session,
+    from: usize,
+    until: usize,
+    dropped: &[TokenId],
+    first: &HashMap<TokenId, usize>,
+) -> Vec<Regenerated> {
+    let end = until.min(session.events.len());
+    let dropped_set: HashSet<TokenId> = dropped.iter().copied().collect();
+    let mut calls: HashMap<&str, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for index in from.min(end)..end {
+        match &session.events[index].kind {
+            EventKind::ToolCall {
+                call_id: Some(id), ..
+            } => {
+                calls.insert(id, index);
+            }
+            EventKind::ToolResult {
+                call_id: Some(id),
+                is_error,
+                says_failed,
+                says_not_found,
+                text,
+            } => {
+                let Some(&call) = calls.get(id.as_str()) else {
+                    continue;
+                };
+                let EventKind::ToolCall { targets, .. } = &session.events[call].kind else {
+                    continue;
+                };
+                // A "not found" message counts where it names a token of the call.
+                let names_target = *says_not_found && text.tokens.iter().any(|t| targets.contains(t));
+                if !(*is_error || *says_failed || names_target) {
+                    continue;
+                }
+                if targets.iter().any(|t| dropped_set.contains(t)) {
+                    continue;
+                }
+                let found = targets
+                    .iter()
+                    .filter(|t| first.get(t).is_none_or(|&at| at >= call))
+                    .find_map(|&t| {
+                        dropped
+                            .iter()
+                            .filter(|&&d| looks_like(session, d, t))
+                            .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
+                            .map(|&d| (d, t))
+                    });
+                if let Some((token, regenerated)) = found {
+                    out.push(Regenerated {
+                        token,
+                        regenerated,
+                        event: call,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Edit distance between two short strings (names, ids), by characters.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distance;
+
+    #[test]
+    fn edit_distance() {
+        assert_eq!(distance("mcp_cmds", "decision_cmds"), 7);
+        assert_eq!(distance("decisions_cmds.py", "decision_cmds.py"), 1);
+        assert_eq!(distance("", "abc"), 3);
+    }
+}
