@@ -306,7 +306,10 @@ fn clock_ticks_per_second() -> u64 {
         .arg("CLK_TCK")
         .output()
         .expect("getconf runs");
-    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(100)
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(100)
 }
 
 #[test]

@@ -66,7 +66,9 @@ fn the_transcript_examples_are_current() {
     let Some(dir) = real_sessions_dir("the README's Claude Code example") else {
         return;
     };
-    assert!(dir.join("FSM1__cipher-box__34_3a47c5f8d0_0_full.jsonl").is_file());
+    assert!(dir
+        .join("FSM1__cipher-box__34_3a47c5f8d0_0_full.jsonl")
+        .is_file());
     let real = run("../shared/real-sessions/FSM1__cipher-box__34_3a47c5f8d0_0_full.jsonl")
         .replace("../shared/real-sessions/", "");
     assert!(

@@ -90,7 +90,10 @@ fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
         return;
     };
     let (report, code) = audit_json(&path, &[]);
-    assert_eq!(code, 0, "a verbatim use that worked is a warning, not an error");
+    assert_eq!(
+        code, 0,
+        "a verbatim use that worked is a warning, not an error"
+    );
     let finding = &report["findings"]
         .as_array()
         .unwrap()
@@ -228,7 +231,11 @@ fn gate_and_decide_work_on_transcript_compactions() {
         .arg("cb01")
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "approve: the reused token was recalled");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "approve: the reused token was recalled"
+    );
     let out = ctxlens()
         .arg("decide")
         .arg(&log)

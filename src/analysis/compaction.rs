@@ -244,8 +244,17 @@ pub(super) fn analyze(
         .chain(session.context_sources.iter().flat_map(|c| c.tokens.iter()))
         .map(|&t| key(t))
         .collect();
+    // The runtime states the session's folder in every context, so the cwd and the
+    // folders above it are never lost.
+    let in_cwd_chain = |id: TokenId| {
+        session.tokens.class(id) == TokenClass::Path
+            && cwd.is_some_and(|c| {
+                let k = key(id);
+                k.len() > 1 && (c == k || c.starts_with(&format!("{k}/")))
+            })
+    };
     for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
-        token.carried = carried.contains(&key(token.id));
+        token.carried = carried.contains(&key(token.id)) || in_cwd_chain(token.id);
     }
     let (opaque_ratio, prose_ratio) = match summary {
         Some(summary) if !region.is_empty() => {
@@ -358,7 +367,9 @@ pub(super) fn analyze(
         } else if token.declared.is_none() && transcript && by_ledger {
             // Declared through the hooks' ledger: at stake, so an error as it lands.
             flags.dropped_binding = true;
-            findings.push(inferred_finding(session, id, token.id, &state, used, &needed_by));
+            findings.push(inferred_finding(
+                session, id, token.id, &state, used, &needed_by,
+            ));
         } else if token.declared.is_none() && transcript && recalled {
             if let Some(used) = used {
                 findings.push(recalled_finding(session, id, token.id, used));

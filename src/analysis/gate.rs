@@ -21,8 +21,7 @@ impl GateFlags {
             Verdict::Refuse
         } else if self.summary_of_summary || self.partial_overlap {
             Verdict::Refetch
-        } else if self.dropped_binding || (strict && self.density_collapse)
-        {
+        } else if self.dropped_binding || (strict && self.density_collapse) {
             Verdict::Spill
         } else {
             Verdict::Approve

@@ -11,7 +11,11 @@ use std::collections::{HashMap, HashSet};
 
 /// Characters a path, URL or id is made of; anything else separates words here.
 fn is_token_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '~' | '@' | '+' | ':' | '%' | '=' | '?' | '&' | '#')
+    c.is_alphanumeric()
+        || matches!(
+            c,
+            '_' | '-' | '.' | '/' | '~' | '@' | '+' | ':' | '%' | '=' | '?' | '&' | '#'
+        )
 }
 
 /// The summary's words and the comparison keys of its paths.
@@ -20,6 +24,9 @@ pub struct SummaryForms {
     path_keys: HashSet<String>,
     /// Hex words of 7 or more characters, for prefix matches.
     hex_words: HashSet<String>,
+    /// Every tail of the summary's paths that starts after a `/` (`lib/a.dart` of
+    /// `app/lib/a.dart`): a directory plus a name names the same file.
+    path_tails: HashSet<String>,
 }
 
 impl SummaryForms {
@@ -53,10 +60,21 @@ impl SummaryForms {
                     .map(|w| path_key(w, cwd)),
             )
             .collect();
+        let path_tails = words
+            .iter()
+            .filter(|w| w.contains('/'))
+            .flat_map(|w| {
+                let w = w.trim_end_matches('/');
+                w.match_indices('/')
+                    .map(move |(i, _)| w[i + 1..].to_owned())
+            })
+            .filter(|tail| tail.contains('/'))
+            .collect();
         SummaryForms {
             words,
             path_keys,
             hex_words,
+            path_tails,
         }
     }
 
@@ -75,15 +93,33 @@ impl SummaryForms {
         match class {
             TokenClass::Path => {
                 let key = path_key(text, cwd);
-                if self.path_keys.contains(&key) || self.words.contains(text.trim_end_matches('/')) {
+                let bare = text.trim_end_matches('/');
+                if self.path_keys.contains(&key) || self.words.contains(bare) {
                     return true;
                 }
-                if let Some(relative) = cwd.and_then(|c| key.strip_prefix(c)).and_then(|r| r.strip_prefix('/')) {
-                    if self.words.contains(relative) || self.words.contains(&format!("./{relative}")) {
+                // The summary names the file under a longer or shorter folder path.
+                let tail_held = bare
+                    .match_indices('/')
+                    .map(|(i, _)| &bare[i + 1..])
+                    .filter(|tail| tail.contains('/'))
+                    .any(|tail| self.words.contains(tail) || self.path_tails.contains(tail));
+                if self.path_tails.contains(bare.trim_start_matches("./")) || tail_held {
+                    return true;
+                }
+                if let Some(relative) = cwd
+                    .and_then(|c| key.strip_prefix(c))
+                    .and_then(|r| r.strip_prefix('/'))
+                {
+                    if self.words.contains(relative)
+                        || self.words.contains(&format!("./{relative}"))
+                    {
                         return true;
                     }
                 }
-                if let Some(home_form) = home_of(cwd).and_then(|h| key.strip_prefix(h)).map(|r| format!("~{r}")) {
+                if let Some(home_form) = home_of(cwd)
+                    .and_then(|h| key.strip_prefix(h))
+                    .map(|r| format!("~{r}"))
+                {
                     if self.words.contains(&home_form) {
                         return true;
                     }
@@ -129,20 +165,37 @@ fn home_of(cwd: Option<&str>) -> Option<&str> {
 }
 
 /// How many of `paths` share each basename.
+/// Paths of which one ends with the other at a `/` (`lib/a.dart`, `app/lib/a.dart`)
+/// count as one file.
 pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
-    let mut keys: HashMap<&'a str, HashSet<&'a str>> = HashMap::new();
+    let mut keys: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
     for path in paths {
-        keys.entry(basename(path)).or_default().insert(path);
+        keys.entry(basename(path))
+            .or_default()
+            .push(path.trim_end_matches('/'));
     }
-    keys.into_iter().map(|(base, all)| (base, all.len())).collect()
+    keys.into_iter()
+        .map(|(base, mut all)| {
+            all.sort_by_key(|p| std::cmp::Reverse(p.len()));
+            all.dedup();
+            let mut files: Vec<&str> = Vec::new();
+            for path in all {
+                let tail = path.trim_start_matches("./");
+                if !files
+                    .iter()
+                    .any(|f| f.ends_with(&format!("/{tail}")) || *f == tail)
+                {
+                    files.push(path);
+                }
+            }
+            (base, files.len())
+        })
+        .collect()
 }
 
 /// The ids of `tokens` whose comparison key is in `keys`.
 pub fn key_set(session: &Session, tokens: &[TokenId], cwd: Option<&str>) -> HashSet<String> {
-    tokens
-        .iter()
-        .map(|&t| token_key(session, t, cwd))
-        .collect()
+    tokens.iter().map(|&t| token_key(session, t, cwd)).collect()
 }
 
 /// A token's comparison key: a path as the file it names, anything else as written.
@@ -178,15 +231,29 @@ mod tests {
         );
         let one: HashMap<&str, usize> = [("README.md", 1), ("api.rs", 1)].into();
         let held = |t: &str, c| f.holds(t, c, Some(cwd), &one);
-        assert!(held("/Users/ann/proj/src/api.rs", TokenClass::Path), "cwd-relative");
-        assert!(held("/Users/ann/proj/README.md", TokenClass::Path), "basename");
-        assert!(held("/Users/ann/proj/docs/x.md", TokenClass::Path), "~ form");
+        assert!(
+            held("/Users/ann/proj/src/api.rs", TokenClass::Path),
+            "cwd-relative"
+        );
+        assert!(
+            held("/Users/ann/proj/README.md", TokenClass::Path),
+            "basename"
+        );
+        assert!(
+            held("/Users/ann/proj/docs/x.md", TokenClass::Path),
+            "~ form"
+        );
         assert!(held("4f9a2c81d0e7", TokenClass::Hex), "hex prefix");
         assert!(held("https://x.io/a", TokenClass::Url), "trailing slash");
         assert!(!held("/Users/ann/proj/src/other.rs", TokenClass::Path));
         let shared: HashMap<&str, usize> = [("README.md", 2)].into();
         assert!(
-            !f.holds("/Users/ann/proj/pkg/README.md", TokenClass::Path, Some(cwd), &shared),
+            !f.holds(
+                "/Users/ann/proj/pkg/README.md",
+                TokenClass::Path,
+                Some(cwd),
+                &shared
+            ),
             "a basename two region paths share names no file"
         );
     }

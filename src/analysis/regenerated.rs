@@ -54,7 +54,10 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
         // be a near miss (a third of its characters at most differ).
         TokenClass::Path => {
             folder_and_extension(&d.text) == folder_and_extension(&c.text) && {
-                let (a, b) = (super::kept::basename(&d.text), super::kept::basename(&c.text));
+                let (a, b) = (
+                    super::kept::basename(&d.text),
+                    super::kept::basename(&c.text),
+                );
                 distance(a, b) * 3 <= a.chars().count().max(b.chars().count())
             }
         }
@@ -104,7 +107,8 @@ pub fn regenerated(
                     continue;
                 };
                 // A "not found" message counts where it names a token of the call.
-                let names_target = *says_not_found && text.tokens.iter().any(|t| targets.contains(t));
+                let names_target =
+                    *says_not_found && text.tokens.iter().any(|t| targets.contains(t));
                 if !(*is_error || *says_failed || names_target) {
                     continue;
                 }
@@ -118,7 +122,9 @@ pub fn regenerated(
                         dropped
                             .iter()
                             .filter(|&&d| looks_like(session, d, t))
-                            .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
+                            .min_by_key(|&&d| {
+                                distance(session.tokens.text(d), session.tokens.text(t))
+                            })
                             .map(|&d| (d, t))
                     });
                 if let Some((token, regenerated)) = found {

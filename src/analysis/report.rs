@@ -111,10 +111,9 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
         if let Some(decision) = &analysis.decision {
             let applied = analysis.info.applied_at.is_some();
             for finding in &mut analysis.findings {
-                if finding
-                    .signal()
-                    .is_some_and(|signal| super::finding::resolves(decision.verdict, signal, applied))
-                {
+                if finding.signal().is_some_and(|signal| {
+                    super::finding::resolves(decision.verdict, signal, applied)
+                }) {
                     finding.resolved_by = Some(decision.verdict);
                 }
             }

@@ -108,9 +108,28 @@ pub fn is_whole_word(text: &str, start: usize, end: usize, class: TokenClass) ->
 fn is_trailing_punctuation(c: char) -> bool {
     matches!(
         c,
-        '.' | ',' | ';' | ':' | '!' | '?' | '\'' | '"' | '`'
-            | '。' | '、' | '，' | '．' | '：' | '；' | '！' | '？'
-            | '‘' | '’' | '“' | '”' | '」' | '』'
+        '.' | ','
+            | ';'
+            | ':'
+            | '!'
+            | '?'
+            | '\''
+            | '"'
+            | '`'
+            | '。'
+            | '、'
+            | '，'
+            | '．'
+            | '：'
+            | '；'
+            | '！'
+            | '？'
+            | '‘'
+            | '’'
+            | '“'
+            | '”'
+            | '」'
+            | '』'
     )
 }
 
@@ -137,9 +156,8 @@ fn trim_trailing(text: &str, start: usize, mut end: usize, class: TokenClass) ->
         let Some(last) = candidate.chars().next_back() else {
             break;
         };
-        let unopened = opening_of(last).is_some_and(|open| {
-            candidate.matches(open).count() < candidate.matches(last).count()
-        });
+        let unopened = opening_of(last)
+            .is_some_and(|open| candidate.matches(open).count() < candidate.matches(last).count());
         let trailing_slash = class == TokenClass::Path && last == '/' && end - start > 1;
         if is_trailing_punctuation(last) || unopened || trailing_slash {
             end -= last.len_utf8();
@@ -164,8 +182,11 @@ fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
     if class == TokenClass::Url {
         let mut prev: Option<char> = None;
         for (i, c) in candidate.char_indices() {
-            let after_break = prev.is_some_and(|p| opening_of(p).is_some() || is_trailing_punctuation(p));
-            if (!c.is_ascii() && c.is_alphabetic() && after_break) || (!c.is_ascii() && is_trailing_punctuation(c)) {
+            let after_break =
+                prev.is_some_and(|p| opening_of(p).is_some() || is_trailing_punctuation(p));
+            if (!c.is_ascii() && c.is_alphabetic() && after_break)
+                || (!c.is_ascii() && is_trailing_punctuation(c))
+            {
                 cut = cut.min(i);
                 break;
             }
@@ -178,7 +199,10 @@ fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
             if is_unspaced_script(c) && prev.is_some_and(|p| p.is_ascii_alphanumeric()) {
                 let before = &candidate[..i];
                 let file = before.rsplit('/').next().unwrap_or("");
-                if file.rsplit_once('.').is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext)) {
+                if file
+                    .rsplit_once('.')
+                    .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext))
+                {
                     cut = i;
                     break;
                 }
@@ -209,10 +233,20 @@ fn grep_context_suffix(path: &str) -> Option<usize> {
 
 /// Paths every machine has: never an identifier of the work.
 fn is_system_path(path: &str) -> bool {
-    ["/dev/", "/proc/", "/bin/", "/sbin/", "/usr/bin/", "/usr/local/bin/"]
-        .iter()
-        .any(|p| path.starts_with(p))
-        || matches!(path, "/dev" | "/proc" | "/bin" | "/sbin" | "/usr/bin" | "/usr/local/bin" | "/tmp")
+    [
+        "/dev/",
+        "/proc/",
+        "/bin/",
+        "/sbin/",
+        "/usr/bin/",
+        "/usr/local/bin/",
+    ]
+    .iter()
+    .any(|p| path.starts_with(p))
+        || matches!(
+            path,
+            "/dev" | "/proc" | "/bin" | "/sbin" | "/usr/bin" | "/usr/local/bin" | "/tmp"
+        )
 }
 
 /// Whether the line around `start` imports a module (`import … from '~/x'`).
@@ -284,7 +318,9 @@ fn shape_ok(candidate: &str, class: TokenClass) -> bool {
         // `main` is not an identifier to keep; `feat/upload-2` is.
         TokenClass::Branch => {
             candidate.len() >= 3
-                && candidate.bytes().any(|b| matches!(b, b'/' | b'-' | b'_') || b.is_ascii_digit())
+                && candidate
+                    .bytes()
+                    .any(|b| matches!(b, b'/' | b'-' | b'_') || b.is_ascii_digit())
                 && !candidate.starts_with('-')
         }
         TokenClass::VendorId => {
@@ -306,7 +342,7 @@ fn is_aws_id(candidate: &str) -> bool {
 /// time instead would make a long run of token characters (base64, say) quadratic.
 fn next_start(text: &str, from: usize, to: usize, class: TokenClass) -> usize {
     for (i, c) in text[from..to].char_indices() {
-        let blocks = is_word_char(c) || (class.is_pathlike() && (c == '/' || c == '.' || c == '@'));
+        let blocks = is_word_char(c) || (class.is_pathlike() && matches!(c, '/' | '.' | '@' | '~'));
         if !blocks {
             return from + i + c.len_utf8();
         }
@@ -337,7 +373,12 @@ fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
         // Keyword classes report their group; every other class the whole match.
         let m = caps.get(1).unwrap_or(whole);
         let mut start = m.start();
-        let end = trim_trailing(text, start, cut_end(text, start, m.end(), class), class);
+        let cut = cut_end(text, start, m.end(), class);
+        let end = trim_trailing(text, start, cut, class);
+        // A grep context suffix (`-88-`) or a diff prefix (`a/`) is cut off, and the
+        // whole-word rule looks at the text around what was cut.
+        let grep_cut = cut < m.end() && text[cut..m.end()].starts_with('-');
+        let (word_start, word_end) = (m.start(), if grep_cut { m.end() } else { end });
         let mut ok = end > start;
         if ok && class == TokenClass::Path {
             match path_start(text, start, end) {
@@ -357,7 +398,7 @@ fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
             && keyword_ok
             && !gutter
             && shape_ok(&text[start..end], class)
-            && is_whole_word(text, start, end, class)
+            && is_whole_word(text, word_start, word_end, class)
         {
             out.push(Found { start, end, class });
             pos = whole.end().max(pos + 1);
@@ -379,7 +420,8 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
         let end = m.end() - 1;
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
-        let standalone = before.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '=' | '`'))
+        let standalone = before
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '=' | '`'))
             && after.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ';' | ')'));
         let dir = &text[m.start()..end];
         // `config/` alone names a word, not an identifier; `src/components/` does.
@@ -459,7 +501,12 @@ pub fn extract(text: &str) -> Vec<Found> {
         scan(&p.branch, text, TokenClass::Branch, &mut candidates);
     }
     if memchr::memchr(b'.', bytes).is_some() {
-        scan(&p.reverse_dns, text, TokenClass::ReverseDns, &mut candidates);
+        scan(
+            &p.reverse_dns,
+            text,
+            TokenClass::ReverseDns,
+            &mut candidates,
+        );
     }
     candidates.sort_by(|a, b| {
         a.start
@@ -676,6 +723,9 @@ mod tests {
         assert_eq!(word_count(""), 0);
         assert_eq!(word_count("-- ... !!"), 0, "no letter or digit, no word");
         assert_eq!(word_count("é ü\tx"), 3);
-        assert!(word_count("日本語の文章です") > 1, "CJK without spaces is several words");
+        assert!(
+            word_count("日本語の文章です") > 1,
+            "CJK without spaces is several words"
+        );
     }
 }

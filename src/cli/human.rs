@@ -207,7 +207,11 @@ pub fn report(report: &Report, style: Style) -> String {
     for c in &report.compactions {
         compaction(&mut out, report, c, style);
     }
-    let errors = report.findings.iter().filter(|f| f.is_unresolved_error()).count();
+    let errors = report
+        .findings
+        .iter()
+        .filter(|f| f.is_unresolved_error())
+        .count();
     let resolved = report
         .findings
         .iter()

@@ -253,9 +253,6 @@ fn parse_range(value: Option<&Value>) -> RangeSpec {
     }
 }
 
-/// A tool call's text is its name plus the JSON of its input: words are counted on that
-/// JSON, tokens are taken from its string values so JSON escapes do not glue to them.
-
 /// The texts of a parsed canonical line that count as region text, for the second look
 /// that finds declared tokens (see `super::declared`).
 pub fn region_texts(value: &Value) -> Vec<String> {

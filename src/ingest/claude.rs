@@ -196,7 +196,10 @@ impl ClaudeParser {
             }
             let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
             let usage = message.and_then(|m| m.get("usage"));
-            if let (Some(usage), true) = (usage, id.is_none_or(|id| self.counted_usage.insert(id.to_owned()))) {
+            if let (Some(usage), true) = (
+                usage,
+                id.is_none_or(|id| self.counted_usage.insert(id.to_owned())),
+            ) {
                 let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
                 meta.usage.input += n("input_tokens");
                 meta.usage.output += n("output_tokens");
@@ -208,7 +211,10 @@ impl ClaudeParser {
         if kind == "user" && !is_meta && meta.first_prompt.is_none() {
             if let Some(Value::String(text)) = message.and_then(|m| m.get("content")) {
                 let text = text.trim();
-                if !text.is_empty() && !text.starts_with('<') && record.get("isCompactSummary").is_none() {
+                if !text.is_empty()
+                    && !text.starts_with('<')
+                    && record.get("isCompactSummary").is_none()
+                {
                     meta.first_prompt = Some(text.chars().take(200).collect());
                 }
             }

@@ -123,13 +123,14 @@ impl CodexParser {
                     meta.usage.output = n("output_tokens");
                 }
             }
-            ("response_item", "message") if meta.first_prompt.is_none() => {
-                if str_of(payload, "role").as_deref() == Some("user") {
-                    let text = payload.get("content").map(content_text).unwrap_or_default();
-                    let text = text.trim();
-                    if !text.is_empty() && !text.starts_with('<') && !text.starts_with('#') {
-                        meta.first_prompt = Some(text.chars().take(200).collect());
-                    }
+            ("response_item", "message")
+                if meta.first_prompt.is_none()
+                    && str_of(payload, "role").as_deref() == Some("user") =>
+            {
+                let text = payload.get("content").map(content_text).unwrap_or_default();
+                let text = text.trim();
+                if !text.is_empty() && !text.starts_with('<') && !text.starts_with('#') {
+                    meta.first_prompt = Some(text.chars().take(200).collect());
                 }
             }
             _ => {}

@@ -37,7 +37,11 @@ pub fn detect_record(record: &Value) -> Option<Format> {
     }
     if matches!(
         kind,
-        "file-history-snapshot" | "queue-operation" | "permission-mode" | "custom-title" | "ai-title"
+        "file-history-snapshot"
+            | "queue-operation"
+            | "permission-mode"
+            | "custom-title"
+            | "ai-title"
     ) {
         return Some(Format::ClaudeCode);
     }

@@ -100,7 +100,10 @@ pub fn attach_context_sources(session: &mut Session) {
         let digest = text::digest(&[&text], 0, &mut session.tokens);
         session.context_sources.push(crate::model::ContextSource {
             path: file.display().to_string(),
-            sha256: Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect(),
+            sha256: Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
             tokens: digest.tokens,
         });
     }

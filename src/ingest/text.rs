@@ -51,7 +51,8 @@ const PATH_FIELDS: &[&str] = &[
     "target_dir",
 ];
 
-/// A tool call as region text, plus the tokens of its target arguments (commands,
+/// A tool call as region text (words counted on its name plus the JSON of its input,
+/// tokens taken from its string values so JSON escapes do not glue to them), plus the tokens of its target arguments (commands,
 /// paths, URLs, ids: everything but the content it writes).
 pub fn tool_call_digest(
     name: &str,
@@ -85,11 +86,18 @@ pub fn tool_call_digest(
         }
     }
     let targets = TextDigest::from_ids(0, targets).tokens;
-    (TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied())), targets)
+    (
+        TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied())),
+        targets,
+    )
 }
 
 /// String leaves of a tool input with the key that holds each, leaving out content.
-fn target_leaves<'v>(key: Option<&'v str>, value: &'v Value, out: &mut Vec<(Option<&'v str>, &'v str)>) {
+fn target_leaves<'v>(
+    key: Option<&'v str>,
+    value: &'v Value,
+    out: &mut Vec<(Option<&'v str>, &'v str)>,
+) {
     match value {
         Value::String(s) => out.push((key, s)),
         Value::Array(items) => items.iter().for_each(|v| target_leaves(key, v, out)),

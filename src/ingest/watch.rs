@@ -53,9 +53,9 @@ mod tests {
         assert!(!is_content_change(&EventKind::Access(AccessKind::Close(
             AccessMode::Read
         ))));
-        assert!(!is_content_change(&EventKind::Modify(ModifyKind::Metadata(
-            MetadataKind::AccessTime
-        ))));
+        assert!(!is_content_change(&EventKind::Modify(
+            ModifyKind::Metadata(MetadataKind::AccessTime)
+        )));
         assert!(is_content_change(&EventKind::Modify(ModifyKind::Data(
             DataChange::Any
         ))));

@@ -5,8 +5,8 @@ pub mod session;
 pub mod token;
 
 pub use event::{
-    CompactionExtra, Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec, Summary, TextDigest,
-    Verdict,
+    CompactionExtra, Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec,
+    Summary, TextDigest, Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Session, SessionMeta, TokenUsage,

@@ -1,0 +1,99 @@
+//! The labelled set of real compactions (tests/labelled/real-sessions.json): every
+//! compaction of ../shared/real-sessions is found, every finding ctxlens reports there
+//! was labelled by a person, and the precision holds.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+
+fn labelled() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labelled/real-sessions.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// (file, short compaction id, kind, token) of a finding.
+type Key = (String, String, String, String);
+
+fn key(file: &str, finding: &Value) -> Key {
+    let compaction: String = finding["compaction"]
+        .as_str()
+        .unwrap_or("")
+        .chars()
+        .take(8)
+        .collect();
+    (
+        file.to_owned(),
+        compaction,
+        finding["kind"].as_str().unwrap().to_owned(),
+        finding["token"].as_str().unwrap_or("").to_owned(),
+    )
+}
+
+#[test]
+fn precision_on_the_labelled_real_sessions_holds() {
+    let Some(dir) = real_sessions_dir("precision_on_the_labelled_real_sessions_holds") else {
+        return;
+    };
+    let set = labelled();
+    let labels: Vec<(Key, bool, Value)> = set["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                key(l["file"].as_str().unwrap(), l),
+                l["label"].as_bool().unwrap(),
+                l["severity"].clone(),
+            )
+        })
+        .collect();
+    let (mut errors, mut true_errors, mut recalled, mut true_recalled) = (0, 0, 0, 0);
+    for session in set["sessions"].as_array().unwrap() {
+        let file = session["file"].as_str().unwrap();
+        let (report, code) = audit_json(&dir.join(file), &[]);
+        assert_ne!(code, 2, "{file}");
+        assert_eq!(report["format"], session["format"], "{file}");
+        let ids: Vec<&Value> = report["compactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| &c["id"])
+            .collect();
+        let expected: Vec<&Value> = session["compactions"].as_array().unwrap().iter().collect();
+        assert_eq!(ids, expected, "{file}: every compaction found");
+        for finding in report["findings"].as_array().unwrap() {
+            if finding["kind"] == "malformed_line" {
+                continue;
+            }
+            let k = key(file, finding);
+            let Some((_, label, _)) = labels.iter().find(|(l, _, _)| *l == k) else {
+                panic!("{k:?} is not in the labelled set: read the transcript and label it");
+            };
+            if finding["severity"] == "error" {
+                errors += 1;
+                true_errors += usize::from(*label);
+                assert!(
+                    *label,
+                    "{k:?}: an error a person reading the transcript calls false"
+                );
+            }
+            if finding["recalled"] == true {
+                recalled += 1;
+                true_recalled += usize::from(*label);
+            }
+        }
+    }
+    eprintln!(
+        "labelled set: {true_errors}/{errors} errors true, {true_recalled}/{recalled} recalled-use warnings true"
+    );
+    assert!(
+        errors == 0 || true_errors * 10 >= errors * 9,
+        "error precision"
+    );
+    // Warnings: no worse than when the set was labelled (5 true of 17).
+    assert!(
+        recalled == 0 || true_recalled * 17 >= recalled * 5,
+        "recalled-use precision fell: {true_recalled}/{recalled}"
+    );
+}

@@ -1,0 +1,208 @@
+//! The §8.5-8.6 rules on shapes taken from real transcripts: extraction, the failed
+//! call on a regenerated identifier, and findings resolved by a standing decision.
+
+mod common;
+use common::*;
+use ctxlens::analysis::tokens::{extract, extract_directories};
+use ctxlens::model::TokenClass;
+use serde_json::Value;
+
+fn tokens(text: &str) -> Vec<(String, TokenClass)> {
+    extract(text)
+        .iter()
+        .map(|f| (f.text(text).to_owned(), f.class))
+        .collect()
+}
+
+fn texts(text: &str) -> Vec<String> {
+    tokens(text).into_iter().map(|(t, _)| t).collect()
+}
+
+#[test]
+fn grep_output_gives_the_path_alone() {
+    let grep = "src/config/segment.go-88-\tfoo := 1\nsrc/config/segment.go:89:\tbar()\ndocs/guide.md:72:see above";
+    assert_eq!(
+        texts(grep),
+        [
+            "src/config/segment.go",
+            "src/config/segment.go",
+            "docs/guide.md"
+        ]
+    );
+}
+
+#[test]
+fn urls_stop_at_brackets_and_the_prose_after_them() {
+    let md =
+        "詳細は[ドキュメント](https://docs.example.com/guide)を参照。次は https://x.io/a、それから";
+    assert_eq!(
+        texts(md),
+        ["https://docs.example.com/guide", "https://x.io/a"]
+    );
+    assert_eq!(
+        texts("see https://en.wikipedia.org/wiki/Foo_(bar)."),
+        ["https://en.wikipedia.org/wiki/Foo_(bar)"]
+    );
+}
+
+#[test]
+fn template_leftovers_imports_and_system_paths_are_no_tokens() {
+    for text in [
+        "curl -o /tmp/gh_${GH_VERSION}.tar.gz",
+        "import { Button } from '@/components/ui/button.tsx'",
+        "import x from '~/lib/util.ts'",
+        "2>/dev/null; /usr/bin/env python3; /usr/local/bin/node",
+        "cat {dir}/<name>.json",
+    ] {
+        assert!(
+            tokens(text).iter().all(|(t, _)| !t.starts_with('/')),
+            "{text:?} holds no absolute path: {:?}",
+            tokens(text)
+        );
+    }
+    assert!(texts("import x from '~/lib/util.ts'").is_empty());
+    assert!(texts("2>/dev/null and /usr/bin/env").is_empty());
+}
+
+#[test]
+fn read_gutters_and_lines_apart_are_not_numbered_tokens() {
+    assert!(texts("fixes the issue\n    59→fn main() {").is_empty());
+    assert_eq!(texts("see issue #59 and PR: 381"), ["59", "381"]);
+}
+
+#[test]
+fn diff_headers_ls_and_git_listings() {
+    assert_eq!(
+        texts("diff --git a/src/app.rs b/src/app.rs\n--- a/src/app.rs\n+++ b/src/app.rs"),
+        ["src/app.rs", "src/app.rs", "src/app.rs", "src/app.rs"]
+    );
+    let log = "4f9a2c8 Fix upload\n9c3e5b7 Add MFA (#212)";
+    assert_eq!(texts(log), ["4f9a2c8", "9c3e5b7"]);
+    let status = "On branch feat/upload-e2e\n\tmodified:   web/src/pages/Upload.tsx";
+    assert_eq!(
+        tokens(status),
+        [
+            ("feat/upload-e2e".to_owned(), TokenClass::Branch),
+            ("web/src/pages/Upload.tsx".to_owned(), TokenClass::Path)
+        ]
+    );
+    let ls = "-rw-r--r--  1 ann staff  912 Feb 13 10:01 package.json\ndrwxr-xr-x  4 ann staff  128 Feb 13 10:01 src";
+    assert!(
+        texts(ls).is_empty(),
+        "bare names in a listing are not paths"
+    );
+}
+
+#[test]
+fn the_identifier_kinds_operators_need() {
+    assert_eq!(
+        tokens("git checkout -b fix/login-42 && git push origin/release-2.1"),
+        [
+            ("fix/login-42".to_owned(), TokenClass::Branch),
+            ("release-2.1".to_owned(), TokenClass::Branch)
+        ]
+    );
+    assert_eq!(
+        tokens("price pri_01h2xcejqtf2nbrexx3vqjhp41 for group.com.example.app"),
+        [
+            (
+                "pri_01h2xcejqtf2nbrexx3vqjhp41".to_owned(),
+                TokenClass::VendorId
+            ),
+            ("group.com.example.app".to_owned(), TokenClass::ReverseDns)
+        ]
+    );
+    assert_eq!(
+        texts("原稿/第3章_はじめに.mdを5回読んだ"),
+        ["原稿/第3章_はじめに.md"]
+    );
+    let dirs: Vec<String> = extract_directories("ls -la src/components/ && cd /srv/app/")
+        .iter()
+        .map(|f| f.text("ls -la src/components/ && cd /srv/app/").to_owned())
+        .collect();
+    assert_eq!(dirs, ["src/components", "/srv/app"]);
+    assert!(texts("the branch is main").is_empty());
+}
+
+fn log(lines: &[&str]) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_failed_call_on_a_look_alike_of_a_dropped_token_is_regenerated_binding() {
+    let (_dir, path) = log(&[
+        r#"{"type":"session","seq":1,"cwd":"/srv"}"#,
+        r#"{"type":"tool_result","seq":2,"call_id":"c0","text":"head is 4f9a2c81d0e7"}"#,
+        r#"{"type":"compaction","seq":3,"id":"k1","phase":"applied","range":{"from":1,"to":2},"summary":"migrated staging"}"#,
+        r#"{"type":"tool_call","seq":4,"call_id":"c1","name":"shell","input":{"cmd":"alembic downgrade 7b1e9d03c2a5"}}"#,
+        r#"{"type":"tool_result","seq":5,"call_id":"c1","is_error":true,"text":"Can't locate revision identified by '7b1e9d03c2a5'"}"#,
+    ]);
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1);
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "regenerated_binding")
+        .expect("regenerated_binding")
+        .clone();
+    assert_eq!(finding["severity"], "error");
+    assert_eq!(finding["token"], "4f9a2c81d0e7");
+    assert_eq!(finding["regenerated"], "7b1e9d03c2a5");
+    assert_eq!(finding["step"], "shell c1 (seq 4)");
+    assert_eq!(finding["resolved_by"], Value::Null, "what happened stays");
+}
+
+#[test]
+fn a_call_that_worked_or_a_known_value_is_no_regeneration() {
+    let (_dir, path) = log(&[
+        r#"{"type":"tool_result","seq":1,"call_id":"c0","text":"head is 4f9a2c81d0e7, old 7b1e9d03c2a5"}"#,
+        r#"{"type":"compaction","seq":2,"id":"k1","phase":"applied","range":{"from":1,"to":1},"summary":"migrated"}"#,
+        r#"{"type":"tool_call","seq":3,"call_id":"c1","name":"shell","input":{"cmd":"alembic downgrade 7b1e9d03c2a5"}}"#,
+        r#"{"type":"tool_result","seq":4,"call_id":"c1","is_error":true,"text":"failed"}"#,
+    ]);
+    let (report, _) = audit_json(&path, &[]);
+    assert!(!finding_kinds(&report).contains(&"regenerated_binding".to_owned()));
+}
+
+#[test]
+fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
+    let (_dir, path) = sample_copy("pending-compaction.jsonl");
+    let (_, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1);
+    let out = ctxlens()
+        .arg("decide")
+        .arg(&path)
+        .args(["k1", "spill", "--by", "ops"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 0, "a handled compaction passes CI");
+    let dropped = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["kind"] == "dropped_binding")
+        .unwrap()
+        .clone();
+    assert_eq!(dropped["resolved_by"], "spill");
+    let human = ctxlens().arg("audit").arg(&path).output().unwrap();
+    assert!(String::from_utf8_lossy(&human.stdout).contains("(resolved by spill)"));
+}
+
+#[test]
+fn an_approve_resolves_nothing() {
+    let (_dir, path) = sample_copy("pending-compaction.jsonl");
+    ctxlens()
+        .arg("decide")
+        .arg(&path)
+        .args(["k1", "approve", "--by", "ops"])
+        .assert()
+        .code(0);
+    let (_, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1);
+}
