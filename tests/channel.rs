@@ -142,12 +142,7 @@ fn spawn_await(log: &std::path::Path) -> std::process::Child {
 fn await_returns_a_decision_another_process_writes() {
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
     let waiter = spawn_await(&log);
-    ctxlens()
-        .arg("decide")
-        .arg(&log)
-        .args(["k1", "refuse", "--by", "ops"])
-        .assert()
-        .code(0);
+    assert_exit(&decide(&log, "k1", "refuse", "ops"), 0);
     let output = waiter.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));
     let decision: Value = serde_json::from_slice(&output.stdout).unwrap();

@@ -36,12 +36,7 @@ fn play(verdict: &str) -> (serde_json::Value, String) {
         assert!(Instant::now() < deadline, "the demo never proposed");
         std::thread::sleep(Duration::from_millis(20));
     }
-    ctxlens()
-        .arg("decide")
-        .arg(&log)
-        .args(["k1", verdict, "--by", "demo-test"])
-        .assert()
-        .code(0);
+    assert_exit(&decide(&log, "k1", verdict, "demo-test"), 0);
     let outcome = writer.join().unwrap();
     assert!(outcome.finished);
     let (report, _) = audit_json(&log, &[]);

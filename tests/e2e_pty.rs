@@ -150,12 +150,7 @@ fn a_decision_written_by_another_process_shows_up() {
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
     let mut tui = Tui::start(&[&log]);
     tui.wait_for("1 PENDING");
-    ctxlens()
-        .arg("decide")
-        .arg(&log)
-        .args(["k1", "refuse", "--by", "bob"])
-        .assert()
-        .code(0);
+    assert_exit(&decide(&log, "k1", "refuse", "bob"), 0);
     tui.wait_for("decision: REFUSE by bob");
     assert!(!tui.screen().contains("PENDING"));
     tui.keys("q");

@@ -193,12 +193,7 @@ fn hold_waits_for_an_operator_and_refuse_blocks() {
         assert!(std::time::Instant::now() < deadline);
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    ctxlens()
-        .arg("decide")
-        .arg(&path)
-        .args(["pre-compact-1", "refuse", "--by", "ops"])
-        .assert()
-        .code(0);
+    assert_exit(&decide(&path, "pre-compact-1", "refuse", "ops"), 0);
     let out = child.wait_with_output().unwrap();
     assert_exit(&out, 2);
     // A timeout lets the compaction go ahead.

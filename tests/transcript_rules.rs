@@ -173,12 +173,7 @@ fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
     let (_dir, path) = sample_copy("pending-compaction.jsonl");
     let (_, code) = audit_json(&path, &[]);
     assert_eq!(code, 1);
-    let out = ctxlens()
-        .arg("decide")
-        .arg(&path)
-        .args(["k1", "spill", "--by", "ops"])
-        .output()
-        .unwrap();
+    let out = decide(&path, "k1", "spill", "ops");
     assert_exit(&out, 0);
     let (report, code) = audit_json(&path, &[]);
     assert_eq!(code, 0, "a handled compaction passes CI");
@@ -197,12 +192,7 @@ fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
 #[test]
 fn an_approve_resolves_nothing() {
     let (_dir, path) = sample_copy("pending-compaction.jsonl");
-    ctxlens()
-        .arg("decide")
-        .arg(&path)
-        .args(["k1", "approve", "--by", "ops"])
-        .assert()
-        .code(0);
+    assert_exit(&decide(&path, "k1", "approve", "ops"), 0);
     let (_, code) = audit_json(&path, &[]);
     assert_eq!(code, 1);
 }

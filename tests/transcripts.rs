@@ -236,12 +236,7 @@ fn gate_and_decide_work_on_transcript_compactions() {
         Some(0),
         "approve: the reused token was recalled"
     );
-    let out = ctxlens()
-        .arg("decide")
-        .arg(&log)
-        .args(["cb01", "spill", "--by", "ops"])
-        .output()
-        .unwrap();
+    let out = decide(&log, "cb01", "spill", "ops");
     assert_exit(&out, 0);
     let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
     let handle = decision["handle"].as_str().unwrap();

@@ -4,8 +4,8 @@
 use super::coverage;
 use super::finding::{Finding, FindingKind, Severity};
 use super::gate::GateFlags;
-use super::inference::{later_uses, LaterUse, Reuse};
-use super::kept::{basename_counts, token_key, SummaryForms};
+use super::inference::{later_uses, Fate, LaterUse};
+use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::regenerated;
 use super::state::{target_text, StateAt};
@@ -24,10 +24,8 @@ pub struct RegionToken {
     pub survived: Option<bool>,
     /// `Some(regenerable)` for a token declared by a binding before the compaction.
     pub declared: Option<bool>,
-    /// Dropped by the summary but put back by the runtime (spec §8.6).
-    pub carried: bool,
-    /// What a later tool call's use of a dropped transcript token shows.
-    pub reused: Option<Reuse>,
+    /// What became of it after the compaction, when the summary dropped it (§8.6).
+    pub fate: Fate,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -36,12 +34,8 @@ pub struct DroppedToken {
     pub class: TokenClass,
     pub regenerable: Option<bool>,
     pub required_by: Vec<String>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub carried: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reused: Option<Reuse>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub recalled: bool,
+    #[serde(flatten)]
+    pub fate: Fate,
 }
 
 #[derive(Debug, Clone)]
@@ -193,8 +187,7 @@ pub(super) fn analyze(
                     id: token,
                     survived: None,
                     declared: state.binding(token).map(|b| b.regenerable),
-                    carried: false,
-                    reused: None,
+                    fate: Fate::default(),
                 });
                 tokens.len() - 1
             });
@@ -213,10 +206,7 @@ pub(super) fn analyze(
         let ledger_keys: HashSet<String> = ledger_hint
             .iter()
             .flat_map(|h| h.tokens.iter())
-            .map(|(t, _)| match super::tokens::classify(t) {
-                TokenClass::Path => path_key(t, cwd),
-                _ => t.clone(),
-            })
+            .map(|(t, _)| text_key(t, super::tokens::classify(t), cwd))
             .collect();
         let forms = transcript.then(|| SummaryForms::new(session, summary, cwd));
         let region_paths: Vec<&str> = tokens
@@ -254,7 +244,7 @@ pub(super) fn analyze(
             })
     };
     for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
-        token.carried = carried.contains(&key(token.id)) || in_cwd_chain(token.id);
+        token.fate.carried = carried.contains(&key(token.id)) || in_cwd_chain(token.id);
     }
     let (opaque_ratio, prose_ratio) = match summary {
         Some(summary) if !region.is_empty() => {
@@ -329,7 +319,7 @@ pub(super) fn analyze(
     let uses = if transcript {
         let dropped_keys: HashMap<String, TokenId> = tokens
             .iter()
-            .filter(|t| t.survived == Some(false) && !t.carried)
+            .filter(|t| t.survived == Some(false) && !t.fate.carried)
             .map(|t| (key(t.id), t.id))
             .collect();
         later_uses(session, after, earlier.until, &dropped_keys)
@@ -339,7 +329,7 @@ pub(super) fn analyze(
     let mut dropped = Vec::new();
     for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
         let used = uses.iter().find(|u| u.token == token.id);
-        token.reused = used.map(|u| u.reuse);
+        token.fate.reused = used.map(|u| u.reuse);
         let mut needed_by = required_by(token.id);
         let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
         if let Some(used) = used {
@@ -348,17 +338,14 @@ pub(super) fn analyze(
         if token.declared.is_none() && needed_by.is_empty() {
             continue;
         }
-        let recalled = used.is_some_and(|u| u.reuse == Reuse::Recalled);
         dropped.push(DroppedToken {
             token: session.tokens.text(token.id).to_owned(),
             class: session.tokens.class(token.id),
             regenerable: token.declared,
             required_by: needed_by.clone(),
-            carried: token.carried,
-            reused: token.reused,
-            recalled,
+            fate: token.fate,
         });
-        if token.carried {
+        if token.fate.carried {
             continue;
         }
         if token.declared == Some(false) && !needed_by.is_empty() {
@@ -370,29 +357,22 @@ pub(super) fn analyze(
             findings.push(inferred_finding(
                 session, id, token.id, &state, used, &needed_by,
             ));
-        } else if token.declared.is_none() && transcript && recalled {
-            if let Some(used) = used {
-                findings.push(recalled_finding(session, id, token.id, used));
-            }
+        } else if let Some(used) =
+            used.filter(|_| token.declared.is_none() && token.fate.recalled())
+        {
+            findings.push(recalled_finding(session, id, token.id, used));
         }
     }
     // The harm itself: a failed call on a look-alike of a dropped token (any format).
     let lost: Vec<TokenId> = tokens
         .iter()
-        .filter(|t| t.survived == Some(false) && !t.carried)
+        .filter(|t| t.survived == Some(false) && !t.fate.carried)
         .map(|t| t.id)
         .collect();
     for found in regenerated(session, after, earlier.until, &lost, earlier.first_seen) {
         let d = session.tokens.text(found.token);
         let t = session.tokens.text(found.regenerated);
-        let event = &session.events[found.event];
-        let step = match &event.kind {
-            EventKind::ToolCall { name, call_id, .. } => match call_id {
-                Some(call) => format!("{name} {call} (seq {})", event.seq),
-                None => format!("{name} (seq {})", event.seq),
-            },
-            _ => format!("seq {}", event.seq),
-        };
+        let step = call_name(session, found.event);
         findings.push(error(
             FindingKind::RegeneratedBinding {
                 token: d.to_owned(),
@@ -522,10 +502,20 @@ fn dropped_binding_finding(
 
 /// How a later tool call is named in `step` and `required_by`.
 fn step_name(session: &Session, used: &LaterUse) -> String {
-    let seq = session.events[used.event].seq;
-    match &used.call_id {
-        Some(call) => format!("{} {call} (seq {seq})", used.name),
-        None => format!("{} (seq {seq})", used.name),
+    call_name(session, used.event)
+}
+
+/// A tool call event as findings name it: `NAME CALL_ID (seq N)`.
+fn call_name(session: &Session, index: usize) -> String {
+    let event = &session.events[index];
+    match &event.kind {
+        EventKind::ToolCall {
+            name,
+            call_id: Some(call),
+            ..
+        } => format!("{name} {call} (seq {})", event.seq),
+        EventKind::ToolCall { name, .. } => format!("{name} (seq {})", event.seq),
+        _ => format!("seq {}", event.seq),
     }
 }
 

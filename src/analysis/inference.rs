@@ -18,6 +18,38 @@ pub enum Reuse {
     Recalled,
 }
 
+/// What became of a dropped token after the compaction, as the report shows it:
+/// `carried` when the runtime put it back, `reused` (and `recalled`) when a later tool
+/// call used it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Fate {
+    pub carried: bool,
+    pub reused: Option<Reuse>,
+}
+
+impl Fate {
+    pub fn recalled(&self) -> bool {
+        self.reused == Some(Reuse::Recalled)
+    }
+}
+
+impl Serialize for Fate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        if self.carried {
+            map.serialize_entry("carried", &true)?;
+        }
+        if let Some(reused) = self.reused {
+            map.serialize_entry("reused", &reused)?;
+        }
+        if self.recalled() {
+            map.serialize_entry("recalled", &true)?;
+        }
+        map.end()
+    }
+}
+
 /// The first tool call that used a dropped token.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaterUse {

@@ -47,18 +47,19 @@ impl SummaryForms {
             }
             words.insert(word.to_owned());
         }
+        // `~/x` is the home folder's `x`, the home being taken from the cwd.
+        let file_key = |path: &str| match (path.strip_prefix('~'), home_of(cwd)) {
+            (Some(rest), Some(home)) => path_key(&format!("{home}{rest}"), cwd),
+            _ => path_key(path, cwd),
+        };
         let path_keys = summary
             .digest
             .tokens
             .iter()
             .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
-            .map(|&t| path_key(session.tokens.text(t), cwd))
-            .chain(
-                words
-                    .iter()
-                    .filter(|w| w.contains('/'))
-                    .map(|w| path_key(w, cwd)),
-            )
+            .map(|&t| session.tokens.text(t))
+            .chain(words.iter().map(String::as_str).filter(|w| w.contains('/')))
+            .map(file_key)
             .collect();
         let path_tails = words
             .iter()
@@ -106,23 +107,13 @@ impl SummaryForms {
                 if self.path_tails.contains(bare.trim_start_matches("./")) || tail_held {
                     return true;
                 }
-                if let Some(relative) = cwd
+                // A file at the cwd's root, named bare (other relative and `~` forms
+                // are among the path keys).
+                let at_root = cwd
                     .and_then(|c| key.strip_prefix(c))
-                    .and_then(|r| r.strip_prefix('/'))
-                {
-                    if self.words.contains(relative)
-                        || self.words.contains(&format!("./{relative}"))
-                    {
-                        return true;
-                    }
-                }
-                if let Some(home_form) = home_of(cwd)
-                    .and_then(|h| key.strip_prefix(h))
-                    .map(|r| format!("~{r}"))
-                {
-                    if self.words.contains(&home_form) {
-                        return true;
-                    }
+                    .and_then(|r| r.strip_prefix('/'));
+                if at_root.is_some_and(|name| self.words.contains(name)) {
+                    return true;
                 }
                 let base = basename(text);
                 !base.is_empty()
@@ -164,9 +155,8 @@ fn home_of(cwd: Option<&str>) -> Option<&str> {
     None
 }
 
-/// How many of `paths` share each basename.
-/// Paths of which one ends with the other at a `/` (`lib/a.dart`, `app/lib/a.dart`)
-/// count as one file.
+/// How many files of `paths` share each basename. Paths of which one ends with the
+/// other at a `/` (`lib/a.dart`, `app/lib/a.dart`) count as one file.
 pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
     let mut keys: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
     for path in paths {
@@ -193,17 +183,18 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a 
         .collect()
 }
 
-/// The ids of `tokens` whose comparison key is in `keys`.
-pub fn key_set(session: &Session, tokens: &[TokenId], cwd: Option<&str>) -> HashSet<String> {
-    tokens.iter().map(|&t| token_key(session, t, cwd)).collect()
-}
-
 /// A token's comparison key: a path as the file it names, anything else as written.
 pub fn token_key(session: &Session, token: TokenId, cwd: Option<&str>) -> String {
     let info = session.tokens.get(token);
-    match info.class {
-        TokenClass::Path => path_key(&info.text, cwd),
-        _ => info.text.to_string(),
+    text_key(&info.text, info.class, cwd)
+}
+
+/// The comparison key of a token's text: a path as the file it names (see
+/// [`path_key`]), anything else as written.
+pub fn text_key(text: &str, class: TokenClass, cwd: Option<&str>) -> String {
+    match class {
+        TokenClass::Path => path_key(text, cwd),
+        _ => text.to_owned(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! What a Claude Code hook keeps before a compaction: the identifiers that open todos and
 //! recent tool calls depend on; and after it, which of them the summary dropped.
 
+use super::kept::text_key;
 use super::paths::path_key;
 use super::state::StateAt;
 use super::tokens::{classify, contains_whole_word, extract};
@@ -22,10 +23,7 @@ const RECENT: usize = 20;
 /// tokens of open todos, then those of the most recent tool calls and results.
 pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
     let cwd = session.cwd.as_deref();
-    let key = |text: &str, class: TokenClass| match class {
-        TokenClass::Path => path_key(text, cwd),
-        _ => text.to_owned(),
-    };
+    let key = |text: &str, class: TokenClass| text_key(text, class, cwd);
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let mut add = |token: &str, class: TokenClass, why: String| {

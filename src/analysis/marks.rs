@@ -2,7 +2,6 @@
 //! colour. Computed from the compaction's analysis, never anew.
 
 use super::compaction::{CompactionAnalysis, RegionToken};
-use super::paths::path_key;
 use super::tokens::{extract, is_whole_word};
 use crate::model::{Session, TokenClass};
 use std::collections::HashMap;
@@ -52,10 +51,7 @@ pub struct Mark {
 }
 
 fn key(session: &Session, text: &str, class: TokenClass) -> String {
-    match class {
-        TokenClass::Path => path_key(text, session.cwd.as_deref()),
-        _ => text.to_owned(),
-    }
+    super::kept::text_key(text, class, session.cwd.as_deref())
 }
 
 /// The region tokens of `analysis` found in `text`, leftmost first.

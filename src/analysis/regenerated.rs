@@ -24,11 +24,9 @@ pub fn first_seen(session: &Session) -> HashMap<TokenId, usize> {
         let mut note = |id: TokenId| {
             first.entry(id).or_insert(index);
         };
+        // A tool call's targets are among its input's tokens.
         match &event.kind {
             EventKind::Binding { token, .. } => note(*token),
-            EventKind::ToolCall { targets, input, .. } => {
-                targets.iter().chain(&input.tokens).for_each(|&t| note(t));
-            }
             kind => {
                 if let Some(digest) = kind.region_text() {
                     digest.tokens.iter().for_each(|&t| note(t));

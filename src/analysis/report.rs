@@ -201,12 +201,8 @@ pub struct RangeOut {
 pub struct DroppedOut {
     pub token: String,
     pub class: TokenClass,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub carried: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reused: Option<super::inference::Reuse>,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub recalled: bool,
+    #[serde(flatten)]
+    pub fate: super::inference::Fate,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -233,13 +229,6 @@ pub struct CompactionReport {
     pub post_tokens: Option<u64>,
 }
 
-/// An instruction file the runtime re-injects, as consulted (spec §8.6).
-#[derive(Debug, Clone, Serialize)]
-pub struct ContextSourceOut {
-    pub path: String,
-    pub sha256: String,
-}
-
 /// A Claude Code `microcompact_boundary`: old tool results cleared, no summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct MicrocompactionReport {
@@ -263,7 +252,8 @@ pub struct Report {
     pub branch: Option<String>,
     pub usage: crate::model::TokenUsage,
     pub last_activity: Option<String>,
-    pub context_sources: Vec<ContextSourceOut>,
+    /// Instruction files the runtime re-injects, as consulted (spec §8.6).
+    pub context_sources: Vec<crate::model::ContextSource>,
 }
 
 impl Report {
@@ -305,9 +295,7 @@ pub fn report(
                     .map(|t| DroppedOut {
                         token: session.tokens.text(t.id).to_owned(),
                         class: session.tokens.class(t.id),
-                        carried: t.carried,
-                        reused: t.reused,
-                        recalled: t.reused == Some(super::inference::Reuse::Recalled),
+                        fate: t.fate,
                     })
                     .collect()
             }),
@@ -337,13 +325,6 @@ pub fn report(
         branch: session.meta.branch.clone(),
         usage: session.meta.usage,
         last_activity: session.meta.last_activity.clone(),
-        context_sources: session
-            .context_sources
-            .iter()
-            .map(|c| ContextSourceOut {
-                path: c.path.clone(),
-                sha256: c.sha256.clone(),
-            })
-            .collect(),
+        context_sources: session.context_sources.clone(),
     }
 }

@@ -196,16 +196,10 @@ fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
     if class == TokenClass::Path {
         let mut prev: Option<char> = None;
         for (i, c) in candidate[..cut].char_indices() {
-            if is_unspaced_script(c) && prev.is_some_and(|p| p.is_ascii_alphanumeric()) {
-                let before = &candidate[..i];
-                let file = before.rsplit('/').next().unwrap_or("");
-                if file
-                    .rsplit_once('.')
-                    .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext))
-                {
-                    cut = i;
-                    break;
-                }
+            let after_ascii = prev.is_some_and(|p| p.is_ascii_alphanumeric());
+            if is_unspaced_script(c) && after_ascii && has_file_extension(&candidate[..i]) {
+                cut = i;
+                break;
             }
             prev = Some(c);
         }
@@ -222,37 +216,38 @@ fn grep_context_suffix(path: &str) -> Option<usize> {
     let body = path.strip_suffix('-')?;
     let dash = body.rfind('-')?;
     let digits = &body[dash + 1..];
-    let file = &body[..dash];
-    let has_ext = file
-        .rsplit('/')
-        .next()
-        .and_then(|f| f.rsplit_once('.'))
-        .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext));
-    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && has_ext).then_some(dash)
+    let is_line = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    (is_line && has_file_extension(&body[..dash])).then_some(dash)
 }
 
 /// Paths every machine has: never an identifier of the work.
 fn is_system_path(path: &str) -> bool {
-    [
-        "/dev/",
-        "/proc/",
-        "/bin/",
-        "/sbin/",
-        "/usr/bin/",
-        "/usr/local/bin/",
-    ]
-    .iter()
-    .any(|p| path.starts_with(p))
-        || matches!(
-            path,
-            "/dev" | "/proc" | "/bin" | "/sbin" | "/usr/bin" | "/usr/local/bin" | "/tmp"
-        )
+    let path = path.trim_end_matches('/');
+    path == "/tmp"
+        || [
+            "/dev",
+            "/proc",
+            "/bin",
+            "/sbin",
+            "/usr/bin",
+            "/usr/local/bin",
+        ]
+        .iter()
+        .any(|dir| {
+            path.strip_prefix(dir)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+        })
+}
+
+/// The text of the line that holds `start`, up to `start`.
+fn line_before(text: &str, start: usize) -> &str {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    &text[line_start..start]
 }
 
 /// Whether the line around `start` imports a module (`import … from '~/x'`).
 fn in_import(text: &str, start: usize) -> bool {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..start];
+    let line = line_before(text, start);
     let trimmed = line.trim_start();
     trimmed.starts_with("import ")
         || trimmed.starts_with("export ")
@@ -264,8 +259,7 @@ fn in_import(text: &str, start: usize) -> bool {
 /// Whether `start` lies in a diff's file header (`--- a/x`, `+++ b/x`,
 /// `diff --git a/x b/x`), where `a/` and `b/` are prefixes, not folders.
 fn in_diff_header(text: &str, start: usize) -> bool {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[line_start..start];
+    let line = line_before(text, start);
     line.starts_with("diff --git ") || line == "--- " || line == "+++ "
 }
 
@@ -301,11 +295,9 @@ fn shape_ok(candidate: &str, class: TokenClass) -> bool {
         }
         TokenClass::Path => {
             let has_alnum = candidate.chars().any(char::is_alphanumeric);
-            let last = candidate.rsplit('/').next().unwrap_or("");
-            let has_extension = last
-                .rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext));
-            candidate.contains('/') && has_alnum && (candidate.starts_with('/') || has_extension)
+            candidate.contains('/')
+                && has_alnum
+                && (candidate.starts_with('/') || has_file_extension(candidate))
         }
         TokenClass::ResourceId => {
             // A pod name's replica-set hash always holds a digit; hyphenated prose doesn't.
@@ -348,6 +340,15 @@ fn next_start(text: &str, from: usize, to: usize, class: TokenClass) -> usize {
         }
     }
     to
+}
+
+/// Whether the last part of `path` is a file name with an extension (`a.rs`, not
+/// `.env` nor `dir`).
+fn has_file_extension(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .and_then(|file| file.rsplit_once('.'))
+        .is_some_and(|(stem, ext)| !stem.is_empty() && is_extension(ext))
 }
 
 fn is_extension(ext: &str) -> bool {

@@ -150,17 +150,16 @@ fn parse_kind(
             }
         }
         "tool_result" => {
-            let text = text_field(obj, "text");
-            EventKind::ToolResult {
-                call_id: str_field(obj, "call_id"),
-                says_failed: super::text::says_failed(&text),
-                says_not_found: super::text::says_not_found(&text),
-                is_error: obj
-                    .get("is_error")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                text: digest(&[&text], tokens::word_count(&text), table),
-            }
+            let is_error = obj
+                .get("is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
+            super::text::tool_result(
+                str_field(obj, "call_id"),
+                is_error,
+                &text_field(obj, "text"),
+                table,
+            )
         }
         "binding" => {
             let token = required_str(obj, type_name, "token")?;

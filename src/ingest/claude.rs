@@ -163,9 +163,7 @@ impl ClaudeParser {
     fn metadata(&mut self, record: &Value, kind: &str, ts: Option<&str>) {
         let meta = &mut self.builder.session.meta;
         if let Some(ts) = ts {
-            if meta.last_activity.as_deref().is_none_or(|last| ts > last) {
-                meta.last_activity = Some(ts.to_owned());
-            }
+            meta.saw_timestamp(ts);
         }
         if let Some(branch) = record.get("gitBranch").and_then(Value::as_str) {
             if !branch.is_empty() && branch != "HEAD" {
@@ -189,10 +187,9 @@ impl ClaudeParser {
         let message = record.get("message");
         if kind == "assistant" {
             let model = message.and_then(|m| m.get("model")).and_then(Value::as_str);
+            // `<synthetic>` marks messages Claude Code wrote itself.
             if let Some(model) = model.filter(|m| !m.starts_with('<')) {
-                if !meta.models.iter().any(|m| m == model) {
-                    meta.models.push(model.to_owned());
-                }
+                meta.saw_model(model);
             }
             let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
             let usage = message.and_then(|m| m.get("usage"));
@@ -207,17 +204,11 @@ impl ClaudeParser {
                 meta.usage.cache_creation += n("cache_creation_input_tokens");
             }
         }
-        let is_meta = record.get("isMeta").and_then(Value::as_bool) == Some(true);
-        if kind == "user" && !is_meta && meta.first_prompt.is_none() {
-            if let Some(Value::String(text)) = message.and_then(|m| m.get("content")) {
-                let text = text.trim();
-                if !text.is_empty()
-                    && !text.starts_with('<')
-                    && record.get("isCompactSummary").is_none()
-                {
-                    meta.first_prompt = Some(text.chars().take(200).collect());
-                }
-            }
+        let typed = kind == "user"
+            && record.get("isMeta").and_then(Value::as_bool) != Some(true)
+            && record.get("isCompactSummary").is_none();
+        if let (true, Some(Value::String(text))) = (typed, message.and_then(|m| m.get("content"))) {
+            meta.saw_user_text(text);
         }
     }
 

@@ -94,18 +94,14 @@ impl CodexParser {
     fn metadata(&mut self, record: &Value, payload: &Value, ts: Option<&str>) {
         let meta = &mut self.builder.session.meta;
         if let Some(ts) = ts {
-            if meta.last_activity.as_deref().is_none_or(|last| ts > last) {
-                meta.last_activity = Some(ts.to_owned());
-            }
+            meta.saw_timestamp(ts);
         }
         let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
         let sub = payload.get("type").and_then(Value::as_str).unwrap_or("");
         match (kind, sub) {
             ("turn_context", _) => {
                 if let Some(model) = payload.get("model").and_then(Value::as_str) {
-                    if !meta.models.iter().any(|m| m == model) {
-                        meta.models.push(model.to_owned());
-                    }
+                    meta.saw_model(model);
                 }
             }
             ("session_meta", _) => {
@@ -128,9 +124,9 @@ impl CodexParser {
                     && str_of(payload, "role").as_deref() == Some("user") =>
             {
                 let text = payload.get("content").map(content_text).unwrap_or_default();
-                let text = text.trim();
-                if !text.is_empty() && !text.starts_with('<') && !text.starts_with('#') {
-                    meta.first_prompt = Some(text.chars().take(200).collect());
+                // Codex injects the AGENTS.md instructions as a user message.
+                if !text.trim_start().starts_with('#') {
+                    meta.saw_user_text(&text);
                 }
             }
             _ => {}

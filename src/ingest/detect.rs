@@ -195,3 +195,53 @@ impl LogParser {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::parse;
+
+    fn format_of(log: &str) -> Format {
+        parse(log.as_bytes()).expect("reads from memory").format
+    }
+
+    #[test]
+    fn records_no_format_knows_do_not_decide() {
+        // A newer Claude Code opens with kinds that carry no ids.
+        let claude = concat!(
+            "{\"type\":\"mode\",\"mode\":\"normal\"}\n",
+            "{\"type\":\"last-prompt\",\"lastPrompt\":\"go\"}\n",
+            "{\"type\":\"user\",\"uuid\":\"u1\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+        );
+        assert_eq!(format_of(claude), Format::ClaudeCode);
+        let canonical = concat!(
+            "{\"type\":\"heartbeat\"}\n",
+            "{\"type\":\"message\",\"seq\":2,\"role\":\"user\",\"text\":\"hi\"}\n",
+        );
+        assert_eq!(format_of(canonical), Format::Canonical);
+    }
+
+    #[test]
+    fn the_preponderance_wins_over_the_first_record() {
+        let mut log = String::from("{\"type\":\"message\",\"seq\":1,\"text\":\"stray\"}\n");
+        for i in 0..3 {
+            log += &format!(
+                "{{\"timestamp\":\"t\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":\"m{i}\"}}}}\n"
+            );
+        }
+        assert_eq!(format_of(&log), Format::Codex);
+    }
+
+    #[test]
+    fn lines_read_before_the_decision_are_not_lost() {
+        let log = concat!(
+            "not json\n",
+            "{\"type\":\"message\",\"seq\":1,\"text\":\"a\"}\n",
+            "{\"type\":\"message\",\"seq\":2,\"text\":\"b\"}\n",
+        );
+        let session = parse(log.as_bytes()).expect("reads from memory");
+        assert_eq!(session.events.len(), 2);
+        assert_eq!(session.malformed.len(), 1);
+        assert_eq!(session.malformed[0].line, 1);
+    }
+}

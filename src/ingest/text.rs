@@ -52,63 +52,84 @@ const PATH_FIELDS: &[&str] = &[
 ];
 
 /// A tool call as region text (words counted on its name plus the JSON of its input,
-/// tokens taken from its string values so JSON escapes do not glue to them), plus the tokens of its target arguments (commands,
-/// paths, URLs, ids: everything but the content it writes).
+/// tokens taken from its string values so JSON escapes do not glue to them), plus the
+/// tokens of its target arguments (commands, paths, URLs, ids: everything but the
+/// content it writes). One walk over the input, each string extracted once.
 pub fn tool_call_digest(
     name: &str,
     input: &Value,
     table: &mut TokenTable,
 ) -> (TextDigest, Vec<TokenId>) {
-    let json = input.to_string();
-    let words = tokens::word_count(name) + tokens::word_count(&json);
-    let mut texts = vec![name];
-    json_text_leaves(input, &mut texts);
+    let words = tokens::word_count(name) + tokens::word_count(&input.to_string());
+    let mut leaves = vec![Leaf {
+        key: None,
+        text: name,
+        target: false,
+    }];
+    input_leaves(None, input, true, &mut leaves);
     let mut ids = Vec::new();
-    for text in &texts {
-        for found in tokens::extract(text) {
-            ids.push(table.intern(found.text(text), found.class));
-        }
-    }
     let mut targets = Vec::new();
-    let mut target_texts: Vec<(Option<&str>, &str)> = Vec::new();
-    target_leaves(None, input, &mut target_texts);
-    for (key, text) in target_texts {
-        for found in tokens::extract(text)
-            .into_iter()
-            .chain(tokens::extract_directories(text))
-        {
-            targets.push(table.intern(found.text(text), found.class));
+    for leaf in leaves {
+        let found = tokens::extract(leaf.text);
+        ids.extend(
+            found
+                .iter()
+                .map(|f| table.intern(f.text(leaf.text), f.class)),
+        );
+        if !leaf.target {
+            continue;
         }
-        if key.is_some_and(|k| PATH_FIELDS.contains(&k)) {
-            if let Some(path) = tokens::path_argument(text) {
+        targets.extend(ids[ids.len() - found.len()..].iter().copied());
+        for dir in tokens::extract_directories(leaf.text) {
+            targets.push(table.intern(dir.text(leaf.text), dir.class));
+        }
+        if leaf.key.is_some_and(|k| PATH_FIELDS.contains(&k)) {
+            if let Some(path) = tokens::path_argument(leaf.text) {
                 targets.push(table.intern(path, TokenClass::Path));
             }
         }
     }
     let targets = TextDigest::from_ids(0, targets).tokens;
-    (
-        TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied())),
-        targets,
-    )
+    let all = TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied()));
+    (all, targets)
 }
 
-/// String leaves of a tool input with the key that holds each, leaving out content.
-fn target_leaves<'v>(
+/// A string of a tool input, with the key that holds it and whether it is an argument
+/// the tool acts on (not content it writes).
+struct Leaf<'v> {
     key: Option<&'v str>,
-    value: &'v Value,
-    out: &mut Vec<(Option<&'v str>, &'v str)>,
-) {
+    text: &'v str,
+    target: bool,
+}
+
+/// Every string leaf of a tool input, depth first (object keys excluded).
+fn input_leaves<'v>(key: Option<&'v str>, value: &'v Value, target: bool, out: &mut Vec<Leaf<'v>>) {
     match value {
-        Value::String(s) => out.push((key, s)),
-        Value::Array(items) => items.iter().for_each(|v| target_leaves(key, v, out)),
+        Value::String(text) => out.push(Leaf { key, text, target }),
+        Value::Array(items) => items.iter().for_each(|v| input_leaves(key, v, target, out)),
         Value::Object(map) => {
             for (k, v) in map {
-                if !CONTENT_FIELDS.contains(&k.as_str()) {
-                    target_leaves(Some(k), v, out);
-                }
+                let target = target && !CONTENT_FIELDS.contains(&k.as_str());
+                input_leaves(Some(k), v, target, out);
             }
         }
         _ => {}
+    }
+}
+
+/// A tool result as an event: its digest and whether its output says the call failed.
+pub fn tool_result(
+    call_id: Option<String>,
+    is_error: bool,
+    text: &str,
+    table: &mut TokenTable,
+) -> crate::model::EventKind {
+    crate::model::EventKind::ToolResult {
+        call_id,
+        is_error,
+        says_failed: says_failed(text),
+        says_not_found: says_not_found(text),
+        text: digest(&[text], tokens::word_count(text), table),
     }
 }
 

@@ -2,7 +2,7 @@
 //! into obligations and plans, and cutting the log into compaction segments.
 
 use super::lines::Line;
-use super::text::{digest, says_failed, says_not_found, tool_call_digest};
+use super::text::{digest, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
     Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
@@ -80,13 +80,7 @@ impl Builder {
         text: &str,
         is_error: bool,
     ) -> EventKind {
-        EventKind::ToolResult {
-            call_id,
-            is_error,
-            says_failed: says_failed(text),
-            says_not_found: says_not_found(text),
-            text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
-        }
+        super::text::tool_result(call_id, is_error, text, &mut self.session.tokens)
     }
 
     pub fn summary(&mut self, text: &str) -> Summary {

@@ -57,10 +57,11 @@ impl Default for Session {
 }
 
 /// An instruction file re-injected after every compaction (Claude Code's `CLAUDE.md`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContextSource {
     pub path: String,
     pub sha256: String,
+    #[serde(skip)]
     pub tokens: Vec<super::token::TokenId>,
 }
 
@@ -74,6 +75,31 @@ pub struct SessionMeta {
     pub usage: TokenUsage,
     /// Timestamp of the newest record that has one.
     pub last_activity: Option<String>,
+}
+
+impl SessionMeta {
+    /// Notes a record's timestamp (RFC 3339 strings order as times).
+    pub fn saw_timestamp(&mut self, ts: &str) {
+        if self.last_activity.as_deref().is_none_or(|last| ts > last) {
+            self.last_activity = Some(ts.to_owned());
+        }
+    }
+
+    /// Notes the model that answered, once each.
+    pub fn saw_model(&mut self, model: &str) {
+        if !model.is_empty() && !self.models.iter().any(|m| m == model) {
+            self.models.push(model.to_owned());
+        }
+    }
+
+    /// Keeps the first prompt a person typed: not a command or a caveat (text that
+    /// opens with markup), cut to 200 characters.
+    pub fn saw_user_text(&mut self, text: &str) {
+        let text = text.trim();
+        if self.first_prompt.is_none() && !text.is_empty() && !text.starts_with('<') {
+            self.first_prompt = Some(text.chars().take(200).collect());
+        }
+    }
 }
 
 /// Tokens the model read and wrote, summed over the transcript's assistant turns.

@@ -58,6 +58,16 @@ pub fn assert_exit(out: &std::process::Output, code: i32) {
     );
 }
 
+/// `ctxlens decide LOG ID VERDICT --by BY`.
+pub fn decide(log: &Path, id: &str, verdict: &str, by: &str) -> std::process::Output {
+    ctxlens()
+        .arg("decide")
+        .arg(log)
+        .args([id, verdict, "--by", by])
+        .output()
+        .expect("runs")
+}
+
 /// `ctxlens spill get LOG HANDLE`, piped.
 pub fn spill_get(log: &Path, handle: &str) -> std::process::Output {
     ctxlens()
