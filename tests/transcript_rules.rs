@@ -142,13 +142,7 @@ fn a_failed_call_on_a_look_alike_of_a_dropped_token_is_regenerated_binding() {
     ]);
     let (report, code) = audit_json(&path, &[]);
     assert_eq!(code, 1);
-    let finding = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "regenerated_binding")
-        .expect("regenerated_binding")
-        .clone();
+    let finding = first_finding(&report, "regenerated_binding");
     assert_eq!(finding["severity"], "error");
     assert_eq!(finding["token"], "4f9a2c81d0e7");
     assert_eq!(finding["regenerated"], "7b1e9d03c2a5");
@@ -177,13 +171,7 @@ fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
     assert_exit(&out, 0);
     let (report, code) = audit_json(&path, &[]);
     assert_eq!(code, 0, "a handled compaction passes CI");
-    let dropped = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "dropped_binding")
-        .unwrap()
-        .clone();
+    let dropped = first_finding(&report, "dropped_binding");
     assert_eq!(dropped["resolved_by"], "spill");
     let human = ctxlens().arg("audit").arg(&path).output().unwrap();
     assert!(String::from_utf8_lossy(&human.stdout).contains("(resolved by spill)"));

@@ -94,13 +94,7 @@ fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
         code, 0,
         "a verbatim use that worked is a warning, not an error"
     );
-    let finding = &report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["kind"] == "dropped_binding")
-        .unwrap()
-        .clone();
+    let finding = first_finding(&report, "dropped_binding");
     assert_eq!(
         finding["token"],
         "/home/testuser/compact-project/src/auth.py"

@@ -48,6 +48,17 @@ pub fn finding_kinds(report: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The first finding of `kind` in a report; panics when there is none.
+pub fn first_finding(report: &Value, kind: &str) -> Value {
+    report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == kind)
+        .unwrap_or_else(|| panic!("no {kind} finding in {report}"))
+        .clone()
+}
+
 /// The command ended with `code`; its stderr is shown when it did not.
 pub fn assert_exit(out: &std::process::Output, code: i32) {
     assert_eq!(
