@@ -223,7 +223,9 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     assert!(
         screen.contains("pending-compaction.jsonl") && screen.contains("benign-compaction.jsonl")
     );
-    // Newest first: write to the benign log so it moves to the top, live.
+    // Copies are not live: their records are old. Writing to one makes it live and
+    // moves it to the top.
+    assert!(!screen.contains("● live"), "{screen}");
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(dir.path().join("benign-compaction.jsonl"))
@@ -231,10 +233,16 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     file.write_all(b"{\"type\":\"message\",\"seq\":99,\"text\":\"still going\"}\n")
         .unwrap();
     tui.wait_for("● live");
+    let screen = tui.screen();
+    let row = |name: &str| screen.lines().position(|l| l.contains(name)).unwrap();
+    assert!(
+        row("benign-compaction") < row("pending-compaction"),
+        "{screen}"
+    );
     tui.keys("g\r");
     tui.wait_for("Timeline");
     tui.keys("\x1b");
-    tui.wait_for("Sessions (newest first)");
+    tui.wait_for("Sessions (most recent activity first)");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }

@@ -76,3 +76,25 @@ fn the_transcript_examples_are_current() {
         "README's Claude Code example differs from:\n{real}"
     );
 }
+
+/// The README's key table is the TUI's key table (the hint bar and `?` read it too).
+#[test]
+fn the_key_table_is_current() {
+    let mut table = String::from("| key | does |\n|---|---|\n");
+    for binding in ctxlens::tui::keys::BINDINGS {
+        let keys: Vec<String> = binding.keys.split(' ').map(|k| format!("`{k}`")).collect();
+        let scope = match binding.scope {
+            ctxlens::tui::keys::Scope::Pending => " (pending compaction)",
+            _ => "",
+        };
+        table.push_str(&format!(
+            "| {} | {}{scope} |\n",
+            keys.join(" / "),
+            binding.help
+        ));
+    }
+    assert!(
+        readme().contains(&table),
+        "README's key table differs from:\n{table}"
+    );
+}

@@ -5,7 +5,7 @@
 mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ctxlens::tui::app::{Action, App};
+use ctxlens::tui::app::{Action, App, CompactionView};
 use ctxlens::tui::folder::{self, FolderApp};
 use ctxlens::tui::snapshot::Snapshot;
 use ctxlens::tui::view;
@@ -121,6 +121,39 @@ fn seed_scenario_alerts_walk_to_the_divergence() {
 }
 
 #[test]
+fn at_80x24_help_scrolls_and_the_bars_keep_help_and_quit() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 80, 24);
+    let screen = settle(&mut app, &mut term, &path);
+    let rows: Vec<&str> = screen.lines().collect();
+    assert!(
+        rows[0].contains("1 PENDING") && rows[0].contains("? help"),
+        "{}",
+        rows[0]
+    );
+    assert!(
+        rows[23].contains("s spill") && rows[23].contains("q quit"),
+        "{}",
+        rows[23]
+    );
+    key(&mut app, '?');
+    let top = settle(&mut app, &mut term, &path);
+    assert!(
+        top.contains("j/k scroll") && top.contains("approve it"),
+        "{top}"
+    );
+    for _ in 0..30 {
+        key(&mut app, 'j');
+    }
+    let bottom = settle(&mut app, &mut term, &path);
+    assert!(
+        bottom.contains("this help") && bottom.contains(" q     quit"),
+        "{bottom}"
+    );
+    assert!(!bottom.contains("approve it"), "{bottom}");
+}
+
+#[test]
 fn help_overlay_lists_every_key() {
     let path = sample("benign-compaction.jsonl");
     let (mut app, mut term) = open(&path, 120, 40);
@@ -177,7 +210,7 @@ fn no_color_keeps_the_glyphs() {
     let screen = settle(&mut app, &mut term, &path);
     let (screen, runs) = screen.split_once("--- coloured runs ---").unwrap();
     assert!(!runs.contains("red") && !runs.contains("green"), "{runs}");
-    assert!(screen.contains("4f9a2c81d0e7✖") && screen.contains("✖ dropped (no refetch)"));
+    assert!(screen.contains("✖ 4f9a2c81d0e7") && screen.contains("✖ dropped (no refetch)"));
 }
 
 #[test]
@@ -190,35 +223,41 @@ fn folder_view_lists_sessions() {
         .enumerate()
         .map(|(i, path)| {
             let snapshot = Snapshot::load(path).unwrap();
-            folder::Entry {
-                path: path.clone(),
-                name: path.file_name().unwrap().to_string_lossy().into_owned(),
-                // Fixed ages, so the snapshot does not depend on the clock.
-                modified: std::time::SystemTime::now()
-                    - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5),
-                format: snapshot.session.format.as_str(),
-                compactions: snapshot.analysis.compactions.len(),
-                pending: snapshot.pending(),
-                errors: snapshot.errors(),
-                warnings: snapshot.analysis.findings.len() - snapshot.errors(),
-                opaque: 0,
-                live: false,
-                read: true,
-                unreadable: None,
-            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            // Fixed ages, so the snapshot does not depend on the clock.
+            let at = std::time::SystemTime::now()
+                - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5);
+            let mut entry = folder::Entry::unread(path, name, at).read_from(&snapshot);
+            entry.activity = at;
+            entry
         })
         .collect();
-    let app = FolderApp {
-        root: "sample-sessions".into(),
-        entries,
-        cursor: 1,
-        scanned: true,
-        color: true,
-        message: None,
-    };
-    let mut term = Terminal::new(TestBackend::new(120, 14)).unwrap();
+    let mut app = FolderApp::new("sample-sessions".into(), true);
+    app.set_entries(entries);
+    app.cursor = 1;
+    let mut term = Terminal::new(TestBackend::new(120, 24)).unwrap();
     term.draw(|f| folder::draw(&app, f)).unwrap();
     insta::assert_snapshot!(styled_text(term.backend().buffer()));
+
+    // `/` narrows the list to what matches, Esc brings every session back.
+    let press = |app: &mut FolderApp, code: KeyCode| {
+        app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+    };
+    press(&mut app, KeyCode::Char('/'));
+    for c in "CODEX".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    press(&mut app, KeyCode::Enter);
+    let shown: Vec<&str> = app.visible().iter().map(|e| e.format).collect();
+    assert!(
+        !shown.is_empty() && shown.iter().all(|f| *f == "codex"),
+        "{shown:?}"
+    );
+    term.draw(|f| folder::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    assert!(screen.contains("Sessions matching “codex”"), "{screen}");
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.visible().len(), app.entries.len());
 }
 
 #[test]
@@ -226,8 +265,48 @@ fn inline_word_diff_of_the_region_against_the_summary() {
     let path = sample("pending-compaction.jsonl");
     let (mut app, mut term) = open(&path, 120, 32);
     key(&mut app, 'd');
-    assert!(app.inline_diff);
+    assert_eq!(app.compaction_view, CompactionView::Events);
+    key(&mut app, 'd');
+    assert_eq!(app.compaction_view, CompactionView::WordDiff);
     insta::assert_snapshot!(settle(&mut app, &mut term, &path));
     key(&mut app, 'd');
-    assert!(!app.inline_diff);
+    assert_eq!(app.compaction_view, CompactionView::Tokens);
+}
+
+#[test]
+fn todo_lists_read_as_text_and_metadata_shows() {
+    let path = sample("claude-code-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 100, 30);
+    key(&mut app, 'g');
+    let screen = settle(&mut app, &mut term, &path);
+    assert!(!screen.contains("{\"todos\""), "{screen}");
+    assert!(screen.contains("obligation  ☐ Rotate the secret and restart deployment"));
+    assert!(screen.contains("TodoWrite: ▶ Record the current version"));
+    // Title, model and branch in the status bar; trigger and size on the compaction.
+    let (mut app, mut term) = open(&path, 150, 30);
+    let screen = settle(&mut app, &mut term, &path);
+    let status = screen.lines().next().unwrap();
+    assert!(status.contains("“Rotate the DB credentials") && status.contains("claude-opus-4-6"));
+    assert!(status.contains("⎇ main"), "{status}");
+    key(&mut app, ']');
+    let screen = settle(&mut app, &mut term, &path);
+    assert!(
+        screen.contains("Compaction cb01 · auto · 167k→? tokens"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn a_spilled_compaction_shows_its_findings_resolved() {
+    let (_dir, path) = sample_copy("pending-compaction.jsonl");
+    assert_exit(&decide(&path, "k1", "spill", "tester"), 0);
+    let (mut app, mut term) = open(&path, 120, 32);
+    let screen = settle(&mut app, &mut term, &path);
+    let status = screen.lines().next().unwrap();
+    assert!(
+        !status.contains("error") && status.contains("resolved"),
+        "{status}"
+    );
+    assert!(screen.contains("(resolved by spill)"), "{screen}");
+    assert!(!screen.contains("PENDING"), "{screen}");
 }

@@ -26,6 +26,8 @@ pub struct RegionToken {
     pub declared: Option<bool>,
     /// What became of it after the compaction, when the summary dropped it (§8.6).
     pub fate: Fate,
+    /// Index of the first region event that holds it.
+    pub first_event: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -188,6 +190,7 @@ pub(super) fn analyze(
                     survived: None,
                     declared: state.binding(token).map(|b| b.regenerable),
                     fate: Fate::default(),
+                    first_event: index,
                 });
                 tokens.len() - 1
             });

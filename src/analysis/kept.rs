@@ -18,6 +18,14 @@ fn is_token_char(c: char) -> bool {
         )
 }
 
+/// The words of a summary as the survival check sees them: runs of path, URL and id
+/// characters, without trailing sentence punctuation.
+pub fn summary_words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_token_char(c))
+        .map(|raw| raw.trim_end_matches(['.', ',', ':', ';', '!', '?']))
+        .filter(|word| !word.is_empty())
+}
+
 /// The summary's words and the comparison keys of its paths.
 pub struct SummaryForms {
     words: HashSet<String>,
@@ -33,11 +41,7 @@ impl SummaryForms {
     pub fn new(session: &Session, summary: &Summary, cwd: Option<&str>) -> SummaryForms {
         let mut words = HashSet::new();
         let mut hex_words = HashSet::new();
-        for raw in summary.text.split(|c: char| !is_token_char(c)) {
-            let word = raw.trim_end_matches(['.', ',', ':', ';', '!', '?']);
-            if word.is_empty() {
-                continue;
-            }
+        for word in summary_words(&summary.text) {
             if word.len() >= 7 && word.bytes().all(|b| b.is_ascii_hexdigit()) {
                 hex_words.insert(word.to_ascii_lowercase());
             }

@@ -2,6 +2,7 @@
 //! colour. Computed from the compaction's analysis, never anew.
 
 use super::compaction::{CompactionAnalysis, RegionToken};
+use super::inference::Reuse;
 use super::tokens::{extract, is_whole_word};
 use crate::model::{Session, TokenClass};
 use std::collections::HashMap;
@@ -10,10 +11,16 @@ use std::collections::HashMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenState {
     Kept,
+    /// Dropped by the summary, put back by the runtime (re-read files, `CLAUDE.md`…).
+    Carried,
+    /// Dropped, and brought back by a tool result or the user before any use.
+    ReDerived,
     /// Declared as not regenerable, and dropped.
     DroppedNoRefetch,
     /// Declared as regenerable, and dropped.
     DroppedRegenerable,
+    /// Not declared, dropped, and used later with nothing bringing it back first.
+    Recalled,
     /// Not declared, and dropped.
     Dropped,
     /// The summary cannot be read.
@@ -21,13 +28,18 @@ pub enum TokenState {
 }
 
 impl TokenState {
-    fn of(token: &RegionToken) -> TokenState {
+    pub fn of(token: &RegionToken) -> TokenState {
         match (token.survived, token.declared) {
             (None, _) => TokenState::Unknown,
             (Some(true), _) => TokenState::Kept,
             (Some(false), Some(false)) => TokenState::DroppedNoRefetch,
             (Some(false), Some(true)) => TokenState::DroppedRegenerable,
-            (Some(false), None) => TokenState::Dropped,
+            (Some(false), None) if token.fate.carried => TokenState::Carried,
+            (Some(false), None) => match token.fate.reused {
+                Some(Reuse::ReDerived) => TokenState::ReDerived,
+                Some(Reuse::Recalled) => TokenState::Recalled,
+                None => TokenState::Dropped,
+            },
         }
     }
 
@@ -35,10 +47,25 @@ impl TokenState {
     pub fn glyph(self) -> &'static str {
         match self {
             TokenState::Kept => "✔",
-            TokenState::DroppedNoRefetch => "✖",
-            TokenState::DroppedRegenerable => "↻",
-            TokenState::Dropped => "✖",
+            TokenState::Carried => "⇡",
+            TokenState::ReDerived | TokenState::DroppedRegenerable => "↻",
+            TokenState::Recalled => "⚠",
+            TokenState::DroppedNoRefetch | TokenState::Dropped => "✖",
             TokenState::Unknown => "?",
+        }
+    }
+
+    /// What the glyph means, for legends and lists.
+    pub fn label(self) -> &'static str {
+        match self {
+            TokenState::Kept => "kept",
+            TokenState::Carried => "carried over",
+            TokenState::ReDerived => "re-derived",
+            TokenState::DroppedNoRefetch => "dropped, can't re-fetch",
+            TokenState::DroppedRegenerable => "dropped, regenerable",
+            TokenState::Recalled => "dropped, recalled",
+            TokenState::Dropped => "dropped",
+            TokenState::Unknown => "summary unreadable",
         }
     }
 }

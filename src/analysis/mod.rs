@@ -15,6 +15,7 @@ pub mod paths;
 pub mod regenerated;
 pub mod report;
 pub mod state;
+pub mod token_rows;
 pub mod tokens;
 
 pub use finding::{Finding, FindingKind, Severity};

@@ -53,6 +53,9 @@ impl CanonicalParser {
                 if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
                     self.session.cwd.get_or_insert_with(|| cwd.clone());
                 }
+                if let Some(ts) = &event.ts {
+                    self.session.meta.saw_timestamp(ts);
+                }
                 self.session.events.push(event);
             }
             Err(reason) => self.session.malformed.push(Malformed {

@@ -1,7 +1,7 @@
 //! What the TUI shows of one event: a one-line gist and the full text, read from the
 //! event's line when it is shown (events keep no text in memory).
 
-use super::transcript::content_text;
+use super::transcript::{content_text, todo_list};
 use crate::model::Format;
 use crate::sanitize;
 use serde_json::Value;
@@ -140,7 +140,10 @@ fn claude_text(value: &Value, part: u32) -> String {
         return match block.get("type").and_then(Value::as_str).unwrap_or("") {
             "text" => str_of(block, "text"),
             "thinking" => str_of(block, "thinking"),
-            "tool_use" => format!("{} {}", str_of(block, "name"), str_of(block, "input")),
+            "tool_use" => {
+                let input = block.get("input").unwrap_or(&Value::Null);
+                call_text(&str_of(block, "name"), input)
+            }
             "tool_result" => block.get("content").map(content_text).unwrap_or_default(),
             _ => block.to_string(),
         };
@@ -155,6 +158,30 @@ fn claude_text(value: &Value, part: u32) -> String {
     }
 }
 
+/// A tool call as its name and input; a todo list (TodoWrite, update_plan) as its items,
+/// one per line, so its row reads as text rather than JSON.
+fn call_text(name: &str, input: &Value) -> String {
+    let todos = match input.get("todos") {
+        Some(_) => todo_list(input, "todos", "content"),
+        None => todo_list(input, "plan", "step"),
+    };
+    if todos.is_empty() {
+        return format!("{name} {input}");
+    }
+    let items: Vec<String> = todos
+        .iter()
+        .map(|t| {
+            let glyph = match t.status.as_str() {
+                "completed" => "✔",
+                "in_progress" => "▶",
+                _ => "☐",
+            };
+            format!("{glyph} {}", t.content)
+        })
+        .collect();
+    format!("{name}: {}", items.join("\n"))
+}
+
 /// A Codex record: its payload's text, call or output.
 fn codex_text(value: &Value) -> String {
     let kind = str_of(value, "type");
@@ -164,11 +191,14 @@ fn codex_text(value: &Value) -> String {
     match payload.get("type").and_then(Value::as_str).unwrap_or("") {
         "message" => payload.get("content").map(content_text).unwrap_or_default(),
         "reasoning" => payload.get("summary").map(content_text).unwrap_or_default(),
-        "function_call" => format!(
-            "{} {}",
-            str_of(payload, "name"),
-            str_of(payload, "arguments")
-        ),
+        "function_call" => {
+            // Codex passes arguments as a JSON string.
+            let arguments = str_of(payload, "arguments");
+            match serde_json::from_str::<Value>(&arguments) {
+                Ok(input) => call_text(&str_of(payload, "name"), &input),
+                Err(_) => format!("{} {arguments}", str_of(payload, "name")),
+            }
+        }
         "custom_tool_call" => format!("{} {}", str_of(payload, "name"), str_of(payload, "input")),
         "local_shell_call" => format!("local_shell {}", str_of(payload, "action")),
         "function_call_output" | "custom_tool_call_output" => {

@@ -35,7 +35,9 @@ impl Pane {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
-    Help,
+    Help {
+        scroll: u16,
+    },
     Detail {
         event: usize,
         scroll: u16,
@@ -48,6 +50,28 @@ pub enum Overlay {
     Search {
         input: String,
     },
+}
+
+/// The compaction view's lower part, which `d` cycles through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactionView {
+    /// Every region token and what became of it, next to the summary sentences that
+    /// mention region tokens: a real compaction at a glance.
+    Tokens,
+    /// The region's events and the whole summary side by side, tokens marked.
+    Events,
+    /// The region against the summary, word by word.
+    WordDiff,
+}
+
+impl CompactionView {
+    fn next(self) -> CompactionView {
+        match self {
+            CompactionView::Tokens => CompactionView::Events,
+            CompactionView::Events => CompactionView::WordDiff,
+            CompactionView::WordDiff => CompactionView::Tokens,
+        }
+    }
 }
 
 /// What happened to the file, as the status bar says it.
@@ -94,8 +118,8 @@ pub struct App {
     /// Rows scrolled from where the compaction view starts (the first token it could
     /// not re-fetch); negative scrolls up towards the region's start.
     pub compaction_scroll: i32,
-    /// The compaction view shows an inline word diff instead of two columns.
-    pub inline_diff: bool,
+    /// What the compaction view shows below its head.
+    pub compaction_view: CompactionView,
     pub obligations_scroll: u16,
     pub alert_cursor: Option<usize>,
     pub last_search: Option<String>,
@@ -127,7 +151,7 @@ impl App {
             lower: Pane::Compaction,
             overlay: None,
             compaction_scroll: 0,
-            inline_diff: false,
+            compaction_view: CompactionView::Tokens,
             obligations_scroll: 0,
             alert_cursor: None,
             last_search: None,
@@ -291,17 +315,13 @@ impl App {
                 }
                 Vec::new()
             }
-            Some(Overlay::Help) => {
-                if matches!(command_for(key), Some(Command::Help | Command::Back)) {
-                    self.overlay = None;
-                } else if command_for(key) == Some(Command::Quit) {
-                    self.quit = true;
-                }
-                Vec::new()
-            }
-            Some(Overlay::Detail { event, scroll }) => {
+            Some(overlay @ (Overlay::Help { .. } | Overlay::Detail { .. })) => {
+                let closes = match overlay {
+                    Overlay::Help { .. } => Command::Help,
+                    _ => Command::Open,
+                };
                 let delta = match command_for(key) {
-                    Some(Command::Back | Command::Open) => {
+                    Some(c) if c == Command::Back || c == closes => {
                         self.overlay = None;
                         0
                     }
@@ -316,8 +336,19 @@ impl App {
                     _ => 0,
                 };
                 if delta != 0 {
-                    let scroll = (i32::from(scroll) + delta).clamp(0, i32::from(u16::MAX)) as u16;
-                    self.overlay = Some(Overlay::Detail { event, scroll });
+                    let moved = |scroll: u16| {
+                        (i32::from(scroll) + delta).clamp(0, i32::from(u16::MAX)) as u16
+                    };
+                    self.overlay = Some(match overlay {
+                        Overlay::Help { scroll } => Overlay::Help {
+                            scroll: moved(scroll),
+                        },
+                        Overlay::Detail { event, scroll } => Overlay::Detail {
+                            event,
+                            scroll: moved(scroll),
+                        },
+                        other => other,
+                    });
                 }
                 Vec::new()
             }
@@ -379,7 +410,7 @@ impl App {
     fn on_command(&mut self, command: Command) -> Vec<Request> {
         match command {
             Command::Quit => self.quit = true,
-            Command::Help => self.overlay = Some(Overlay::Help),
+            Command::Help => self.overlay = Some(Overlay::Help { scroll: 0 }),
             Command::Back => {
                 if self.from_folder {
                     self.back = true;
@@ -497,7 +528,7 @@ impl App {
             }
             Command::ToggleDiff => {
                 if self.selected_compaction().is_some() {
-                    self.inline_diff = !self.inline_diff;
+                    self.compaction_view = self.compaction_view.next();
                     self.compaction_scroll = 0;
                 }
             }

@@ -1,6 +1,7 @@
 //! Folder mode: the session logs under a folder, newest first, with what each holds;
 //! rescanned in the background so the list stays live.
 
+use super::snapshot::Snapshot;
 use super::Msg;
 use crate::sanitize;
 use crate::tui::view::style::Theme;
@@ -19,6 +20,13 @@ pub struct Entry {
     pub path: PathBuf,
     pub name: String,
     pub modified: SystemTime,
+    /// The newest record's timestamp, or the file's time when no record has one: a
+    /// copied transcript keeps the time its agent last wrote to it.
+    pub activity: SystemTime,
+    /// The session's title, or else the first prompt a person typed.
+    pub title: Option<String>,
+    /// Model, branch and token usage, on one line.
+    pub about: String,
     pub format: &'static str,
     pub compactions: usize,
     pub pending: usize,
@@ -31,6 +39,115 @@ pub struct Entry {
     /// Read and analysed (the scanner lists logs first and reads them after).
     pub read: bool,
     pub unreadable: Option<String>,
+}
+
+impl Entry {
+    /// The entry of a log before it is read: name, time, liveness.
+    pub fn unread(path: &Path, name: String, modified: SystemTime) -> Entry {
+        Entry {
+            path: path.to_owned(),
+            name,
+            modified,
+            activity: modified,
+            title: None,
+            about: String::new(),
+            format: "?",
+            compactions: 0,
+            pending: 0,
+            errors: 0,
+            warnings: 0,
+            opaque: 0,
+            live: age(modified) < Duration::from_secs(60),
+            read: false,
+            unreadable: None,
+        }
+    }
+
+    /// What an analysed log holds.
+    pub fn read_from(mut self, snapshot: &Snapshot) -> Entry {
+        let meta = &snapshot.session.meta;
+        let findings = &snapshot.analysis.findings;
+        self.read = true;
+        self.format = snapshot.session.format.as_str();
+        self.compactions = snapshot.analysis.compactions.len();
+        self.pending = snapshot.pending();
+        self.errors = snapshot.errors();
+        self.warnings = findings
+            .iter()
+            .filter(|f| f.severity == crate::analysis::Severity::Warning)
+            .count();
+        self.opaque = findings
+            .iter()
+            .filter(|f| f.kind.name() == "opaque_summary")
+            .count();
+        let recorded = meta
+            .last_activity
+            .as_deref()
+            .and_then(|ts| humantime::parse_rfc3339_weak(ts).ok());
+        if let Some(at) = recorded {
+            self.activity = at;
+            // Written to just now, but its newest record is old: a copy, not a live log.
+            self.live &= age(at) < Duration::from_secs(600);
+        }
+        self.title = meta
+            .title
+            .as_deref()
+            .or(meta.first_prompt.as_deref())
+            .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "));
+        let mut about = Vec::new();
+        if let Some(model) = meta.models.last() {
+            about.push(model.clone());
+        }
+        if let Some(branch) = &meta.branch {
+            about.push(format!("⎇ {branch}"));
+        }
+        let usage = &meta.usage;
+        if usage.input + usage.output > 0 {
+            about.push(format!(
+                "{} in · {} out · {} cache read",
+                thousands(usage.input + usage.cache_creation),
+                thousands(usage.output),
+                thousands(usage.cache_read)
+            ));
+        }
+        // A log with no title or model still says where it ran.
+        if about.is_empty() && self.title.is_none() {
+            if let Some(cwd) = &snapshot.session.cwd {
+                about.push(format!("in {cwd}"));
+            }
+        }
+        self.about = about.join("  ");
+        self
+    }
+
+    /// Whether `filter` (lower case) is in its name, title, format or what it is about.
+    fn matches(&self, filter: &str) -> bool {
+        [
+            self.name.as_str(),
+            self.title.as_deref().unwrap_or(""),
+            self.format,
+            self.about.as_str(),
+        ]
+        .iter()
+        .any(|field| field.to_lowercase().contains(filter))
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
+fn age(time: SystemTime) -> Duration {
+    SystemTime::now().duration_since(time).unwrap_or_default()
+}
+
+/// `1234567` as `1.2M`, `45678` as `46k`.
+fn thousands(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000 => format!("{:.1}M", n as f64 / 1e6),
+        n if n >= 1000 => format!("{}k", n.div_ceil(1000)),
+        n => n.to_string(),
+    }
 }
 
 /// Session logs under `root` (`*.jsonl`, not sidecars), at most four folders deep.
@@ -61,30 +178,20 @@ pub fn find_logs(root: &Path) -> Vec<PathBuf> {
 }
 
 fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
-    let mut entry = summarize_name(root, path, modified);
-    entry.read = true;
-    match super::snapshot::Snapshot::load(path) {
-        Ok(snapshot) => {
-            entry.format = snapshot.session.format.as_str();
-            entry.compactions = snapshot.analysis.compactions.len();
-            entry.pending = snapshot.pending();
-            entry.errors = snapshot.errors();
-            entry.warnings = snapshot.analysis.findings.len() - entry.errors;
-            entry.opaque = snapshot
-                .analysis
-                .findings
-                .iter()
-                .filter(|f| f.kind.name() == "opaque_summary")
-                .count();
-        }
-        Err(e) => entry.unreadable = Some(e),
+    let entry = summarize_name(root, path, modified);
+    match Snapshot::load(path) {
+        Ok(snapshot) => entry.read_from(&snapshot),
+        Err(e) => Entry {
+            read: true,
+            unreadable: Some(e),
+            ..entry
+        },
     }
-    entry
 }
 
-/// The entry of a log before it is read: name, time, liveness.
+/// The entry of a log before it is read, named after its root's folder too: with two
+/// roots, names could clash.
 fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
-    // Name a log after its root's folder too: with two roots, names could clash.
     let base = root
         .parent()
         .and_then(|p| p.file_name())
@@ -94,23 +201,7 @@ fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
         .map_or_else(|| relative.to_path_buf(), |b| b.join(relative))
         .display()
         .to_string();
-    let live = SystemTime::now()
-        .duration_since(modified)
-        .is_ok_and(|age| age < Duration::from_secs(60));
-    Entry {
-        path: path.to_owned(),
-        name,
-        modified,
-        format: "?",
-        compactions: 0,
-        pending: 0,
-        errors: 0,
-        warnings: 0,
-        opaque: 0,
-        live,
-        read: false,
-        unreadable: None,
-    }
+    Entry::unread(path, name, modified)
 }
 
 /// Rescans the roots every two seconds, re-reading only logs whose size or time changed,
@@ -159,7 +250,12 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 if entries[i].read {
                     continue;
                 }
-                let entry = summarize(root, path, *modified);
+                let mut entry = summarize(root, path, *modified);
+                // It changed while we watched: live, whatever its records say.
+                if known.contains_key(path) {
+                    entry.live = age(*modified) < Duration::from_secs(60);
+                    entry.activity = entry.activity.max(*modified);
+                }
                 known.insert(path.clone(), (*len, *modified, entry.clone()));
                 entries[i] = entry;
                 if sent.elapsed() > Duration::from_millis(300) {
@@ -179,12 +275,17 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
 
 pub struct FolderApp {
     pub root: String,
+    /// Every log found, most recent activity first.
     pub entries: Vec<Entry>,
+    /// Index into the entries the filter lets through.
     pub cursor: usize,
     pub scanned: bool,
     pub color: bool,
     /// Why the last session could not be opened.
     pub message: Option<String>,
+    /// What `/` narrowed the list to (lower case), and whether it is being typed.
+    pub filter: String,
+    pub filtering: bool,
 }
 
 pub enum FolderAction {
@@ -194,19 +295,65 @@ pub enum FolderAction {
 }
 
 impl FolderApp {
+    pub fn new(root: String, color: bool) -> FolderApp {
+        FolderApp {
+            root,
+            entries: Vec::new(),
+            cursor: 0,
+            scanned: false,
+            color,
+            message: None,
+            filter: String::new(),
+            filtering: false,
+        }
+    }
+
+    /// The entries the filter lets through, in order.
+    pub fn visible(&self) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| self.filter.is_empty() || e.matches(&self.filter))
+            .collect()
+    }
+
     pub fn on_key(&mut self, key: KeyEvent) -> FolderAction {
         use super::keys::{command_for, Command};
+        use crossterm::event::KeyCode;
         self.message = None;
+        if self.filtering {
+            match key.code {
+                KeyCode::Enter => self.filtering = false,
+                KeyCode::Esc => {
+                    self.filtering = false;
+                    self.filter.clear();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() => self.filter.extend(c.to_lowercase()),
+                _ => {}
+            }
+            self.cursor = 0;
+            return FolderAction::None;
+        }
+        let shown = self.visible().len();
         match command_for(key) {
             Some(Command::Quit) => return FolderAction::Quit,
-            Some(Command::Down) => {
-                self.cursor = (self.cursor + 1).min(self.entries.len().saturating_sub(1))
+            Some(Command::Search) => {
+                self.filtering = true;
+                self.filter.clear();
+                self.cursor = 0;
             }
+            Some(Command::Back) => {
+                self.filter.clear();
+                self.cursor = 0;
+            }
+            Some(Command::Down) => self.cursor = (self.cursor + 1).min(shown.saturating_sub(1)),
             Some(Command::Up) => self.cursor = self.cursor.saturating_sub(1),
             Some(Command::Top) => self.cursor = 0,
-            Some(Command::Bottom) => self.cursor = self.entries.len().saturating_sub(1),
+            Some(Command::Bottom) => self.cursor = shown.saturating_sub(1),
             Some(Command::Open) => {
-                if let Some(entry) = self.entries.get(self.cursor) {
+                if let Some(entry) = self.visible().get(self.cursor) {
                     return FolderAction::Open(entry.path.clone());
                 }
             }
@@ -215,26 +362,95 @@ impl FolderApp {
         FolderAction::None
     }
 
-    pub fn set_entries(&mut self, entries: Vec<Entry>) {
-        let selected = self.entries.get(self.cursor).map(|e| e.path.clone());
+    /// New scan results, most recent activity first; the selected log stays selected.
+    pub fn set_entries(&mut self, mut entries: Vec<Entry>) {
+        let selected = self.visible().get(self.cursor).map(|e| e.path.clone());
+        entries.sort_by(|a, b| b.activity.cmp(&a.activity).then(a.name.cmp(&b.name)));
         self.entries = entries;
         self.scanned = true;
         self.cursor = selected
-            .and_then(|p| self.entries.iter().position(|e| e.path == p))
+            .and_then(|p| self.visible().iter().position(|e| e.path == p))
             .unwrap_or(0);
     }
 }
 
-fn when(modified: SystemTime) -> String {
-    let age = SystemTime::now()
-        .duration_since(modified)
-        .unwrap_or_default();
-    match age.as_secs() {
+fn when(time: SystemTime) -> String {
+    match age(time).as_secs() {
         s if s < 60 => "now".into(),
         s if s < 3600 => format!("{}m ago", s / 60),
         s if s < 86_400 => format!("{}h ago", s / 3600),
         s => format!("{}d ago", s / 86_400),
     }
+}
+
+/// The first line of an entry: when, name, format and what it holds.
+fn entry_line(e: &Entry, selected: bool, theme: Theme) -> Line<'static> {
+    let mut spans = vec![
+        Span::raw(if selected { "▶ " } else { "  " }),
+        Span::styled(format!("{:>7}  ", when(e.activity)), theme.dim()),
+        Span::styled(format!("{:<34} ", sanitize::line(&e.name)), theme.bold()),
+        Span::raw(format!("{:<12} ", e.format)),
+    ];
+    match &e.unreadable {
+        None if !e.read => spans.push(Span::styled("reading…", theme.dim())),
+        Some(why) => spans.push(Span::styled(
+            format!("unreadable: {}", sanitize::line(why)),
+            theme.red(),
+        )),
+        None => {
+            spans.push(Span::raw(format!(
+                "{} compaction{}  ",
+                e.compactions,
+                if e.compactions == 1 { "" } else { "s" }
+            )));
+            if e.pending > 0 {
+                spans.push(Span::styled(
+                    format!("{} PENDING  ", e.pending),
+                    theme.yellow(),
+                ));
+            }
+            if e.errors > 0 {
+                spans.push(Span::styled(
+                    format!("{}  ", plural(e.errors, "error")),
+                    theme.red(),
+                ));
+            }
+            if e.opaque > 0 {
+                spans.push(Span::styled(
+                    format!(
+                        "{} opaque summar{}  ",
+                        e.opaque,
+                        if e.opaque == 1 { "y" } else { "ies" }
+                    ),
+                    theme.yellow(),
+                ));
+            }
+            if e.warnings > 0 {
+                spans.push(Span::styled(
+                    format!("{}  ", plural(e.warnings, "warning")),
+                    theme.yellow(),
+                ));
+            }
+        }
+    }
+    if e.live {
+        spans.push(Span::styled("● live", theme.green()));
+    }
+    Line::from(spans)
+}
+
+/// The second line: the title (or first prompt), then model, branch and usage.
+fn about_line(e: &Entry, theme: Theme) -> Line<'static> {
+    let mut spans = vec![Span::raw("           ")];
+    if let Some(title) = &e.title {
+        let short: String = title.chars().take(60).collect();
+        spans.push(Span::raw(format!("“{}”  ", sanitize::line(&short))));
+    }
+    spans.push(Span::styled(
+        sanitize::line(&e.about).into_owned(),
+        theme.dim(),
+    ));
+    Line::from(spans)
 }
 
 pub fn draw(app: &FolderApp, frame: &mut Frame) {
@@ -258,91 +474,47 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
             Span::styled(format!("{pending} with PENDING decisions"), theme.yellow()),
             Span::raw("  "),
             Span::styled(format!("{errors} with errors"), theme.red()),
-            Span::styled("   ? help", theme.dim()),
         ])),
         top,
     );
-    let height = body.height.saturating_sub(2) as usize;
-    let offset = app.cursor.saturating_sub(height.saturating_sub(1));
-    let mut lines: Vec<Line> = app
-        .entries
-        .iter()
-        .enumerate()
-        .skip(offset)
-        .take(height)
-        .map(|(i, e)| {
-            let mut spans = vec![
-                Span::raw(if i == app.cursor { "▶ " } else { "  " }),
-                Span::styled(format!("{:>7}  ", when(e.modified)), theme.dim()),
-                Span::styled(format!("{:<40} ", sanitize::line(&e.name)), theme.bold()),
-                Span::raw(format!("{:<12} ", e.format)),
-            ];
-            match &e.unreadable {
-                None if !e.read => spans.push(Span::styled("reading…", theme.dim())),
-                Some(why) => spans.push(Span::styled(
-                    format!("unreadable: {}", sanitize::line(why)),
-                    theme.red(),
-                )),
-                None => {
-                    spans.push(Span::raw(format!(
-                        "{:>3} compaction{}  ",
-                        e.compactions,
-                        if e.compactions == 1 { " " } else { "s" }
-                    )));
-                    if e.pending > 0 {
-                        spans.push(Span::styled(
-                            format!("{} PENDING  ", e.pending),
-                            theme.yellow(),
-                        ));
-                    }
-                    if e.errors > 0 {
-                        spans.push(Span::styled(format!("{} errors  ", e.errors), theme.red()));
-                    }
-                    if e.opaque > 0 {
-                        spans.push(Span::styled(
-                            format!(
-                                "{} opaque summar{}  ",
-                                e.opaque,
-                                if e.opaque == 1 { "y" } else { "ies" }
-                            ),
-                            theme.yellow(),
-                        ));
-                    }
-                    if e.warnings > 0 {
-                        spans.push(Span::styled(
-                            format!("{} warnings  ", e.warnings),
-                            theme.yellow(),
-                        ));
-                    }
-                }
-            }
-            if e.live {
-                spans.push(Span::styled("● live", theme.green()));
-            }
-            let line = Line::from(spans);
-            if i == app.cursor {
-                line.style(theme.selected())
-            } else {
-                line
-            }
-        })
-        .collect();
+    let visible = app.visible();
+    // Two lines an entry: what it holds, then what it is about.
+    let fit = (body.height.saturating_sub(2) / 2).max(1) as usize;
+    let offset = app.cursor.saturating_sub(fit - 1);
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, e) in visible.iter().enumerate().skip(offset).take(fit) {
+        let selected = i == app.cursor;
+        let (first, second) = (entry_line(e, selected, theme), about_line(e, theme));
+        if selected {
+            lines.push(first.style(theme.selected()));
+            lines.push(second.style(theme.selected()));
+        } else {
+            lines.push(first);
+            lines.push(second);
+        }
+    }
     if lines.is_empty() {
         lines.push(Line::styled(
-            if app.scanned {
-                "no session logs (*.jsonl) here"
-            } else {
-                "scanning…"
+            match (app.scanned, app.filter.is_empty()) {
+                (false, _) => "scanning…",
+                (true, true) => "no session logs (*.jsonl) here",
+                (true, false) => "no session matches the filter (Esc clears it)",
             },
             theme.dim(),
         ));
     }
+    let title = if app.filter.is_empty() {
+        " Sessions (most recent activity first) ".to_owned()
+    } else {
+        format!(
+            " Sessions matching “{}”: {} of {} ",
+            sanitize::line(&app.filter),
+            visible.len(),
+            app.entries.len()
+        )
+    };
     frame.render_widget(
-        Paragraph::new(lines).block(
-            Block::default()
-                .borders(Borders::ALL)
-                .title(" Sessions (newest first) "),
-        ),
+        Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(title)),
         body,
     );
     let mut hints = Vec::new();
@@ -352,13 +524,24 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
             theme.red(),
         ));
     }
-    hints.extend([
-        Span::styled(" Enter", theme.bold()),
-        Span::raw(" open "),
-        Span::styled(" j/k", theme.bold()),
-        Span::raw(" move "),
-        Span::styled(" q", theme.bold()),
-        Span::raw(" quit"),
-    ]);
+    if app.filtering {
+        hints.extend([
+            Span::styled("/", theme.bold()),
+            Span::raw(sanitize::line(&app.filter).into_owned()),
+            Span::styled("█", theme.dim()),
+            Span::styled("   Enter keep · Esc clear", theme.dim()),
+        ]);
+    } else {
+        hints.extend([
+            Span::styled(" Enter", theme.bold()),
+            Span::raw(" open "),
+            Span::styled(" j/k", theme.bold()),
+            Span::raw(" move "),
+            Span::styled(" /", theme.bold()),
+            Span::raw(" filter "),
+            Span::styled(" q", theme.bold()),
+            Span::raw(" quit"),
+        ]);
+    }
     frame.render_widget(Paragraph::new(Line::from(hints)), bottom);
 }

@@ -79,7 +79,7 @@ pub const BINDINGS: &[Binding] = &[
         "a",
         Command::Approve,
         "approve",
-        "approve the proposed compaction",
+        "approve it",
         Scope::Pending,
         true,
     ),
@@ -95,7 +95,7 @@ pub const BINDINGS: &[Binding] = &[
         "r",
         Command::Refetch,
         "refetch",
-        "refetch: re-summarize from the original events",
+        "refetch: re-summarize from the originals",
         Scope::Pending,
         true,
     ),
@@ -199,8 +199,8 @@ pub const BINDINGS: &[Binding] = &[
         "/",
         Command::Search,
         "search",
-        "search event text",
-        Scope::Session,
+        "search event text / filter the folder list",
+        Scope::Global,
         true,
     ),
     bind(
@@ -223,7 +223,7 @@ pub const BINDINGS: &[Binding] = &[
         "d",
         Command::ToggleDiff,
         "diff",
-        "compaction view: side by side / inline word diff",
+        "compaction view: tokens / events / word diff",
         Scope::Session,
         false,
     ),
@@ -290,11 +290,11 @@ pub fn command_for(key: KeyEvent) -> Option<Command> {
 }
 
 /// The hint bar's entries for the scopes that apply now.
-pub fn hints(scopes: &[Scope]) -> Vec<(&'static str, &'static str)> {
+pub fn hints(scopes: &[Scope]) -> Vec<(&'static str, &'static str, Scope)> {
     BINDINGS
         .iter()
         .filter(|b| b.hint && scopes.contains(&b.scope))
-        .map(|b| (b.keys, b.label))
+        .map(|b| (b.keys, b.label, b.scope))
         .collect()
 }
 
@@ -322,8 +322,10 @@ mod tests {
     #[test]
     fn hints_are_short() {
         let hints = hints(&[Scope::Pending, Scope::Session, Scope::Global]);
-        assert!(hints.contains(&("s", "spill")));
-        assert!(hints.iter().all(|(_, h)| h.len() <= 16), "{hints:?}");
-        assert!(!super::hints(&[Scope::Session, Scope::Global]).contains(&("a", "approve")));
+        assert!(hints.contains(&("s", "spill", Scope::Pending)));
+        assert!(hints.iter().all(|(_, h, _)| h.len() <= 16), "{hints:?}");
+        assert!(!super::hints(&[Scope::Session, Scope::Global])
+            .iter()
+            .any(|(key, ..)| *key == "a"));
     }
 }

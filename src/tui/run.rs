@@ -139,14 +139,7 @@ fn run_folders(roots: Vec<PathBuf>) -> Result<(), String> {
         .collect::<Vec<_>>()
         .join(" + ");
     folder::spawn_scanner(roots, tx.clone());
-    let screen = Screen::Folder(FolderApp {
-        root: title,
-        entries: Vec::new(),
-        cursor: 0,
-        scanned: false,
-        color: color_allowed(),
-        message: None,
-    });
+    let screen = Screen::Folder(FolderApp::new(title, color_allowed()));
     run_screen(screen, tx, rx)
 }
 

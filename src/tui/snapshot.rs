@@ -2,6 +2,7 @@
 //! and shared read-only.
 
 use crate::analysis::state::StateAt;
+use crate::analysis::token_rows::{token_rows, TokenRow};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
 use crate::model::{Decision, Session};
@@ -32,6 +33,8 @@ pub struct Snapshot {
     pub alerts: Vec<Alert>,
     /// Obligations and plan at the newest event, for when no compaction is selected.
     pub now: StateAt,
+    /// Each compaction's tokens and what became of them, by compaction id.
+    token_rows: HashMap<String, Vec<TokenRow>>,
 }
 
 impl Snapshot {
@@ -65,7 +68,8 @@ impl Snapshot {
                     }
                     _ => Some(compaction.info.at),
                 };
-                if let Some(event) = event {
+                // A resolved finding is shown, but no longer marks its event.
+                if let Some(event) = event.filter(|_| finding.resolved_by.is_none()) {
                     let worst = markers.entry(event).or_insert(finding.severity);
                     *worst = (*worst).max(finding.severity);
                 }
@@ -77,7 +81,13 @@ impl Snapshot {
                 }
             }
         }
+        let token_rows = analysis
+            .compactions
+            .iter()
+            .map(|c| (c.info.id.clone(), token_rows(&session, c)))
+            .collect();
         Snapshot {
+            token_rows,
             now: StateAt::of(&session.events),
             session,
             analysis,
@@ -94,12 +104,27 @@ impl Snapshot {
         Ok(Snapshot::build(session, &sidecar.decisions))
     }
 
+    /// Errors no standing decision resolves: what `audit` fails on.
     pub fn errors(&self) -> usize {
         self.analysis
             .findings
             .iter()
-            .filter(|f| f.is_error())
+            .filter(|f| f.is_unresolved_error())
             .count()
+    }
+
+    /// Findings a standing decision resolves.
+    pub fn resolved(&self) -> usize {
+        self.analysis
+            .findings
+            .iter()
+            .filter(|f| f.resolved_by.is_some())
+            .count()
+    }
+
+    /// The tokens of a compaction's region and what became of each, worst first.
+    pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
+        self.token_rows.get(compaction).map_or(&[], Vec::as_slice)
     }
 
     /// Compactions still proposed with no decision.

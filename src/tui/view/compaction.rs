@@ -5,10 +5,11 @@ use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
+use crate::analysis::finding::short_id;
 use crate::analysis::marks::{marks, TokenState};
 use crate::model::RangeSpec;
 use crate::sanitize;
-use crate::tui::app::{App, Pane, REGION_EVENTS_SHOWN};
+use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
@@ -24,8 +25,6 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         frame.render_widget(text, area);
         return;
     };
-    let snapshot = &app.snapshot;
-    let session = &snapshot.session;
     let verdict = c.flags.verdict(false);
     let range = match c.info.range {
         RangeSpec::Seqs { from, to } => format!("range {from}–{to}"),
@@ -33,8 +32,9 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     };
     let title = Line::from(vec![
         Span::raw(format!(
-            " Compaction {} · {} · {range} · gate: ",
-            sanitize::line(&c.info.id),
+            " Compaction {}{} · {} · {range} · gate: ",
+            sanitize::line(short_id(&c.info.id)),
+            trigger_and_size(c),
             c.info.phase.as_str()
         )),
         Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)),
@@ -64,6 +64,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         let (glyph, what, style) = match d.regenerable {
             Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
             Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
+            None if d.fate.recalled() => ("⚠", "dropped, recalled", theme.yellow()),
             None => ("✖", "dropped, not declared", theme.yellow()),
         };
         let needed = if d.required_by.is_empty() {
@@ -121,8 +122,163 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     .areas(inner);
     frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
 
-    // Region on the left, summary on the right: the tokens of the region marked by what
-    // the summary did to them.
+    match app.compaction_view {
+        CompactionView::Tokens => draw_tokens(app, c, theme, frame, split_area, legend_area),
+        CompactionView::Events => draw_events(app, c, theme, frame, split_area, legend_area),
+        CompactionView::WordDiff => draw_inline_diff(app, theme, frame, split_area, legend_area),
+    }
+}
+
+/// The legend of the token marks: a glyph for each, so colour is never the only signal.
+fn legend(theme: Theme) -> Line<'static> {
+    let mut spans = Vec::new();
+    for (state, label) in [
+        (TokenState::Kept, "kept"),
+        (TokenState::DroppedNoRefetch, "no refetch"),
+        (TokenState::Dropped, "dropped"),
+        (TokenState::Recalled, "recalled"),
+        (TokenState::ReDerived, "re-derived"),
+        (TokenState::Carried, "carried over"),
+    ] {
+        spans.push(Span::styled(state.glyph(), theme.token(state)));
+        spans.push(Span::raw(format!(" {label}  ")));
+    }
+    spans.push(Span::raw("d: view"));
+    Line::from(spans)
+}
+
+/// Trigger and token counts as the transcript gives them: ` · auto · 167k→12k tokens`.
+fn trigger_and_size(c: &CompactionAnalysis) -> String {
+    let mut out = String::new();
+    if let Some(trigger) = &c.extra.trigger {
+        out.push_str(&format!(" · {}", sanitize::line(trigger)));
+    }
+    let thousands = |n: Option<u64>| n.map_or("?".to_owned(), |n| format!("{}k", n.div_ceil(1000)));
+    if c.extra.pre_tokens.is_some() || c.extra.post_tokens.is_some() {
+        out.push_str(&format!(
+            " · {}→{} tokens",
+            thousands(c.extra.pre_tokens),
+            thousands(c.extra.post_tokens)
+        ));
+    }
+    out
+}
+
+/// Every region token with its mark, worst first, next to the summary's lines that
+/// mention region tokens.
+fn draw_tokens(
+    app: &App,
+    c: &CompactionAnalysis,
+    theme: Theme,
+    frame: &mut Frame,
+    area: Rect,
+    legend_area: Rect,
+) {
+    let session = &app.snapshot.session;
+    let rows = app.snapshot.token_rows(&c.info.id);
+    let mut lines: Vec<Line> = Vec::with_capacity(rows.len());
+    for row in rows {
+        let info = session.tokens.get(row.token);
+        let style = theme.token(row.state);
+        let mut spans = vec![
+            Span::styled(format!("{} ", row.state.glyph()), style),
+            Span::styled(sanitize::line(&info.text).into_owned(), style),
+            Span::styled(
+                format!(
+                    "  {} · {} · seq {}",
+                    row.state.label(),
+                    info.class.as_str(),
+                    row.seen_at
+                ),
+                theme.dim(),
+            ),
+        ];
+        if !row.needed_by.is_empty() {
+            spans.push(Span::raw(format!(
+                " · needed by {}",
+                sanitize::line(&row.needed_by.join(", "))
+            )));
+        }
+        if let Some(sentence) = &row.sentence {
+            let short: String = sentence.chars().take(120).collect();
+            spans.push(Span::styled(
+                format!(" · “{}”", sanitize::line(&short)),
+                theme.dim(),
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    if lines.is_empty() {
+        lines.push(Line::styled(
+            "no opaque tokens in the region (d shows its events)",
+            theme.dim(),
+        ));
+    }
+    let summary: Vec<Line> = match summary_text(app, c) {
+        None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
+        Some(text) => {
+            let found = marks(&text, session, c);
+            let mut marked_rows = std::collections::HashSet::new();
+            let mut line = 0;
+            let mut at = 0;
+            for mark in &found {
+                line += text.as_bytes()[at..mark.start]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                at = mark.start;
+                marked_rows.insert(line);
+            }
+            let shown: Vec<Line> = marked_lines(&text, &found, ratatui::style::Style::new(), theme)
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| marked_rows.contains(i))
+                .map(|(_, l)| l)
+                .collect();
+            if shown.is_empty() {
+                vec![Line::styled(
+                    "the summary names none of the region's tokens verbatim",
+                    theme.dim(),
+                )]
+            } else {
+                shown
+            }
+        }
+    };
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
+    let tokens_block = Block::default()
+        .borders(Borders::TOP | Borders::RIGHT)
+        .border_style(theme.dim())
+        .title(format!(
+            " region · {} events · {} tokens ",
+            c.region.len(),
+            rows.len()
+        ));
+    let summary_block = Block::default()
+        .borders(Borders::TOP)
+        .border_style(theme.dim())
+        .title(" summary lines that name them ");
+    frame.render_widget(scrolled(lines, tokens_block, scroll), left);
+    frame.render_widget(scrolled(summary, summary_block, scroll), right);
+    frame.render_widget(
+        Paragraph::new(legend(theme)).style(theme.dim()),
+        legend_area,
+    );
+}
+
+/// The region's events on the left, the whole summary on the right: the tokens of the
+/// region marked by what the summary did to them.
+fn draw_events(
+    app: &App,
+    c: &CompactionAnalysis,
+    theme: Theme,
+    frame: &mut Frame,
+    split_area: Rect,
+    legend_area: Rect,
+) {
+    let session = &app.snapshot.session;
     let mut region: Vec<Line> = Vec::new();
     // The view opens at the event holding the first token that cannot be re-fetched.
     let mut start_line: Option<usize> = None;
@@ -181,10 +337,6 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             marked_lines(&text, &found, ratatui::style::Style::new(), theme)
         }
     };
-    if app.inline_diff {
-        draw_inline_diff(app, theme, frame, split_area, legend_area);
-        return;
-    }
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
             .areas(split_area);
@@ -203,15 +355,10 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         .title(" summary ");
     frame.render_widget(scrolled(region, region_block, region_scroll), left);
     frame.render_widget(scrolled(summary, summary_block, summary_scroll), right);
-    let legend = Line::from(vec![
-        Span::styled("✖ red", theme.red()),
-        Span::raw(" dropped, can't re-fetch  "),
-        Span::styled("↻ yellow", theme.yellow()),
-        Span::raw(" dropped, regenerable  "),
-        Span::styled("✔ green", theme.green()),
-        Span::raw(" kept"),
-    ]);
-    frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
+    frame.render_widget(
+        Paragraph::new(legend(theme)).style(theme.dim()),
+        legend_area,
+    );
 }
 
 /// Lines of one region event the view shows: a long tool output is cut, so a region of
@@ -299,7 +446,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
     let block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.dim())
-        .title(" region → summary, word diff (d: side by side) ");
+        .title(" region → summary, word diff (d: tokens) ");
     let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
     frame.render_widget(scrolled(lines, block, scroll), area);
     let legend = Line::from(vec![

@@ -24,31 +24,38 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
     let area = frame.area();
     match &app.overlay {
         None => {}
-        Some(Overlay::Help) => {
-            let mut lines = vec![
-                Line::styled("Keys (Esc or ? closes)", theme.bold()),
-                Line::raw(""),
-            ];
+        Some(Overlay::Help { scroll }) => {
+            let mut lines = Vec::new();
             for binding in BINDINGS {
                 let scope = match binding.scope {
-                    Scope::Pending => " (proposed compaction)",
+                    Scope::Pending => " (pending compaction)",
                     Scope::Folder => " (folder)",
                     _ => "",
                 };
                 lines.push(Line::from(vec![
-                    Span::styled(format!("  {:<7}", binding.keys), theme.bold()),
+                    Span::styled(format!(" {:<6}", binding.keys), theme.bold()),
                     Span::raw(format!("{}{scope}", binding.help)),
                 ]));
             }
-            lines.push(Line::raw(""));
             lines.push(Line::styled(
-                "  mouse wheel scrolls the focused pane",
+                " mouse wheel scrolls the focused pane",
                 theme.dim(),
             ));
-            let rect = centered(area, 64, lines.len() as u16 + 2);
+            let rect = centered(area, 76, lines.len() as u16 + 2);
+            // When the keys do not fit, the title says how to see the rest.
+            let title = if lines.len() as u16 + 2 > rect.height {
+                " Keys · j/k scroll · Esc closes "
+            } else {
+                " Keys · Esc closes "
+            };
+            let last_top = (lines.len() as u16).saturating_sub(rect.height.saturating_sub(2));
             frame.render_widget(Clear, rect);
             frame.render_widget(
-                Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(" Help ")),
+                scrolled(
+                    lines,
+                    Block::default().borders(Borders::ALL).title(title),
+                    (*scroll).min(last_top),
+                ),
                 rect,
             );
         }

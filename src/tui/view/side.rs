@@ -3,6 +3,7 @@
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
 use super::text::{scrolled, wrapped_rows};
+use crate::analysis::finding::short_id;
 use crate::analysis::marks::{binding_state, BindingState};
 use crate::analysis::state::{target_text, StateAt};
 use crate::sanitize;
@@ -27,7 +28,7 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let session = &app.snapshot.session;
     let (title, state): (String, &StateAt) = match compaction {
         Some(c) => (
-            format!(" Obligations at {} ", sanitize::line(&c.info.id)),
+            format!(" Obligations at {} ", sanitize::line(short_id(&c.info.id))),
             &c.state,
         ),
         // Computed once per snapshot, not once per frame.
@@ -35,8 +36,13 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     };
     let mut lines: Vec<Line> = Vec::new();
     for obligation in state.open_obligations() {
+        // A todo's id is its own text: show it once.
+        let label = match obligation.id.strip_prefix("todo: ") {
+            Some(_) => "☐".to_owned(),
+            None => sanitize::line(&obligation.id).into_owned(),
+        };
         lines.push(Line::from(vec![
-            Span::styled(sanitize::line(&obligation.id).into_owned(), theme.bold()),
+            Span::styled(label, theme.bold()),
             Span::raw("  "),
             Span::raw(sanitize::line(obligation.name.as_deref().unwrap_or("")).into_owned()),
         ]));
@@ -48,7 +54,13 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             lines.push(Line::from(spans));
         }
     }
+    let listed: std::collections::HashSet<&str> =
+        state.open_obligations().map(|o| o.id.as_str()).collect();
     for step in &state.pending {
+        // A transcript's open todo is a plan step too: it is listed once, above.
+        if step.target.is_null() && listed.contains(step.id.as_str()) {
+            continue;
+        }
         let target = target_text(&step.target);
         let mut spans = vec![Span::raw(format!(
             "{} {} → {} ",
@@ -95,19 +107,30 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         if selected {
             selected_line = lines.len();
         }
-        let mut line = Line::from(vec![
-            Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
-            Span::raw(" "),
-            Span::styled(
-                format!(
-                    "{} {}: ",
-                    sanitize::line(f.compaction.as_deref().unwrap_or("")),
-                    f.kind.name()
+        let id = short_id(f.compaction.as_deref().unwrap_or(""));
+        let head = format!("{} {}: ", sanitize::line(id), f.kind.name());
+        let mut line = match f.resolved_by {
+            // Resolved: still listed, so the operator sees what the decision covers.
+            Some(verdict) => Line::from(vec![
+                Span::styled("✔", theme.green()),
+                Span::raw(" "),
+                Span::styled(head, theme.dim()),
+                Span::styled(
+                    format!(
+                        "{} (resolved by {})",
+                        sanitize::line(&f.message),
+                        verdict.as_str()
+                    ),
+                    theme.dim(),
                 ),
-                theme.bold(),
-            ),
-            Span::raw(sanitize::line(&f.message).into_owned()),
-        ]);
+            ]),
+            None => Line::from(vec![
+                Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
+                Span::raw(" "),
+                Span::styled(head, theme.bold()),
+                Span::raw(sanitize::line(&f.message).into_owned()),
+            ]),
+        };
         if selected {
             line = line.style(theme.selected());
         }

@@ -1,6 +1,7 @@
 //! The status bar, the lower tabs of the narrow layout, and the hint bar.
 
 use super::style::Theme;
+use crate::sanitize;
 use crate::tui::app::{App, FileEvent, Pane};
 use crate::tui::keys::{hints, Scope};
 use ratatui::layout::Rect;
@@ -8,8 +9,60 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
+/// Parts of a one-line bar, each with how much it matters: when the line is too wide the
+/// least important part goes first (the later one among equals), so what an operator
+/// must see (PENDING, errors, `? help`) stays at any width.
+struct Bar<'a> {
+    parts: Vec<(u8, Vec<Span<'a>>)>,
+}
+
+impl<'a> Bar<'a> {
+    fn new() -> Bar<'a> {
+        Bar { parts: Vec::new() }
+    }
+
+    fn push(&mut self, importance: u8, spans: Vec<Span<'a>>) {
+        self.parts.push((importance, spans));
+    }
+
+    fn fitted(mut self, width: u16) -> Line<'a> {
+        let width_of = |parts: &[(u8, Vec<Span>)]| -> usize {
+            parts
+                .iter()
+                .flat_map(|(_, spans)| spans)
+                .map(Span::width)
+                .sum()
+        };
+        while width_of(&self.parts) > usize::from(width) {
+            let Some(least) = self
+                .parts
+                .iter()
+                .enumerate()
+                .min_by_key(|(i, (importance, _))| (*importance, std::cmp::Reverse(*i)))
+                .map(|(i, _)| i)
+            else {
+                break;
+            };
+            if self.parts[least].0 == u8::MAX {
+                break;
+            }
+            self.parts.remove(least);
+        }
+        Line::from(
+            self.parts
+                .into_iter()
+                .flat_map(|(_, spans)| spans)
+                .collect::<Vec<_>>(),
+        )
+    }
+}
+
+/// Never dropped.
+const ALWAYS: u8 = u8::MAX;
+
 pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let snapshot = &app.snapshot;
+    let meta = &snapshot.session.meta;
     let follow = if app.follow {
         Span::styled("● following", theme.green())
     } else if app.unseen > 0 {
@@ -27,50 +80,94 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     };
     let pending = snapshot.pending();
     let errors = snapshot.errors();
-    // Narrow screens keep the counts and drop what the operator already knows.
-    let title = if app.is_narrow() {
-        app.title
-            .rsplit('/')
-            .next()
-            .unwrap_or(&app.title)
-            .to_owned()
-    } else {
-        app.title.clone()
-    };
-    let mut spans = vec![Span::styled(title, theme.bold()), Span::raw("  ")];
-    if !app.is_narrow() {
-        spans.insert(0, Span::styled(" ctxlens  ", theme.bold()));
-        spans.push(Span::raw(snapshot.session.format.as_str()));
-        spans.push(Span::raw("  "));
+    let resolved = snapshot.resolved();
+    let file_name = app.title.rsplit('/').next().unwrap_or(&app.title);
+    let mut bar = Bar::new();
+    bar.push(1, vec![Span::styled(" ctxlens  ", theme.bold())]);
+    bar.push(
+        ALWAYS,
+        vec![Span::styled(file_name.to_owned(), theme.bold())],
+    );
+    if let Some(title) = meta.title.as_deref().or(meta.first_prompt.as_deref()) {
+        let short: String = title.chars().take(40).collect();
+        let cut = if short.len() < title.len() { "…" } else { "" };
+        bar.push(
+            6,
+            vec![Span::raw(format!(" · “{}{cut}”", sanitize::line(&short)))],
+        );
     }
-    spans.push(follow);
-    spans.extend(file_event);
+    bar.push(
+        2,
+        vec![Span::raw(format!("  {}", snapshot.session.format.as_str()))],
+    );
+    if let Some(model) = meta.models.last() {
+        bar.push(3, vec![Span::raw(format!("  {}", sanitize::line(model)))]);
+    }
+    if let Some(branch) = &meta.branch {
+        bar.push(
+            4,
+            vec![Span::raw(format!("  ⎇ {}", sanitize::line(branch)))],
+        );
+    }
+    let mut live = vec![Span::raw("  "), follow];
+    live.extend(file_event);
+    bar.push(8, live);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    spans.push(Span::raw(format!(
-        "  {}  {}",
-        plural(snapshot.session.events.len(), "event"),
-        plural(snapshot.analysis.compactions.len(), "compaction")
-    )));
+    bar.push(
+        5,
+        vec![Span::raw(format!(
+            "  {}",
+            plural(snapshot.session.events.len(), "event")
+        ))],
+    );
+    bar.push(
+        7,
+        vec![Span::raw(format!(
+            "  {}",
+            plural(snapshot.analysis.compactions.len(), "compaction")
+        ))],
+    );
     if pending > 0 {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(
-            format!("{pending} PENDING"),
-            theme.yellow().add_modifier(ratatui::style::Modifier::BOLD),
-        ));
+        bar.push(
+            ALWAYS,
+            vec![
+                Span::raw("  "),
+                Span::styled(
+                    format!("{pending} PENDING"),
+                    theme.yellow().add_modifier(ratatui::style::Modifier::BOLD),
+                ),
+            ],
+        );
     }
     if errors > 0 {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(format!("{errors} errors"), theme.red()));
+        bar.push(
+            ALWAYS,
+            vec![
+                Span::raw("  "),
+                Span::styled(plural(errors, "error"), theme.red()),
+            ],
+        );
+    }
+    if resolved > 0 {
+        bar.push(
+            7,
+            vec![Span::styled(format!("  {resolved} resolved"), theme.dim())],
+        );
     }
     if !snapshot.session.malformed.is_empty() {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(
-            format!("{} malformed lines", snapshot.session.malformed.len()),
-            theme.yellow(),
-        ));
+        bar.push(
+            9,
+            vec![
+                Span::raw("  "),
+                Span::styled(
+                    plural(snapshot.session.malformed.len(), "malformed line"),
+                    theme.yellow(),
+                ),
+            ],
+        );
     }
-    spans.push(Span::styled("   ? help", theme.dim()));
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    bar.push(ALWAYS, vec![Span::styled("   ? help", theme.dim())]);
+    frame.render_widget(Paragraph::new(bar.fitted(area.width)), area);
 }
 
 pub fn tabs(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
@@ -97,14 +194,29 @@ pub fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     if app.pending_selected().is_some() {
         scopes.push(Scope::Pending);
     }
-    let mut spans = Vec::new();
+    let mut bar = Bar::new();
     if let Some(message) = &app.message {
-        spans.push(Span::styled(format!(" {message} "), theme.yellow()));
-        spans.push(Span::raw(" "));
+        bar.push(
+            ALWAYS,
+            vec![
+                Span::styled(format!(" {} ", sanitize::line(message)), theme.yellow()),
+                Span::raw(" "),
+            ],
+        );
     }
-    for (keys, label) in hints(&scopes) {
-        spans.push(Span::styled(format!(" {keys}"), theme.bold()));
-        spans.push(Span::raw(format!(" {label} ")));
+    for (keys, label, scope) in hints(&scopes) {
+        // The decision keys and `? help`, `q quit` stay; the rest make room, last first.
+        let importance = match (scope, keys) {
+            (Scope::Pending, _) | (_, "?") | (_, "q") => ALWAYS,
+            _ => 1,
+        };
+        bar.push(
+            importance,
+            vec![
+                Span::styled(format!(" {keys}"), theme.bold()),
+                Span::raw(format!(" {label} ")),
+            ],
+        );
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    frame.render_widget(Paragraph::new(bar.fitted(area.width)), area);
 }

@@ -53,8 +53,9 @@ impl Theme {
 
     pub fn token(&self, state: TokenState) -> Style {
         match state {
-            TokenState::Kept => self.green(),
+            TokenState::Kept | TokenState::Carried | TokenState::ReDerived => self.green(),
             TokenState::DroppedNoRefetch => self.red().add_modifier(Modifier::BOLD),
+            TokenState::Recalled => self.yellow().add_modifier(Modifier::BOLD),
             TokenState::DroppedRegenerable | TokenState::Dropped => self.yellow(),
             TokenState::Unknown => self.dim(),
         }

@@ -2,7 +2,7 @@
 
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
-use crate::model::{EventKind, Phase};
+use crate::model::{EventKind, Format, ObligationStatus, Phase};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
@@ -95,7 +95,7 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
             spans.push(Span::styled("COMPACTION ", theme.bold()));
             spans.push(Span::raw(format!(
                 "{} {} ",
-                sanitize::line(id),
+                sanitize::line(crate::analysis::finding::short_id(id)),
                 phase.unwrap_or(Phase::Proposed).as_str()
             )));
             if let Some(verdict) = verdict {
@@ -122,12 +122,40 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
         kind => {
             let name = sanitize::line(kind.type_name()).into_owned();
             spans.push(Span::styled(format!("{name:<11} "), theme.accent()));
-            let gist = app
-                .texts
-                .get(&event_index)
-                .map_or_else(|| "…".to_owned(), |t| t.gist.clone());
+            // A transcript's todos come from one tool call: its line would show the
+            // whole list's JSON on every item's row.
+            let gist = match todo_gist(kind) {
+                Some(gist) if snapshot.session.format != Format::Canonical => gist,
+                _ => app
+                    .texts
+                    .get(&event_index)
+                    .map_or_else(|| "…".to_owned(), |t| t.gist.clone()),
+            };
             spans.push(Span::raw(gist));
         }
     }
     Line::from(spans)
+}
+
+/// An item of a todo list, or the plan it leaves, in the agent's words.
+fn todo_gist(kind: &EventKind) -> Option<String> {
+    let text = match kind {
+        EventKind::Obligation {
+            id, name, status, ..
+        } => {
+            let glyph = match status {
+                Some(ObligationStatus::Done) => "✔",
+                Some(ObligationStatus::Dropped) => "✖ dropped:",
+                _ => "☐",
+            };
+            let name = name.as_deref().or_else(|| id.strip_prefix("todo: "))?;
+            format!("{glyph} {name}")
+        }
+        EventKind::Plan { steps } => match steps.first() {
+            None => "nothing left to do".to_owned(),
+            Some(first) => format!("{} open, next: {}", steps.len(), first.action),
+        },
+        _ => return None,
+    };
+    Some(sanitize::line(&text).into_owned())
 }

@@ -1,0 +1,189 @@
+//! The compaction view's token list: every opaque token of a region with what became of
+//! it, the event it first appeared in, what needed it and, when the summary kept it, the
+//! summary sentence that mentions it. Built once per analysis, never per frame.
+
+use super::compaction::CompactionAnalysis;
+use super::kept::{basename, summary_words};
+use super::marks::TokenState;
+use crate::model::{EventKind, Session, TokenClass, TokenId};
+use std::collections::HashMap;
+use unicode_segmentation::UnicodeSegmentation;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenRow {
+    pub token: TokenId,
+    pub state: TokenState,
+    /// Seq of the first region event that holds the token.
+    pub seen_at: u64,
+    /// Obligations, steps or later calls that need it (dropped tokens only).
+    pub needed_by: Vec<String>,
+    /// The summary sentence that mentions it (kept tokens only), on one line.
+    pub sentence: Option<String>,
+}
+
+/// Most worrying first: what cannot be re-fetched, what was recalled, what else was
+/// dropped; then what came back, and last what the summary kept.
+fn rank(state: TokenState) -> u8 {
+    match state {
+        TokenState::DroppedNoRefetch => 0,
+        TokenState::Recalled => 1,
+        TokenState::DroppedRegenerable => 2,
+        TokenState::Dropped => 3,
+        TokenState::Unknown => 4,
+        TokenState::ReDerived => 5,
+        TokenState::Carried => 6,
+        TokenState::Kept => 7,
+    }
+}
+
+pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<TokenRow> {
+    let sentences = match &session.events[analysis.info.def].kind {
+        EventKind::Compaction {
+            summary: Some(summary),
+            ..
+        } => Sentences::of(&summary.text),
+        _ => Sentences::default(),
+    };
+    let cwd = session.cwd.as_deref();
+    let mut rows: Vec<TokenRow> = analysis
+        .tokens
+        .iter()
+        .map(|t| {
+            let state = TokenState::of(t);
+            let info = session.tokens.get(t.id);
+            let needed_by = analysis
+                .dropped
+                .iter()
+                .find(|d| *d.token == *info.text)
+                .map(|d| d.required_by.clone())
+                .unwrap_or_default();
+            let sentence = (state == TokenState::Kept)
+                .then(|| sentences.mentioning(&info.text, info.class, cwd))
+                .flatten()
+                .map(str::to_owned);
+            TokenRow {
+                token: t.id,
+                state,
+                seen_at: session.events[t.first_event].seq,
+                needed_by,
+                sentence,
+            }
+        })
+        .collect();
+    // Stable: within a state, tokens stay in the order the region shows them.
+    rows.sort_by_key(|r| rank(r.state));
+    rows
+}
+
+/// A summary cut into sentences (and lines: a bullet is a sentence), with the first
+/// sentence each word appears in.
+#[derive(Default)]
+struct Sentences {
+    texts: Vec<String>,
+    first: HashMap<String, usize>,
+}
+
+impl Sentences {
+    fn of(summary: &str) -> Sentences {
+        let mut out = Sentences::default();
+        for line in summary.lines() {
+            for sentence in line.split_sentence_bounds() {
+                // Markdown's bullets and headings are not part of what it says.
+                let sentence = sentence
+                    .trim()
+                    .trim_start_matches(|c: char| "-*+#>•".contains(c) || c.is_whitespace());
+                if sentence.is_empty() {
+                    continue;
+                }
+                let index = out.texts.len();
+                for word in summary_words(sentence) {
+                    out.first.entry(word.to_owned()).or_insert(index);
+                    // A path's tails name the same file (`lib/a.dart` of `app/lib/a.dart`).
+                    for (at, _) in word.match_indices('/') {
+                        out.first.entry(word[at + 1..].to_owned()).or_insert(index);
+                    }
+                }
+                out.texts.push(sentence.to_owned());
+            }
+        }
+        out
+    }
+
+    /// The sentence that holds `token` in one of the forms the survival check accepts.
+    fn mentioning(&self, token: &str, class: TokenClass, cwd: Option<&str>) -> Option<&str> {
+        let bare = token.trim_end_matches('/');
+        let mut forms = vec![token, bare];
+        if class == TokenClass::Path {
+            if let Some(relative) = cwd
+                .and_then(|c| bare.strip_prefix(c))
+                .and_then(|r| r.strip_prefix('/'))
+            {
+                forms.push(relative);
+            }
+            forms.extend(bare.match_indices('/').map(|(at, _)| &bare[at + 1..]));
+            forms.push(basename(bare));
+        }
+        let hex_prefixes = match class {
+            TokenClass::Hex => (7..bare.len()).map(|n| &bare[..n]).collect(),
+            _ => Vec::new(),
+        };
+        forms
+            .into_iter()
+            .chain(hex_prefixes)
+            .filter(|f| !f.is_empty())
+            .find_map(|f| self.first.get(f))
+            .map(|&i| self.texts[i].as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze;
+    use crate::ingest::parse_bytes;
+
+    #[test]
+    fn rows_put_the_worst_first_and_name_the_sentence_that_kept_a_token() {
+        let log = br#"{"type":"session","seq":1,"cwd":"/p"}
+{"type":"tool_result","seq":2,"text":"rev 4f9a2c81d0e7 log /p/src/lib/a.rs tok_77 9c3e5b7a1f20aa"}
+{"type":"binding","seq":3,"token":"tok_77","regenerable":false}
+{"type":"compaction","seq":4,"id":"k1","range":{"from":2,"to":3},"summary":"Checked things.\n- Edited lib/a.rs. Deployed 9c3e5b7a1f20aa at noon."}
+"#;
+        let session = parse_bytes(log);
+        let analysis = analyze(&session, &[], false);
+        let rows = token_rows(&session, &analysis.compactions[0]);
+        let shown: Vec<(&str, TokenState, Option<&str>)> = rows
+            .iter()
+            .map(|r| (session.tokens.text(r.token), r.state, r.sentence.as_deref()))
+            .collect();
+        assert_eq!(shown[0], ("tok_77", TokenState::DroppedNoRefetch, None));
+        assert!(shown.contains(&("4f9a2c81d0e7", TokenState::Dropped, None)));
+        assert!(shown.contains(&(
+            "9c3e5b7a1f20aa",
+            TokenState::Kept,
+            Some("Deployed 9c3e5b7a1f20aa at noon.")
+        )));
+        assert!(rows.iter().all(|r| r.seen_at == 2));
+    }
+
+    #[test]
+    fn a_sentence_is_found_by_any_form_the_survival_check_accepts() {
+        let s = Sentences::of(
+            "Checked things.\n- Edited lib/a.rs and main.go. Deployed 9c3e5b7 at noon.",
+        );
+        let edited = Some("Edited lib/a.rs and main.go.");
+        assert_eq!(
+            s.mentioning("/p/app/lib/a.rs", TokenClass::Path, Some("/p")),
+            edited
+        );
+        assert_eq!(
+            s.mentioning("/p/main.go", TokenClass::Path, Some("/p")),
+            edited
+        );
+        assert_eq!(
+            s.mentioning("9c3e5b7a1f20aa", TokenClass::Hex, None),
+            Some("Deployed 9c3e5b7 at noon.")
+        );
+        assert_eq!(s.mentioning("tok_1", TokenClass::VendorId, None), None);
+    }
+}
