@@ -17,6 +17,8 @@ fn main() -> ExitCode {
         Some(Command::Gate(a)) => cli::gate::run(a, &mut out, style),
         Some(Command::Decide(a)) => cli::decide::run(a, &mut out),
         Some(Command::Await(a)) => cli::await_decision::run(a, &mut out),
+        Some(Command::Contract(a)) => cli::contract::run(a, &mut out),
+        Some(Command::Check(a)) => cli::check::run(a, &mut out),
         Some(Command::Spill(SpillCommand::Get { log, handle })) => {
             cli::spill::get(log, handle, &mut out, terminal)
         }

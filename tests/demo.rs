@@ -68,6 +68,35 @@ fn spilling_lets_the_agent_read_the_region_back_and_roll_back_right() {
         .unwrap()
         .to_owned();
     assert!(log.contains("ctxlens spill get") && log.contains(&handle));
+    // The runtime's tripwire stopped the made-up rollback before it ran.
+    assert!(
+        log.contains("ctxlens check stopped rollback on 7b1e9d03c2a5: step s3 expects rollback on 4f9a2c81d0e7"),
+        "{log}"
+    );
+    assert!(!log.contains("downgrade 7b1e9d03c2a5"));
+    // The restore read the real, hash-checked region: it names the revision.
+    assert!(log.contains("lines name 4f9a2c81d0e7"), "{log}");
+    assert!(log.contains("downgrade 4f9a2c81d0e7"));
+}
+
+#[test]
+fn preserving_re_summarizes_with_the_contract() {
+    let (report, log) = play("preserve");
+    assert!(divergence(&report).is_none(), "{report}");
+    let k1 = &report["compactions"][0];
+    assert_eq!(k1["decision"]["verdict"], "preserve");
+    let k2 = &report["compactions"][1];
+    assert_eq!(k2["verdict"], "approve", "{report}");
+    assert!(
+        log.contains("Keep these identifiers verbatim:\\n- 4f9a2c81d0e7"),
+        "{log}"
+    );
+}
+
+#[test]
+fn degrading_marks_the_session() {
+    let (report, _) = play("degrade");
+    assert_eq!(report["degraded"]["since"], "k1");
 }
 
 #[test]

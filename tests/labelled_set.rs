@@ -26,7 +26,14 @@ fn key(file: &str, finding: &Value) -> Key {
         file.to_owned(),
         compaction,
         finding["kind"].as_str().unwrap().to_owned(),
-        finding["token"].as_str().unwrap_or("").to_owned(),
+        // A token, or the start of a dropped instruction.
+        finding["token"]
+            .as_str()
+            .or(finding["text"].as_str())
+            .unwrap_or("")
+            .chars()
+            .take(40)
+            .collect(),
     )
 }
 

@@ -2,7 +2,7 @@
 
 mod common;
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 #[test]
 fn seed_scenario_drops_the_rollback_revision_and_the_agent_regenerates_it() {
@@ -186,4 +186,119 @@ fn tokens_flag_lists_every_dropped_token() {
     );
     let (plain, _) = audit_json(&sample("seed-migration-rollback.jsonl"), &[]);
     assert!(plain["compactions"][0].get("dropped_tokens").is_none());
+}
+
+#[test]
+fn choices_the_summary_turned_around_or_dropped_are_signal_6() {
+    let (report, code) = audit_json(&sample("choices-and-entities.jsonl"), &[]);
+    assert_eq!(code, 1);
+    let k1 = &report["compactions"][0];
+    assert_eq!(k1["verdict"], "refetch");
+    assert_eq!(
+        finding_kinds(&report),
+        ["polarity_flip", "entity_dropped", "undecided"]
+    );
+    let flip = first_finding(&report, "polarity_flip");
+    assert_eq!(flip["severity"], "error");
+    // Entities compare case-insensitively, whitespace runs as one space.
+    assert_eq!(flip["entity"], "in-place migration");
+    assert_eq!(flip["expected"], "rejected");
+    assert_eq!(flip["found"], "chosen");
+    let dropped = first_finding(&report, "entity_dropped");
+    assert_eq!(
+        (
+            &dropped["entity"],
+            &dropped["polarity"],
+            &dropped["severity"]
+        ),
+        (&json!("force push"), &json!("forbidden"), &json!("warning"))
+    );
+    // A refetch re-summarizes under the schema and resolves signal 6.
+    let (_dir, log) = sample_copy("choices-and-entities.jsonl");
+    assert_exit(&decide(&log, "k1", "refetch", "ops"), 0);
+    let (report, code) = audit_json(&log, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        first_finding(&report, "polarity_flip")["resolved_by"],
+        "refetch"
+    );
+}
+
+#[test]
+fn a_region_with_choices_and_no_schema_is_schema_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("s.jsonl");
+    let lines = std::fs::read_to_string(sample("choices-and-entities.jsonl"))
+        .unwrap()
+        .replace(
+            r#", "entities": [{"entity": "In-place  migration", "polarity": "chosen"}, {"entity": "blue-green deploy", "polarity": "chosen"}]"#,
+            "",
+        );
+    std::fs::write(&log, lines).unwrap();
+    let (report, code) = audit_json(&log, &[]);
+    assert_eq!(
+        (code, &report["compactions"][0]["verdict"]),
+        (0, &json!("approve"))
+    );
+    assert_eq!(finding_kinds(&report), ["schema_missing", "undecided"]);
+    let (report, code) = audit_json(&log, &["--strict"]);
+    assert_eq!(
+        (code, &report["compactions"][0]["verdict"]),
+        (1, &json!("refetch"))
+    );
+    assert_eq!(
+        first_finding(&report, "schema_missing")["severity"],
+        "error"
+    );
+}
+
+#[test]
+fn a_rotated_log_cannot_refetch_so_the_gate_degrades() {
+    let (report, code) = audit_json(&sample("rotated-log.jsonl"), &[]);
+    assert_eq!(code, 1);
+    let verdicts: Vec<&Value> = report["compactions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["verdict"])
+        .collect();
+    // k1's originals are in the previous file: its range holds no events here.
+    assert_eq!(verdicts, [&json!("refuse"), &json!("degrade")]);
+    assert_eq!(
+        report["degraded"],
+        json!({"since": "k2", "why": "an operator decided degrade"})
+    );
+    let degraded = first_finding(&report, "degraded");
+    assert_eq!(
+        (
+            &degraded["severity"],
+            &degraded["since"],
+            &degraded["resolved_by"]
+        ),
+        (&json!("warning"), &json!("k2"), &Value::Null)
+    );
+    // Degrade resolves nothing: the summary of a summary stays an error.
+    assert_eq!(
+        first_finding(&report, "summary_of_summary")["resolved_by"],
+        Value::Null
+    );
+}
+
+#[test]
+fn an_applied_summary_of_a_summary_degrades_the_session() {
+    let (report, _) = audit_json(&sample("summary-of-summary.jsonl"), &[]);
+    assert_eq!(report["degraded"], Value::Null, "k2 is only proposed");
+    let (_dir, log) = sample_copy("summary-of-summary.jsonl");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    let last_seq = report["events"].as_u64().unwrap() + 100;
+    text.push_str(&format!(
+        "{{\"type\":\"compaction\",\"seq\":{last_seq},\"id\":\"k2\",\"phase\":\"applied\"}}\n"
+    ));
+    std::fs::write(&log, text).unwrap();
+    let (report, _) = audit_json(&log, &[]);
+    assert_eq!(report["degraded"]["since"], "k2");
+    assert_eq!(
+        report["degraded"]["why"],
+        "a summary of a summary was applied"
+    );
 }

@@ -125,6 +125,16 @@ pub(super) fn analyze(
     let mut findings = Vec::new();
     let mut flags = GateFlags::default();
     if elsewhere {
+        flags.originals_elsewhere = true;
+        if input == Some("summary") {
+            flags.summary_of_summary = true;
+            findings.push(Finding::new(
+                FindingKind::SummaryOfSummary,
+                Severity::Error,
+                Some(id),
+                format!("{id} summarizes a summary (input: summary), not the original events"),
+            ));
+        }
         findings.push(Finding::new(
             FindingKind::RegionElsewhere,
             Severity::Warning,
@@ -153,6 +163,18 @@ pub(super) fn analyze(
         info,
         input,
         earlier.applied,
+        &mut flags,
+        &mut findings,
+    );
+
+    if let Some(summary) = summary {
+        super::instructions::check(session, id, &region, &summary.text, &mut findings);
+    }
+    super::entities::check(
+        id,
+        &state,
+        &region,
+        extra.entities.as_deref(),
         &mut flags,
         &mut findings,
     );
@@ -449,7 +471,13 @@ fn survives(session: &Session, summary: &Summary, token: TokenId, cwd: Option<&s
 }
 
 /// Whether the token text `written` (from an obligation's `requires`) names `token`.
-fn same_token(session: &Session, written: &str, token: TokenId, cwd: Option<&str>) -> bool {
+/// Whether `written` names declared token `token` (a path in any form of the same file).
+pub(super) fn same_token(
+    session: &Session,
+    written: &str,
+    token: TokenId,
+    cwd: Option<&str>,
+) -> bool {
     let info = session.tokens.get(token);
     written == &*info.text
         || (info.class == TokenClass::Path && path_key(written, cwd) == path_key(&info.text, cwd))

@@ -9,71 +9,126 @@ use super::tokens::{contains_whole_word, extract};
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
 
+/// An action a runtime is about to take (spec §8.2), checked as if it were the next
+/// `action` event of the log.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedAction {
+    pub step: Option<String>,
+    pub name: String,
+    pub target: Value,
+}
+
 /// Divergences of every applied compaction, each returned with its compaction's index.
 pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(usize, Finding)> {
+    (0..analyses.len())
+        .flat_map(|index| {
+            check(session, analyses, index, None)
+                .into_iter()
+                .map(move |f| (index, f))
+        })
+        .collect()
+}
+
+/// The tripwire: the first divergence after the most recent applied compaction, the
+/// log's own actions replayed first and `next` taken as the action after them. `None`
+/// when there is no applied compaction or nothing diverges.
+pub fn tripwire(
+    session: &Session,
+    analyses: &[CompactionAnalysis],
+    next: &ProposedAction,
+) -> Option<(usize, Finding)> {
+    let latest = analyses
+        .iter()
+        .enumerate()
+        .filter_map(|(i, a)| a.info.applied_at.map(|at| (at, i)))
+        .max()?
+        .1;
+    check(session, analyses, latest, Some(next))
+        .into_iter()
+        .next()
+        .map(|f| (latest, f))
+}
+
+/// Signal 3 for compaction `index`: its pending steps against what came after it was
+/// applied, up to the next applied compaction, a new plan, or the steps running out;
+/// `next`, when given, follows the log's last event.
+fn check(
+    session: &Session,
+    analyses: &[CompactionAnalysis],
+    index: usize,
+    next: Option<&ProposedAction>,
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (index, analysis) in analyses.iter().enumerate() {
-        let Some(applied) = analysis.info.applied_at else {
-            continue;
-        };
-        // A divergence belongs to the most recent applied compaction.
-        let end = analyses
-            .iter()
-            .filter_map(|a| a.info.applied_at)
-            .filter(|&other| other > applied)
-            .min()
-            .unwrap_or(session.events.len());
-        let mut pending = analysis.state.pending.clone();
-        // Actions while the compaction waited for its decision are not checked, but
-        // they do act on their steps.
-        for event in session.events[analysis.info.at..applied].iter().skip(1) {
-            if let EventKind::Action {
-                step: Some(step), ..
-            } = &event.kind
-            {
-                pending.retain(|s| &s.id != step);
-            }
+    let analysis = &analyses[index];
+    let Some(applied) = analysis.info.applied_at else {
+        return out;
+    };
+    // A divergence belongs to the most recent applied compaction.
+    let end = analyses
+        .iter()
+        .filter_map(|a| a.info.applied_at)
+        .filter(|&other| other > applied)
+        .min()
+        .unwrap_or(session.events.len());
+    let mut pending = analysis.state.pending.clone();
+    // Actions while the compaction waited for its decision are not checked, but they do
+    // act on their steps.
+    for event in session.events[analysis.info.at..applied].iter().skip(1) {
+        if let EventKind::Action {
+            step: Some(step), ..
+        } = &event.kind
+        {
+            pending.retain(|s| &s.id != step);
         }
-        for event in &session.events[applied + 1..end] {
-            match &event.kind {
-                EventKind::Plan { steps } => {
-                    for new in steps {
-                        let changed = pending.iter().find(|old| {
-                            old.id == new.id && old.action == new.action && old.target != new.target
-                        });
-                        if let Some(old) = changed {
-                            let actual = ActualStep::PlanStep(ExpectedStep::from(new));
-                            out.push((index, finding(session, analysis, old, actual, &new.target)));
-                        }
-                    }
-                    break;
-                }
-                EventKind::Action { step, name, target } => {
-                    if pending.is_empty() {
-                        break;
-                    }
-                    let claimed = step
-                        .as_ref()
-                        .and_then(|id| pending.iter().position(|s| &s.id == id));
-                    let at = claimed.unwrap_or(0);
-                    let expected = pending.remove(at);
-                    let target = target.clone().unwrap_or(Value::Null);
-                    if at != 0 || *name != expected.action || target != expected.target {
-                        let actual = ActualStep::Action {
-                            seq: event.seq,
-                            step: step.clone(),
-                            name: name.clone(),
-                            target: target.clone(),
-                        };
-                        out.push((
-                            index,
-                            finding(session, analysis, &expected, actual, &target),
-                        ));
+    }
+    let mut check_action = |pending: &mut Vec<PlanStep>,
+                            seq: u64,
+                            step: &Option<String>,
+                            name: &str,
+                            target: &Value| {
+        let claimed = step
+            .as_ref()
+            .and_then(|id| pending.iter().position(|s| &s.id == id));
+        let at = claimed.unwrap_or(0);
+        let expected = pending.remove(at);
+        if at != 0 || name != expected.action || *target != expected.target {
+            let actual = ActualStep::Action {
+                seq,
+                step: step.clone(),
+                name: name.to_owned(),
+                target: target.clone(),
+            };
+            out.push(finding(session, analysis, &expected, actual, target));
+        }
+    };
+    for event in &session.events[applied + 1..end] {
+        match &event.kind {
+            EventKind::Plan { steps } => {
+                for new in steps {
+                    let changed = pending.iter().find(|old| {
+                        old.id == new.id && old.action == new.action && old.target != new.target
+                    });
+                    if let Some(old) = changed {
+                        let actual = ActualStep::PlanStep(ExpectedStep::from(new));
+                        out.push(finding(session, analysis, old, actual, &new.target));
                     }
                 }
-                _ => {}
+                // Checking stops at a new plan.
+                return out;
             }
+            EventKind::Action { step, name, target } => {
+                if pending.is_empty() {
+                    return out;
+                }
+                let target = target.clone().unwrap_or(Value::Null);
+                check_action(&mut pending, event.seq, step, name, &target);
+            }
+            _ => {}
         }
+    }
+    if let Some(next) = next.filter(|_| end == session.events.len() && !pending.is_empty()) {
+        let seq = session.events.last().map_or(1, |e| e.seq + 1);
+        check_action(&mut pending, seq, &next.step, &next.name, &next.target);
     }
     out
 }

@@ -73,6 +73,10 @@ pub(super) fn check(
             };
             let disjoint = t < from || f > to;
             let contains = from <= f && t <= to;
+            // A rotated log: the earlier summary's originals lie before its first event.
+            if contains && session.events.first().is_some_and(|e| t < e.seq) {
+                flags.originals_elsewhere = true;
+            }
             if contains && input != Some("log") && !flags.summary_of_summary {
                 flags.summary_of_summary = true;
                 findings.push(error(

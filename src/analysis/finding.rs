@@ -1,6 +1,6 @@
 //! Findings: what the signals report, in the shape of the spec's JSON report.
 
-use crate::model::{PlanStep, Verdict};
+use crate::model::{PlanStep, Polarity, Verdict};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -89,6 +89,23 @@ pub enum FindingKind {
     },
     OpaqueSummary,
     RegionElsewhere,
+    EntityDropped {
+        entity: String,
+        polarity: Polarity,
+    },
+    PolarityFlip {
+        entity: String,
+        expected: Polarity,
+        found: Polarity,
+    },
+    SchemaMissing,
+    InstructionDropped {
+        text: String,
+    },
+    Degraded {
+        since: String,
+        why: String,
+    },
 }
 
 impl FindingKind {
@@ -108,6 +125,11 @@ impl FindingKind {
             FindingKind::DecisionConflict { .. } => "decision_conflict",
             FindingKind::OpaqueSummary => "opaque_summary",
             FindingKind::RegionElsewhere => "region_elsewhere",
+            FindingKind::EntityDropped { .. } => "entity_dropped",
+            FindingKind::PolarityFlip { .. } => "polarity_flip",
+            FindingKind::SchemaMissing => "schema_missing",
+            FindingKind::InstructionDropped { .. } => "instruction_dropped",
+            FindingKind::Degraded { .. } => "degraded",
         }
     }
 }
@@ -157,6 +179,9 @@ impl Finding {
             FindingKind::DroppedBinding { .. } | FindingKind::UnknownBinding { .. } => Some(2),
             FindingKind::SummaryOfSummary => Some(4),
             FindingKind::CoverageGap | FindingKind::EmptySpan => Some(5),
+            FindingKind::EntityDropped { .. }
+            | FindingKind::PolarityFlip { .. }
+            | FindingKind::SchemaMissing => Some(6),
             _ => None,
         }
     }
@@ -170,7 +195,8 @@ pub fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {
         Verdict::Spill => matches!(signal, 1 | 2 | 4 | 5 | 6),
         Verdict::Refuse => !applied && matches!(signal, 1 | 2 | 4 | 5 | 6),
         Verdict::Refetch => !applied && matches!(signal, 1 | 2 | 4 | 6),
-        Verdict::Approve => false,
+        Verdict::Preserve => !applied && matches!(signal, 1 | 2),
+        Verdict::Approve | Verdict::Degrade => false,
     }
 }
 

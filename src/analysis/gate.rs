@@ -13,13 +13,23 @@ pub struct GateFlags {
     pub partial_overlap: bool,
     pub dropped_binding: bool,
     pub density_collapse: bool,
+    /// Signal 6: the summary's schema turned a choice around.
+    pub polarity_flip: bool,
+    /// Signal 6: choices in the region, and no schema to check them against.
+    pub schema_missing: bool,
+    /// The original events of what a refetch would re-read are not in this log
+    /// (a continued session, a rotated log): a refetch cannot be done (§8.4).
+    pub originals_elsewhere: bool,
 }
 
 impl GateFlags {
     pub fn verdict(&self, strict: bool) -> Verdict {
+        let from_the_originals = self.summary_of_summary || self.partial_overlap;
         if self.empty_span || self.range_unusable || self.unknown_binding {
             Verdict::Refuse
-        } else if self.summary_of_summary || self.partial_overlap {
+        } else if from_the_originals && self.originals_elsewhere {
+            Verdict::Degrade
+        } else if from_the_originals || self.polarity_flip || (strict && self.schema_missing) {
             Verdict::Refetch
         } else if self.dropped_binding || (strict && self.density_collapse) {
             Verdict::Spill
@@ -43,6 +53,12 @@ impl GateFlags {
                 "partial overlap with an earlier compaction",
             ),
             (
+                (self.summary_of_summary || self.partial_overlap) && self.originals_elsewhere,
+                "the original events are not in this log, so they cannot be re-fetched",
+            ),
+            (self.polarity_flip, "the summary turned a choice around"),
+            (strict && self.schema_missing, "no entity schema (strict)"),
+            (
                 self.dropped_binding,
                 "a binding that cannot be re-fetched was dropped",
             ),
@@ -54,6 +70,12 @@ impl GateFlags {
             .map(|(_, why)| *why)
             .collect()
     }
+}
+
+/// A decision that differs from the gate's non-strict verdict; preserving what the gate
+/// would spill keeps the same bindings, so it is no override (§8.0).
+pub fn is_override(decided: Verdict, gate: Verdict) -> bool {
+    decided != gate && !(decided == Verdict::Preserve && gate == Verdict::Spill)
 }
 
 #[cfg(test)]
@@ -70,6 +92,7 @@ mod tests {
             partial_overlap: false,
             dropped_binding: true,
             density_collapse: true,
+            ..GateFlags::default()
         };
         assert_eq!(all.verdict(false), Verdict::Refuse);
         let refetch = GateFlags {
@@ -89,5 +112,23 @@ mod tests {
         assert_eq!(collapse_only.verdict(false), Verdict::Approve);
         assert_eq!(collapse_only.verdict(true), Verdict::Spill);
         assert!(GateFlags::default().reasons(false).is_empty());
+        let elsewhere = GateFlags {
+            summary_of_summary: true,
+            originals_elsewhere: true,
+            ..GateFlags::default()
+        };
+        assert_eq!(elsewhere.verdict(false), Verdict::Degrade);
+        let flip = GateFlags {
+            polarity_flip: true,
+            originals_elsewhere: true,
+            ..GateFlags::default()
+        };
+        assert_eq!(flip.verdict(false), Verdict::Refetch);
+        let no_schema = GateFlags {
+            schema_missing: true,
+            ..GateFlags::default()
+        };
+        assert_eq!(no_schema.verdict(false), Verdict::Approve);
+        assert_eq!(no_schema.verdict(true), Verdict::Refetch);
     }
 }

@@ -3,11 +3,14 @@
 
 pub mod compaction;
 pub mod continuation;
+pub mod contract;
 mod coverage;
 pub mod decisions;
+pub mod entities;
 pub mod finding;
 pub mod gate;
 pub mod inference;
+pub mod instructions;
 pub mod kept;
 pub mod ledger;
 pub mod marks;
@@ -19,4 +22,4 @@ pub mod token_rows;
 pub mod tokens;
 
 pub use finding::{Finding, FindingKind, Severity};
-pub use report::{analyze, report, Options, Report, SessionAnalysis};
+pub use report::{analyze, report, Degraded, Options, Report, SessionAnalysis};

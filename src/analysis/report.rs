@@ -23,6 +23,44 @@ pub struct SessionAnalysis {
     pub compactions: Vec<CompactionAnalysis>,
     pub findings: Vec<Finding>,
     pub strict: bool,
+    /// Not to be trusted without review from this compaction on (spec §8.4).
+    pub degraded: Option<Degraded>,
+}
+
+/// Since when, and why, a session must not be trusted without review.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Degraded {
+    pub since: String,
+    pub why: String,
+}
+
+/// The first applied compaction that degrades the session: one decided `degrade`, or
+/// one left undecided or approved although the gate said `degrade`, or said `refetch`
+/// because it summarized a summary.
+fn degraded(compactions: &[CompactionAnalysis]) -> Option<Degraded> {
+    let mut applied: Vec<&CompactionAnalysis> = compactions
+        .iter()
+        .filter(|c| c.info.applied_at.is_some())
+        .collect();
+    applied.sort_by_key(|c| c.info.applied_at);
+    applied.into_iter().find_map(|c| {
+        let decided = c.decision.as_ref().map(|d| d.verdict);
+        let accepted = matches!(decided, None | Some(Verdict::Approve));
+        let gate = c.flags.verdict(false);
+        let why = if decided == Some(Verdict::Degrade) {
+            "an operator decided degrade"
+        } else if accepted && gate == Verdict::Degrade {
+            "it was applied although its original events, needed to re-summarize, are not in this log"
+        } else if accepted && gate == Verdict::Refetch && c.flags.summary_of_summary {
+            "a summary of a summary was applied"
+        } else {
+            return None;
+        };
+        Some(Degraded {
+            since: c.info.id.clone(),
+            why: why.to_owned(),
+        })
+    })
 }
 
 impl SessionAnalysis {
@@ -94,7 +132,10 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
     for (index, analysis) in compactions.iter_mut().enumerate() {
         if strict {
             for finding in &mut analysis.findings {
-                if matches!(finding.kind, FindingKind::DensityCollapse { .. }) {
+                if matches!(
+                    finding.kind,
+                    FindingKind::DensityCollapse { .. } | FindingKind::SchemaMissing
+                ) {
                     finding.severity = Severity::Error;
                 }
             }
@@ -129,10 +170,27 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
         }
         findings.extend(analysis.findings.iter().cloned());
     }
+    let degraded = degraded(&compactions);
+    if let Some(d) = &degraded {
+        findings.push(Finding::new(
+            FindingKind::Degraded {
+                since: d.since.clone(),
+                why: d.why.clone(),
+            },
+            Severity::Warning,
+            Some(&d.since),
+            format!(
+                "the session is degraded since {}: {}; do not trust it without review",
+                super::finding::short_id(&d.since),
+                d.why
+            ),
+        ));
+    }
     SessionAnalysis {
         compactions,
         findings,
         strict,
+        degraded,
     }
 }
 
@@ -142,7 +200,9 @@ fn decision_findings(index: &DecisionIndex, analysis: &CompactionAnalysis) -> Ve
     let mut out = Vec::new();
     match index.standing(id) {
         Some(decision) => {
-            let is_override = decision.is_override.unwrap_or(decision.verdict != gate);
+            let is_override = decision
+                .is_override
+                .unwrap_or_else(|| super::gate::is_override(decision.verdict, gate));
             if is_override {
                 out.push(Finding::new(
                     FindingKind::Override {
@@ -254,6 +314,8 @@ pub struct Report {
     pub last_activity: Option<String>,
     /// Instruction files the runtime re-injects, as consulted (spec §8.6).
     pub context_sources: Vec<crate::model::ContextSource>,
+    /// Since when the session must not be trusted without review (spec §8.4), or null.
+    pub degraded: Option<Degraded>,
 }
 
 impl Report {
@@ -326,5 +388,6 @@ pub fn report(
         usage: session.meta.usage,
         last_activity: session.meta.last_activity.clone(),
         context_sources: session.context_sources.clone(),
+        degraded: analysis.degraded.clone(),
     }
 }

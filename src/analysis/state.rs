@@ -1,7 +1,7 @@
 //! What holds at a compaction: declared bindings, open obligations, the plan in force and
 //! its steps not yet acted on. Read from the events strictly before the compaction.
 
-use crate::model::{Event, EventKind, ObligationStatus, PlanStep, TokenId};
+use crate::model::{entity_key, Event, EventKind, ObligationStatus, PlanStep, Polarity, TokenId};
 use serde_json::Value;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -19,6 +19,16 @@ pub struct ObligationState {
     pub status: ObligationStatus,
 }
 
+/// The latest `choice` for an entity.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoiceState {
+    /// As the first choice wrote it.
+    pub entity: String,
+    pub polarity: Polarity,
+    /// Index of the event that made it.
+    pub event: usize,
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StateAt {
     /// In order of first declaration; a re-declaration updates the attributes.
@@ -28,6 +38,8 @@ pub struct StateAt {
     pub plan: Vec<PlanStep>,
     /// Steps of `plan` that no action has claimed, in plan order.
     pub pending: Vec<PlanStep>,
+    /// The latest choice of each entity, in order of first choice.
+    pub choices: Vec<ChoiceState>,
 }
 
 /// Builds the state event by event, so one pass over a log yields the state at each of
@@ -36,12 +48,36 @@ pub struct StateAt {
 pub struct StateBuilder {
     state: StateAt,
     claimed: std::collections::HashSet<String>,
+    /// How many events were applied: the index of the next one.
+    applied: usize,
 }
 
 impl StateBuilder {
     pub fn apply(&mut self, event: &Event) {
         let state = &mut self.state;
+        let index = self.applied;
+        self.applied += 1;
         match &event.kind {
+            EventKind::Choice {
+                entity, polarity, ..
+            } => {
+                let key = entity_key(entity);
+                let choice = state
+                    .choices
+                    .iter_mut()
+                    .find(|c| entity_key(&c.entity) == key);
+                match choice {
+                    Some(known) => {
+                        known.polarity = *polarity;
+                        known.event = index;
+                    }
+                    None => state.choices.push(ChoiceState {
+                        entity: entity.clone(),
+                        polarity: *polarity,
+                        event: index,
+                    }),
+                }
+            }
             EventKind::Binding {
                 token,
                 regenerable,

@@ -55,6 +55,24 @@ pub enum Command {
     /// Exit status: 0 decided, 1 timed out (prints nothing), 2 unusable input.
     #[command(after_help = "Example:\n  ctxlens await session.jsonl k3 --timeout 300 --auto")]
     Await(AwaitArgs),
+    /// Print the contract: the identifiers a summary must keep verbatim, and why (for a
+    /// summarizer's prompt, or the block a re-proposed summary ends with).
+    ///
+    /// Without ID: what the state at the newest event needs. With ID: what that
+    /// compaction's summary dropped of what was at stake.
+    ///
+    /// Exit status: 0 at least one identifier, 1 an empty contract, 2 unusable input.
+    #[command(after_help = "Example:\n  ctxlens contract session.jsonl k3 --json")]
+    Contract(ContractArgs),
+    /// For an agent runtime, before it acts: does this action follow the plan the
+    /// newest applied compaction was taken under?
+    ///
+    /// Exit status: 0 it follows (prints {"diverges":false}), 1 it diverges (prints
+    /// what was expected and the spill handle to restore from), 2 unusable input.
+    #[command(
+        after_help = "Example:\n  ctxlens check session.jsonl --action '{\"name\":\"rollback\",\"target\":\"7b1e9d03c2a5\",\"step\":\"s3\"}'"
+    )]
+    Check(CheckArgs),
     /// The spill store: read a spilled region back by its handle.
     #[command(subcommand)]
     Spill(SpillCommand),
@@ -151,8 +169,9 @@ pub struct DecideArgs {
     pub log: PathBuf,
     /// The compaction id.
     pub id: String,
-    /// approve, spill, refetch or refuse.
-    #[arg(value_parser = ["approve", "spill", "refetch", "refuse"])]
+    /// approve, spill, refetch, refuse, preserve (carries the compaction's contract) or
+    /// degrade.
+    #[arg(value_parser = ["approve", "spill", "refetch", "refuse", "preserve", "degrade"])]
     pub verdict: String,
     /// Who decides (default: $USER).
     #[arg(long, value_name = "NAME")]
@@ -160,6 +179,26 @@ pub struct DecideArgs {
     /// Why, in a few words.
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ContractArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// A compaction id; without it, the state at the newest event.
+    pub id: Option<String>,
+    /// Print the contract as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// The action about to be taken: {"name": …, "target": …, "step": … (optional)}.
+    #[arg(long, value_name = "JSON")]
+    pub action: String,
 }
 
 #[derive(Debug, Args)]

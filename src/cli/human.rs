@@ -45,8 +45,8 @@ impl Style {
         let text = verdict.as_str().to_uppercase();
         match verdict {
             Verdict::Approve => self.green(&text),
-            Verdict::Spill => self.yellow(&text),
-            Verdict::Refetch | Verdict::Refuse => self.red(&text),
+            Verdict::Spill | Verdict::Preserve => self.yellow(&text),
+            Verdict::Refetch | Verdict::Refuse | Verdict::Degrade => self.red(&text),
         }
     }
 
@@ -200,6 +200,15 @@ pub fn report(report: &Report, style: Style) -> String {
     }
     if !about.is_empty() {
         let _ = writeln!(out, "  {}", about.join("  "));
+    }
+    if let Some(d) = &report.degraded {
+        let _ = writeln!(
+            out,
+            "  {} since {}: {}",
+            style.red("DEGRADED"),
+            sanitize::line(crate::analysis::finding::short_id(&d.since)),
+            d.why
+        );
     }
     for finding in report.findings.iter().filter(|f| f.compaction.is_none()) {
         let _ = writeln!(out, "  {}", style.finding(finding));

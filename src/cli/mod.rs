@@ -3,6 +3,8 @@
 pub mod args;
 pub mod audit;
 pub mod await_decision;
+pub mod check;
+pub mod contract;
 pub mod decide;
 pub mod gate;
 pub mod hook;

@@ -4,8 +4,8 @@ use super::lines::Line;
 use super::text::{digest, json_text_leaves, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
-    Decision, Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec,
-    Session, Summary, TokenTable,
+    CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Malformed,
+    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary, TokenTable,
 };
 use serde_json::{Map, Value};
 
@@ -227,7 +227,25 @@ fn parse_kind(
                 }),
                 input: str_field(obj, "input"),
                 region_elsewhere: false,
-                extra: Box::default(),
+                extra: Box::new(CompactionExtra {
+                    entities: entities(obj.get("entities")),
+                    ..CompactionExtra::default()
+                }),
+            }
+        }
+        "choice" => {
+            let entity = required_str(obj, type_name, "entity")?;
+            if entity.trim().is_empty() {
+                return Err("choice with an empty \"entity\"".into());
+            }
+            let polarity = obj
+                .get("polarity")
+                .and_then(|v| serde_json::from_value::<Polarity>(v.clone()).ok())
+                .ok_or("choice polarity is not chosen, rejected or forbidden")?;
+            EventKind::Choice {
+                entity,
+                polarity,
+                note: str_field(obj, "note"),
             }
         }
         "decision" => {
@@ -239,6 +257,16 @@ fn parse_kind(
             type_name: other.to_owned(),
         },
     })
+}
+
+/// A compaction's `entities`: absent means no schema. A list that cannot be read counts
+/// as no schema too (`schema_missing`): dropping the line would hide the compaction from
+/// the gate, and reading it as a schema would claim what it does not say.
+fn entities(value: Option<&Value>) -> Option<Vec<EntityPolarity>> {
+    match value {
+        None | Some(Value::Null) => None,
+        Some(v) => serde_json::from_value(v.clone()).ok(),
+    }
 }
 
 fn parse_range(value: Option<&Value>) -> RangeSpec {

@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
-use crate::model::{EventKind, Format, Malformed};
+use crate::model::{EventKind, Format, Malformed, Prompt};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -266,10 +266,17 @@ impl ClaudeParser {
         let message = record.get("message").cloned().unwrap_or(Value::Null);
         let role = str_of(&message, "role").unwrap_or_else(|| kind.to_owned());
         let content = message.get("content").cloned().unwrap_or(Value::Null);
+        // What a person typed: not a meta record (hook output, caveats) or a summary.
+        let typed = kind == "user"
+            && record.get("isMeta").and_then(Value::as_bool) != Some(true)
+            && record.get("isCompactSummary").is_none();
         let Value::Array(blocks) = content else {
             let text = content_text(&content);
             let event = self.builder.message(&role, &text);
-            self.builder.push(line, 0, ts, event);
+            let index = self.builder.push(line, 0, ts, event);
+            if typed {
+                self.prompt(index, &text);
+            }
             return;
         };
         for (part, block) in blocks.iter().enumerate() {
@@ -278,7 +285,10 @@ impl ClaudeParser {
                 "text" => {
                     let text = str_of(block, "text").unwrap_or_default();
                     let event = self.builder.message(&role, &text);
-                    self.builder.push(line, part, ts.clone(), event);
+                    let index = self.builder.push(line, part, ts.clone(), event);
+                    if typed {
+                        self.prompt(index, &text);
+                    }
                 }
                 "thinking" => {
                     let text = str_of(block, "thinking").unwrap_or_default();
@@ -321,6 +331,25 @@ impl ClaudeParser {
                 }
             }
         }
+    }
+
+    /// Keeps a prompt a person typed for `instruction_dropped` (§8.3): not a slash
+    /// command or other markup (`<command-name>…`), not Claude Code's own
+    /// `[Request interrupted by user]` marker, not under 4 words; cut at 16 KiB.
+    fn prompt(&mut self, event: usize, text: &str) {
+        let text = text.trim();
+        let marker = text.starts_with('[') && text.ends_with(']') && !text.contains('\n');
+        if text.starts_with('<') || marker || crate::analysis::tokens::word_count(text) < 4 {
+            return;
+        }
+        let mut end = text.len().min(16 * 1024);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.builder.session.prompts.push(Prompt {
+            event,
+            text: text[..end].to_owned(),
+        });
     }
 
     /// TodoWrite lists and TaskCreate / TaskUpdate items become obligations and a plan.

@@ -126,6 +126,12 @@ fn canonical_text(value: &Value) -> String {
             str_of(value, "reason")
         ),
         "session" => format!("cwd {} {}", str_of(value, "cwd"), str_of(value, "agent")),
+        "choice" => format!(
+            "{} {} {}",
+            str_of(value, "polarity"),
+            str_of(value, "entity"),
+            str_of(value, "note")
+        ),
         _ => value.to_string(),
     }
 }

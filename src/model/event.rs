@@ -74,6 +74,11 @@ pub enum Verdict {
     Spill,
     Refetch,
     Refuse,
+    /// Do not apply this summary: re-propose one that ends with the contract (§8.1).
+    /// Never returned by the gate.
+    Preserve,
+    /// Apply it, but the session is not to be trusted without review (§8.4).
+    Degrade,
 }
 
 impl Verdict {
@@ -83,6 +88,8 @@ impl Verdict {
             Verdict::Spill => "spill",
             Verdict::Refetch => "refetch",
             Verdict::Refuse => "refuse",
+            Verdict::Preserve => "preserve",
+            Verdict::Degrade => "degrade",
         }
     }
 
@@ -92,9 +99,52 @@ impl Verdict {
             "spill" => Some(Verdict::Spill),
             "refetch" => Some(Verdict::Refetch),
             "refuse" => Some(Verdict::Refuse),
+            "preserve" => Some(Verdict::Preserve),
+            "degrade" => Some(Verdict::Degrade),
             _ => None,
         }
     }
+}
+
+/// Where a `choice` puts an approach (spec §8.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Polarity {
+    Chosen,
+    Rejected,
+    Forbidden,
+}
+
+impl Polarity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Polarity::Chosen => "chosen",
+            Polarity::Rejected => "rejected",
+            Polarity::Forbidden => "forbidden",
+        }
+    }
+
+    /// Chosen against rejected or forbidden, either way; rejected against forbidden is
+    /// no flip.
+    pub fn flips(self, other: Polarity) -> bool {
+        (self == Polarity::Chosen) != (other == Polarity::Chosen)
+    }
+}
+
+/// An entity as a summary's schema names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EntityPolarity {
+    pub entity: String,
+    pub polarity: Polarity,
+}
+
+/// Entities compare case-insensitively, runs of whitespace as one space.
+pub fn entity_key(entity: &str) -> String {
+    entity
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 /// A compaction's `range` as written: the spec treats a missing or non-integer range as
@@ -117,6 +167,8 @@ pub struct CompactionExtra {
     /// summary: records the runtime attaches after the boundary (re-read files, todo
     /// list, plan, hook output) and the segment it keeps verbatim.
     pub carried: Vec<TokenId>,
+    /// The summary's entity/polarity schema; `None` when the compaction has none.
+    pub entities: Option<Vec<EntityPolarity>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -148,6 +200,9 @@ pub struct Decision {
     pub reason: Option<String>,
     #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
     pub is_override: Option<bool>,
+    /// With `preserve`: the contract block the re-proposed summary ends with (§8.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -210,6 +265,12 @@ pub enum EventKind {
         extra: Box<CompactionExtra>,
     },
     Decision(Decision),
+    /// The agent chose, rejected or was forbidden an approach (spec §8.3).
+    Choice {
+        entity: String,
+        polarity: Polarity,
+        note: Option<String>,
+    },
     /// A type this version does not know: kept, shown, never an error.
     Other {
         type_name: String,
@@ -229,6 +290,7 @@ impl EventKind {
             EventKind::Action { .. } => "action",
             EventKind::Compaction { .. } => "compaction",
             EventKind::Decision(_) => "decision",
+            EventKind::Choice { .. } => "choice",
             EventKind::Other { type_name } => type_name,
         }
     }

@@ -5,10 +5,11 @@ pub mod session;
 pub mod token;
 
 pub use event::{
-    CompactionExtra, Decision, Event, EventKind, ObligationStatus, Phase, PlanStep, RangeSpec,
-    Summary, TextDigest, Verdict,
+    entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, ObligationStatus,
+    Phase, PlanStep, Polarity, RangeSpec, Summary, TextDigest, Verdict,
 };
 pub use session::{
-    CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Session, SessionMeta, TokenUsage,
+    CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Prompt, Session, SessionMeta,
+    TokenUsage,
 };
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

@@ -48,6 +48,15 @@ pub struct Session {
     pub context_sources: Vec<ContextSource>,
     /// What the transcript says about the session, for operators.
     pub meta: SessionMeta,
+    /// What a person typed (Claude Code), for `instruction_dropped` (§8.3).
+    pub prompts: Vec<Prompt>,
+}
+
+/// A prompt a person typed, and the event that holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prompt {
+    pub event: usize,
+    pub text: String,
 }
 
 impl Default for Session {
@@ -145,6 +154,7 @@ impl Session {
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),
             ledger: Vec::new(),
+            prompts: Vec::new(),
             context_sources: Vec::new(),
             meta: SessionMeta::default(),
         }

@@ -79,6 +79,11 @@ impl TokenTable {
         id
     }
 
+    /// The id of `text`, if it was interned.
+    pub fn find(&self, text: &str) -> Option<TokenId> {
+        self.index.get(text).copied()
+    }
+
     pub fn get(&self, id: TokenId) -> &TokenInfo {
         &self.tokens[id.0 as usize]
     }

@@ -81,6 +81,7 @@ mod tests {
             handle: None,
             reason: None,
             is_override: Some(false),
+            contract: None,
         }
     }
 

@@ -53,6 +53,19 @@ pub fn record_decision(
     } else {
         None
     };
+    // Preserve carries the contract the re-proposed summary must end with.
+    let contract = if verdict == Verdict::Preserve {
+        let contract = crate::analysis::contract::for_compaction(session, compaction);
+        if contract.is_empty() {
+            return Err(format!(
+                "{}: cannot preserve {id}: its contract is empty (the summary dropped nothing at stake); no decision was recorded",
+                log.display()
+            ));
+        }
+        Some(contract.text())
+    } else {
+        None
+    };
     let decision = Decision {
         compaction: id.clone(),
         verdict,
@@ -60,7 +73,11 @@ pub fn record_decision(
         ts: now(),
         handle,
         reason,
-        is_override: Some(verdict != compaction.flags.verdict(false)),
+        is_override: Some(crate::analysis::gate::is_override(
+            verdict,
+            compaction.flags.verdict(false),
+        )),
+        contract,
     };
     write(log, decision)
 }
@@ -105,6 +122,7 @@ pub fn record_pre_compact(
         handle: handle.filter(|_| verdict == Verdict::Spill),
         reason,
         is_override: None,
+        contract: None,
     };
     write(log, decision)
 }

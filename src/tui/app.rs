@@ -374,7 +374,7 @@ impl App {
         };
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
-        if verdict == gate {
+        if !crate::analysis::gate::is_override(verdict, gate) {
             vec![self.decide(id, verdict)]
         } else {
             self.overlay = Some(Overlay::Confirm {
@@ -536,6 +536,7 @@ impl App {
             Command::Spill => return self.on_decision_key(Verdict::Spill),
             Command::Refetch => return self.on_decision_key(Verdict::Refetch),
             Command::Refuse => return self.on_decision_key(Verdict::Refuse),
+            Command::Preserve => return self.on_decision_key(Verdict::Preserve),
         }
         Vec::new()
     }

@@ -32,7 +32,68 @@ impl Scenario {
 #[derive(Debug, Default, Clone)]
 pub struct Outcome {
     pub decision: Option<(Verdict, Option<String>)>,
+    /// What the runtime's tripwire said before the rollback, when it stopped it.
+    pub stopped: Option<String>,
     pub finished: bool,
+}
+
+/// What the simulated runtime does at a `@check` step: `ctxlens check` on the action the
+/// agent is about to take and, when it diverges, a restore from the spill handle. The
+/// events it writes say what happened, with the real values.
+fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), String> {
+    use crate::analysis::continuation::{tripwire, ProposedAction};
+    use crate::analysis::finding::FindingKind;
+    let session = crate::ingest::load(log).map_err(|e| e.to_string())?;
+    let sidecar = decisions::read(log).map_err(|e| e.to_string())?;
+    let analysis = crate::analysis::analyze(&session, &sidecar.decisions, false);
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let proposed = ProposedAction {
+        step: action
+            .get("step")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        name: text(action, "name"),
+        target: action.get("target").cloned().unwrap_or(Value::Null),
+    };
+    let Some((index, finding)) = tripwire(&session, &analysis.compactions, &proposed) else {
+        let passed = serde_json::json!({"type": "message", "role": "system",
+            "text": "runtime: ctxlens check: the action follows the plan"});
+        return Ok((vec![passed], None));
+    };
+    let FindingKind::NonIdempotent { expected, .. } = &finding.kind else {
+        return Ok((Vec::new(), None));
+    };
+    let expected_target = crate::analysis::state::target_text(&expected.target);
+    let stopped = format!(
+        "ctxlens check stopped {} on {}: step {} expects {} on {}",
+        proposed.name,
+        crate::analysis::state::target_text(&proposed.target),
+        expected.id,
+        expected.action,
+        expected_target
+    );
+    let mut events = vec![serde_json::json!({"type": "message", "role": "system",
+        "text": format!("runtime: {stopped}. Restoring from the spill.")})];
+    let handle = analysis.compactions[index]
+        .decision
+        .as_ref()
+        .and_then(|d| d.handle.clone());
+    if let Some(handle) = handle {
+        let parsed = crate::store::spill::Handle::parse(&handle)
+            .ok_or_else(|| format!("bad spill handle {handle}"))?;
+        let region = crate::store::spill::read(log, &parsed).map_err(|e| e.to_string())?;
+        // The lines of the hash-checked region that name the expected target.
+        let region = String::from_utf8_lossy(&region);
+        let found: Vec<&str> = region
+            .lines()
+            .filter(|l| !expected_target.is_empty() && l.contains(&expected_target))
+            .collect();
+        events.push(serde_json::json!({"type": "tool_call", "call_id": "restore",
+            "name": "shell", "input": {"cmd": format!("ctxlens spill get {} {handle}", log.display())}}));
+        events.push(serde_json::json!({"type": "tool_result", "call_id": "restore",
+            "text": format!("(the spilled region, hash-checked; {} lines name {expected_target})\n{}", found.len(), found.join("\n"))}));
+    }
+    Ok((events, Some(stopped)))
 }
 
 /// Appends the scenario to `log`, one event every `delay`, waiting at the proposal for a
@@ -45,7 +106,7 @@ pub fn write_scenario(
     outcome: &Mutex<Outcome>,
 ) -> Result<(), String> {
     let mut seq = 0u64;
-    let mut append = |event: &Value, handle: &str| -> Result<(), String> {
+    let mut append = |event: &Value, handle: &str, contract: &str| -> Result<(), String> {
         seq += 1;
         let mut object = event.as_object().cloned().unwrap_or_else(Map::new);
         object.insert("seq".into(), Value::from(seq));
@@ -62,7 +123,8 @@ pub fn write_scenario(
         let line = Value::Object(object)
             .to_string()
             .replace("{log}", &escaped(&log.display().to_string()))
-            .replace("{handle}", &escaped(handle));
+            .replace("{handle}", &escaped(handle))
+            .replace("{contract}", &escaped(contract));
         // The simulated runtime appends whole lines, as a real one must.
         crate::store::atomic::append_line(log, line.as_bytes())
             .map_err(|e| format!("{}: {e}", log.display()))
@@ -75,13 +137,13 @@ pub fn write_scenario(
         if !pause(delay) {
             return Ok(());
         }
-        append(event, "")?;
+        append(event, "", "")?;
     }
     if !pause(delay) {
         return Ok(());
     }
-    append(&scenario.proposal, "")?;
-    append(&scenario.waiting, "")?;
+    append(&scenario.proposal, "", "")?;
+    append(&scenario.waiting, "", "")?;
     let decision = loop {
         if !pause(Duration::from_millis(100)) {
             return Ok(());
@@ -95,6 +157,7 @@ pub fn write_scenario(
         o.decision = Some((decision.verdict, decision.handle.clone()));
     }
     let handle = decision.handle.unwrap_or_default();
+    let contract = decision.contract.unwrap_or_default();
     let branch = scenario
         .branches
         .get(decision.verdict.as_str())
@@ -108,7 +171,18 @@ pub fn write_scenario(
         if !pause(delay) {
             return Ok(());
         }
-        append(event, &handle)?;
+        if event.get("type").and_then(Value::as_str) == Some("@check") {
+            let action = event.get("action").cloned().unwrap_or(Value::Null);
+            let (events, stopped) = tripwire_events(log, &action)?;
+            for event in &events {
+                append(event, &handle, &contract)?;
+            }
+            if let Ok(mut o) = outcome.lock() {
+                o.stopped = stopped;
+            }
+            continue;
+        }
+        append(event, &handle, &contract)?;
     }
     if let Ok(mut o) = outcome.lock() {
         o.finished = true;
@@ -129,11 +203,14 @@ fn closing_words(outcome: &Outcome, log: &Path) -> String {
         None => "You quit before deciding: the agent is still waiting for a decision on k1.".to_owned(),
         Some((Verdict::Approve, _)) => "You approved k1 although the gate said SPILL. The summary had dropped the rollback revision 4f9a2c81d0e7; when the smoke tests failed the agent made up 7b1e9d03c2a5, and its rollback failed with \"resource not found\". The non-idempotent alert named the regenerated binding.".to_owned(),
         Some((Verdict::Spill, handle)) => format!(
-            "You spilled k1. The region went to the spill store as {}; when the smoke tests failed the agent read it back by its handle and rolled back to 4f9a2c81d0e7 as planned.",
-            handle.as_deref().unwrap_or("(no handle)")
+            "You spilled k1. The region went to the spill store as {}. When the smoke tests failed, the agent, which had lost the revision with the summary, went to roll back to 7b1e9d03c2a5. {} The runtime restored the region from the handle, and the rollback went to 4f9a2c81d0e7 as planned.",
+            handle.as_deref().unwrap_or("(no handle)"),
+            outcome.stopped.as_deref().map_or("The tripwire did not fire.".to_owned(), |s| format!("The runtime's tripwire ({s}) stopped it first."))
         ),
         Some((Verdict::Refetch, _)) => "You asked for a refetch. The runtime summarized again from the original events (k2 keeps 4f9a2c81d0e7) and the rollback went to the right revision.".to_owned(),
         Some((Verdict::Refuse, _)) => "You refused k1. The context stayed whole and the rollback went to 4f9a2c81d0e7.".to_owned(),
+        Some((Verdict::Preserve, _)) => "You preserved k1. The runtime did not apply its summary: it took the contract (ctxlens contract), summarized the same range again as k2 with the contract at the end, the gate approved k2, and when the smoke tests failed the rollback went to 4f9a2c81d0e7, kept verbatim.".to_owned(),
+        Some((Verdict::Degrade, _)) => "You applied k1 and marked the session degraded: it is not to be trusted without review. The rollback target was lost with the summary.".to_owned(),
     };
     let unfinished = if outcome.decision.is_some() && !outcome.finished {
         " (You quit before the agent finished.)"
@@ -184,7 +261,9 @@ mod tests {
     #[test]
     fn the_scenario_parses_and_has_a_branch_for_every_verdict() {
         let scenario = Scenario::builtin().unwrap();
-        for verdict in ["approve", "spill", "refetch", "refuse"] {
+        for verdict in [
+            "approve", "spill", "refetch", "refuse", "preserve", "degrade",
+        ] {
             assert!(scenario.branches.contains_key(verdict), "{verdict}");
         }
         assert_eq!(scenario.prefix.len(), 12, "the proposal's range is 2–12");

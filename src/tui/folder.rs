@@ -34,6 +34,8 @@ pub struct Entry {
     pub warnings: usize,
     /// Compactions whose summary cannot be read.
     pub opaque: usize,
+    /// The compaction the session is degraded since (spec §8.4).
+    pub degraded: Option<String>,
     /// Written to in the last minute.
     pub live: bool,
     /// Read and analysed (the scanner lists logs first and reads them after).
@@ -57,6 +59,7 @@ impl Entry {
             errors: 0,
             warnings: 0,
             opaque: 0,
+            degraded: None,
             live: age(modified) < Duration::from_secs(60),
             read: false,
             unreadable: None,
@@ -76,6 +79,11 @@ impl Entry {
             .iter()
             .filter(|f| f.severity == crate::analysis::Severity::Warning)
             .count();
+        self.degraded = snapshot
+            .analysis
+            .degraded
+            .as_ref()
+            .map(|d| crate::analysis::finding::short_id(&d.since).to_owned());
         self.opaque = findings
             .iter()
             .filter(|f| f.kind.name() == "opaque_summary")
@@ -407,6 +415,12 @@ fn entry_line(e: &Entry, selected: bool, theme: Theme) -> Line<'static> {
                 spans.push(Span::styled(
                     format!("{} PENDING  ", e.pending),
                     theme.yellow(),
+                ));
+            }
+            if let Some(since) = &e.degraded {
+                spans.push(Span::styled(
+                    format!("DEGRADED since {}  ", sanitize::line(since)),
+                    theme.red(),
                 ));
             }
             if e.errors > 0 {

@@ -5,7 +5,7 @@ use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
-use crate::analysis::finding::short_id;
+use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{marks, TokenState};
 use crate::model::RangeSpec;
 use crate::sanitize;
@@ -81,6 +81,38 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             Span::raw(format!(" ({}){needed}", d.class.as_str())),
         ]));
     }
+    // Signal 6: what the summary's schema did to the region's choices.
+    for finding in &c.findings {
+        let (text, style) = match &finding.kind {
+            FindingKind::PolarityFlip {
+                entity,
+                expected,
+                found,
+            } => (
+                format!(
+                    "⇄ {}: {} in the region, {} in the summary",
+                    sanitize::line(entity),
+                    expected.as_str(),
+                    found.as_str()
+                ),
+                theme.red(),
+            ),
+            FindingKind::EntityDropped { entity, polarity } => (
+                format!(
+                    "✖ {} ({}) is missing from the summary's schema",
+                    sanitize::line(entity),
+                    polarity.as_str()
+                ),
+                theme.yellow(),
+            ),
+            FindingKind::SchemaMissing => (
+                "? no entity schema: the region's choices are unchecked".to_owned(),
+                theme.yellow(),
+            ),
+            _ => continue,
+        };
+        head.push(Line::styled(text, style));
+    }
     let reasons = c.flags.reasons(false);
     if !reasons.is_empty() {
         head.push(Line::styled(
@@ -108,7 +140,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             ])
         }
         None if app.pending_selected().is_some() => Line::styled(
-            "waiting for a decision: a approve · s spill · r refetch · x refuse",
+            "waiting: a approve · s spill · p preserve · r refetch · x refuse",
             theme.yellow(),
         ),
         None => Line::styled("no decision", theme.dim()),

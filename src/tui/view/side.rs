@@ -3,9 +3,12 @@
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
 use super::text::{scrolled, wrapped_rows};
-use crate::analysis::finding::short_id;
+use crate::analysis::compaction::CompactionAnalysis;
+use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{binding_state, BindingState};
+use crate::analysis::state::ChoiceState;
 use crate::analysis::state::{target_text, StateAt};
+use crate::model::{entity_key, Polarity};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use ratatui::layout::Rect;
@@ -28,11 +31,14 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let session = &app.snapshot.session;
     let (title, state): (String, &StateAt) = match compaction {
         Some(c) => (
-            format!(" Obligations at {} ", sanitize::line(short_id(&c.info.id))),
+            format!(
+                " Obligations and choices at {} ",
+                sanitize::line(short_id(&c.info.id))
+            ),
             &c.state,
         ),
         // Computed once per snapshot, not once per frame.
-        None => (" Obligations (now) ".into(), &app.snapshot.now),
+        None => (" Obligations and choices (now) ".into(), &app.snapshot.now),
     };
     let mut lines: Vec<Line> = Vec::new();
     for obligation in state.open_obligations() {
@@ -80,9 +86,12 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         }
         lines.push(Line::from(spans));
     }
+    for choice in &state.choices {
+        lines.push(choice_line(choice, compaction, theme));
+    }
     if lines.is_empty() {
         lines.push(Line::styled(
-            "no open obligations or pending steps",
+            "no open obligations, pending steps or choices",
             theme.dim(),
         ));
     }
@@ -94,6 +103,44 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ),
         area,
     );
+}
+
+/// A choice with its polarity and, at a compaction, what the summary's schema did to it.
+fn choice_line(
+    choice: &ChoiceState,
+    compaction: Option<&CompactionAnalysis>,
+    theme: Theme,
+) -> Line<'static> {
+    let (glyph, style) = match choice.polarity {
+        Polarity::Chosen => ("✓ chosen   ", theme.green()),
+        Polarity::Rejected => ("✗ rejected ", theme.yellow()),
+        Polarity::Forbidden => ("⊘ forbidden", theme.red()),
+    };
+    let mut spans = vec![
+        Span::styled(glyph, style),
+        Span::raw(format!("  {}  ", sanitize::line(&choice.entity))),
+    ];
+    let key = entity_key(&choice.entity);
+    let in_region = compaction.filter(|c| c.region.contains(&choice.event));
+    if let Some(c) = in_region {
+        let said = c.findings.iter().find_map(|f| match &f.kind {
+            FindingKind::PolarityFlip { entity, found, .. } if entity_key(entity) == key => {
+                Some(Span::styled(
+                    format!("⇄ the summary says {}", found.as_str()),
+                    theme.red(),
+                ))
+            }
+            FindingKind::EntityDropped { entity, .. } if entity_key(entity) == key => Some(
+                Span::styled("✖ not in the summary's schema", theme.yellow()),
+            ),
+            FindingKind::SchemaMissing => {
+                Some(Span::styled("? the summary has no schema", theme.yellow()))
+            }
+            _ => None,
+        });
+        spans.push(said.unwrap_or_else(|| Span::styled("✔ kept", theme.green())));
+    }
+    Line::from(spans)
 }
 
 pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {

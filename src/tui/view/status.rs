@@ -148,6 +148,21 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             ],
         );
     }
+    if let Some(d) = &snapshot.analysis.degraded {
+        bar.push(
+            ALWAYS,
+            vec![
+                Span::raw("  "),
+                Span::styled(
+                    format!(
+                        "DEGRADED since {}",
+                        sanitize::line(crate::analysis::finding::short_id(&d.since))
+                    ),
+                    theme.red().add_modifier(ratatui::style::Modifier::BOLD),
+                ),
+            ],
+        );
+    }
     if resolved > 0 {
         bar.push(
             7,
@@ -174,7 +189,7 @@ pub fn tabs(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (pane, name) in [
         (Pane::Compaction, "Compaction"),
-        (Pane::Obligations, "Obligations"),
+        (Pane::Obligations, "Obligations and choices"),
         (Pane::Alerts, "Alerts"),
     ] {
         let style = if app.lower == pane {

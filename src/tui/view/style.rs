@@ -71,8 +71,8 @@ impl Theme {
     pub fn verdict(&self, verdict: Verdict) -> Style {
         match verdict {
             Verdict::Approve => self.green(),
-            Verdict::Spill => self.yellow(),
-            Verdict::Refetch | Verdict::Refuse => self.red(),
+            Verdict::Spill | Verdict::Preserve => self.yellow(),
+            Verdict::Refetch | Verdict::Refuse | Verdict::Degrade => self.red(),
         }
         .add_modifier(Modifier::BOLD)
     }

@@ -1,0 +1,147 @@
+//! `instruction_dropped` (spec §8.3): a Claude Code summary lists "all user messages";
+//! a prompt the person typed in the region that no item of that list covers was lost.
+
+use super::finding::{Finding, FindingKind, Severity};
+use crate::model::Session;
+use std::collections::HashSet;
+use std::ops::Range;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Ideographs and kana: their words are not separated by spaces.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0x20000..=0x2FA1F)
+}
+
+/// The distinct words that count: Unicode words of 4 or more letters, lower case; for
+/// CJK text, where UAX #29 gives one character a word, every pair of neighbouring
+/// characters (the words of 2 or more characters a dictionary would find contain them).
+pub fn words(text: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush = |run: &mut Vec<char>, out: &mut HashSet<String>| {
+        for pair in run.windows(2) {
+            out.insert(pair.iter().collect());
+        }
+        run.clear();
+    };
+    for word in text.unicode_words() {
+        let cjk = word.chars().any(is_cjk);
+        if cjk {
+            run.extend(word.chars().filter(|&c| is_cjk(c)));
+            continue;
+        }
+        flush(&mut run, &mut out);
+        if word.chars().filter(|c| c.is_alphabetic()).count() >= 4 {
+            out.insert(word.to_lowercase());
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Whether a line is a heading numbered `N.` (markup allowed): the end of a section.
+fn numbered_heading(line: &str) -> bool {
+    if line.starts_with(char::is_whitespace) {
+        return false;
+    }
+    let bare = line.trim_start_matches(['#', '*', '_', ' ']);
+    let digits = bare.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && bare[digits..].starts_with('.')
+}
+
+/// The items of the summary's "all user messages" section: bullet items, continuation
+/// lines joined; `None` when the summary has no such section.
+fn user_message_items(summary: &str) -> Option<Vec<String>> {
+    let mut lines = summary.lines();
+    lines
+        .by_ref()
+        .find(|l| l.to_lowercase().contains("all user messages"))?;
+    let mut items: Vec<String> = Vec::new();
+    for line in lines {
+        if numbered_heading(line) {
+            break;
+        }
+        let trimmed = line.trim();
+        let bullet = trimmed
+            .strip_prefix("- ")
+            .or_else(|| trimmed.strip_prefix("* "))
+            .or_else(|| trimmed.strip_prefix("• "));
+        match (bullet, items.last_mut()) {
+            (Some(text), _) => items.push(text.to_owned()),
+            (None, Some(last)) => {
+                last.push(' ');
+                last.push_str(trimmed);
+            }
+            (None, None) if !trimmed.is_empty() => items.push(trimmed.to_owned()),
+            (None, None) => {}
+        }
+    }
+    Some(items)
+}
+
+/// Prompts typed in `region` that no item of the summary's user-message list covers.
+pub(super) fn check(
+    session: &Session,
+    id: &str,
+    region: &Range<usize>,
+    summary: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let Some(items) = user_message_items(summary) else {
+        return;
+    };
+    let items: Vec<HashSet<String>> = items.iter().map(|i| words(i)).collect();
+    for prompt in session.prompts.iter().filter(|p| region.contains(&p.event)) {
+        let wanted = words(&prompt.text);
+        if wanted.is_empty() {
+            continue;
+        }
+        let needed = wanted.len().div_ceil(2).min(8);
+        let covered = items
+            .iter()
+            .any(|item| wanted.iter().filter(|w| item.contains(*w)).count() >= needed);
+        if covered {
+            continue;
+        }
+        let text: String = prompt.text.chars().take(200).collect();
+        let start: String = text.chars().take(80).collect();
+        let seq = session.events[prompt.event].seq;
+        findings.push(Finding::new(
+            FindingKind::InstructionDropped { text: text.clone() },
+            Severity::Warning,
+            Some(id),
+            format!(
+                "{id}'s summary lists the user's messages but not the one at seq {seq}: \"{start}\""
+            ),
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_long_words_or_cjk_pairs() {
+        let w = words("Please add the upload test, then run it");
+        assert_eq!(
+            w,
+            ["please", "upload", "test", "then"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        );
+        let cjk = words("第三章を書いて");
+        assert!(cjk.contains("第三") && cjk.contains("三章") && cjk.contains("書い"));
+    }
+
+    #[test]
+    fn the_section_runs_from_its_heading_to_the_next_numbered_one() {
+        let summary = "1. Primary Request:\n   x\n6. **All User Messages**:\n   - Add the upload test\n     and run it\n   - 第三章を書いて\n7. Pending Tasks:\n   - nothing";
+        let items = user_message_items(summary).unwrap();
+        assert_eq!(items, ["Add the upload test and run it", "第三章を書いて"]);
+        assert!(user_message_items("no such section").is_none());
+        assert!(numbered_heading("## 7. Pending") && !numbered_heading("   1. item"));
+    }
+}

@@ -1,0 +1,66 @@
+//! `ctxlens check LOG --action JSON` (spec §8.2): the tripwire a runtime calls before it
+//! acts after a compaction.
+
+use super::{json_line, load, CliError, EXIT_FINDING, EXIT_OK};
+use crate::analysis::continuation::{tripwire, ProposedAction};
+use crate::analysis::finding::FindingKind;
+use crate::cli::args::CheckArgs;
+use crate::model::Verdict;
+use serde_json::{json, Value};
+use std::io::Write;
+
+/// The action as the runtime gives it: an object with a string `name`.
+fn parse_action(text: &str) -> Result<ProposedAction, CliError> {
+    let unusable = |why: &str| CliError::unusable(format!("--action: {why}"));
+    let value: Value = serde_json::from_str(text).map_err(|e| unusable(&e.to_string()))?;
+    let Value::Object(object) = value else {
+        return Err(unusable("not a JSON object"));
+    };
+    let Some(Value::String(name)) = object.get("name") else {
+        return Err(unusable("no string \"name\""));
+    };
+    let step = match object.get("step") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(step)) => Some(step.clone()),
+        Some(_) => return Err(unusable("\"step\" is not a string")),
+    };
+    Ok(ProposedAction {
+        step,
+        name: name.clone(),
+        target: object.get("target").cloned().unwrap_or(Value::Null),
+    })
+}
+
+pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let action = parse_action(&args.action)?;
+    let loaded = load(&args.log, false)?;
+    let compactions = &loaded.analysis.compactions;
+    let Some((index, finding)) = tripwire(&loaded.session, compactions, &action) else {
+        let _ = writeln!(out, "{}", json_line(&json!({ "diverges": false })));
+        return Ok(EXIT_OK);
+    };
+    let FindingKind::NonIdempotent {
+        expected,
+        regenerated_from,
+        ..
+    } = &finding.kind
+    else {
+        return Err(CliError::unusable("a divergence that is not one"));
+    };
+    let compaction = &compactions[index];
+    // The spill to restore from, if the operator spilled this compaction.
+    let handle = compaction
+        .decision
+        .as_ref()
+        .filter(|d| d.verdict == Verdict::Spill)
+        .and_then(|d| d.handle.clone());
+    let result = json!({
+        "diverges": true,
+        "expected": expected,
+        "regenerated_from": regenerated_from,
+        "compaction": compaction.info.id,
+        "handle": handle,
+    });
+    let _ = writeln!(out, "{}", json_line(&result));
+    Ok(EXIT_FINDING)
+}

@@ -1,0 +1,25 @@
+//! `ctxlens contract LOG [ID] [--json]` (spec §8.1).
+
+use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
+use crate::analysis::contract::{at_end, for_compaction};
+use crate::cli::args::ContractArgs;
+use std::io::Write;
+
+pub fn run(args: &ContractArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let loaded = load(&args.log, false)?;
+    let contract = match &args.id {
+        Some(id) => for_compaction(&loaded.session, require_compaction(&loaded, &args.log, id)?),
+        None => at_end(&loaded.session),
+    };
+    let text = if args.json {
+        json_line(&contract) + "\n"
+    } else {
+        crate::sanitize::block(&contract.text()).into_owned()
+    };
+    let _ = out.write_all(text.as_bytes());
+    Ok(if contract.is_empty() {
+        EXIT_FINDING
+    } else {
+        EXIT_OK
+    })
+}
