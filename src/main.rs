@@ -1,5 +1,7 @@
 use clap::Parser;
-use ctxlens::cli::args::{ClaudeHook, Cli, Command, HookAgent, SpillCommand};
+use ctxlens::cli::args::{
+    ClaudeHook, Cli, CodexHook, Command, HookAgent, InstallArgs, SpillCommand,
+};
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
             cli::spill::get(log, handle, &mut out, terminal)
         }
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => Ok(claude_hook(hook, &mut out)),
+        Some(Command::Hook(HookAgent::Codex(hook))) => Ok(codex_hook(hook, &mut out)),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::unusable),
@@ -45,41 +48,79 @@ fn main() -> ExitCode {
 }
 
 fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> u8 {
-    use ctxlens::cli::hook;
+    use ctxlens::cli::hook::{self, Agent};
     let stdin = &mut std::io::stdin().lock();
     match hook {
-        ClaudeHook::PreCompact { hold, timeout } => {
-            hook::run("pre-compact", *hold, *timeout, stdin, out)
+        ClaudeHook::PreCompact(h) => hook::run(
+            Agent::ClaudeCode,
+            "pre-compact",
+            h.hold,
+            h.timeout,
+            stdin,
+            out,
+        ),
+        ClaudeHook::SessionStart => {
+            hook::run(Agent::ClaudeCode, "session-start", false, None, stdin, out)
         }
-        ClaudeHook::SessionStart => hook::run("session-start", false, None, stdin, out),
-        ClaudeHook::PostCompact => hook::run("post-compact", false, None, stdin, out),
-        ClaudeHook::Install { project } => {
-            let program = std::env::current_exe()
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|_| "ctxlens".into());
-            let result = hook::settings_path(project.as_deref())
-                .and_then(|path| hook::install(&path, &program).map(|added| (path, added)));
-            match result {
-                Ok((path, added)) if added.is_empty() => {
-                    let _ = writeln!(
-                        out,
-                        "{}: the ctxlens hooks are already installed",
-                        path.display()
-                    );
-                    0
-                }
-                Ok((path, added)) => {
-                    let _ = writeln!(out, "{}: added", path.display());
-                    for line in added {
-                        let _ = writeln!(out, "  {line}");
-                    }
-                    0
-                }
-                Err(e) => {
-                    eprintln!("ctxlens: {e}");
-                    2
-                }
+        ClaudeHook::PostCompact => {
+            hook::run(Agent::ClaudeCode, "post-compact", false, None, stdin, out)
+        }
+        ClaudeHook::Install(args) => install(Agent::ClaudeCode, args, out),
+    }
+}
+
+fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> u8 {
+    use ctxlens::cli::hook::{self, Agent};
+    let stdin = &mut std::io::stdin().lock();
+    match hook {
+        CodexHook::PreCompact(h) => {
+            hook::run(Agent::Codex, "pre-compact", h.hold, h.timeout, stdin, out)
+        }
+        CodexHook::PostCompact => hook::run(Agent::Codex, "post-compact", false, None, stdin, out),
+        CodexHook::Install(args) => install(Agent::Codex, args, out),
+    }
+}
+
+fn install(
+    agent: ctxlens::cli::hook::Agent,
+    args: &InstallArgs,
+    out: &mut impl std::io::Write,
+) -> u8 {
+    use ctxlens::cli::hook::{self, Agent};
+    let path = match agent {
+        Agent::ClaudeCode => hook::settings_path(args.project.as_deref()),
+        Agent::Codex => hook::codex_hooks_path(args.project.as_deref()),
+    };
+    let hold = args
+        .hold
+        .then(|| args.timeout.unwrap_or(hook::DEFAULT_HOLD_SECS));
+    let result = path
+        .and_then(|path| hook::install(agent, &path, &hook::program(), hold).map(|a| (path, a)));
+    match result {
+        Ok((path, added)) if added.is_empty() => {
+            let _ = writeln!(
+                out,
+                "{}: the ctxlens hooks are already installed",
+                path.display()
+            );
+            0
+        }
+        Ok((path, added)) => {
+            let _ = writeln!(out, "{}: added", path.display());
+            for line in added {
+                let _ = writeln!(out, "  {line}");
             }
+            if agent == Agent::Codex {
+                let _ = writeln!(
+                    out,
+                    "Codex runs hooks only with hooks enabled: [features] hooks = true in config.toml"
+                );
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("ctxlens: {e}");
+            2
         }
     }
 }

@@ -105,7 +105,13 @@ fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
     );
     let handle = ledger(&path)[0]["handle"].as_str().unwrap().to_owned();
     assert!(
-        context.contains(&format!("ctxlens spill get {} {handle}", path.display())),
+        // The installed binary's own path: the agent's shell may not have ctxlens on
+        // its PATH.
+        context.contains(&format!(
+            "{} spill get {} {handle}",
+            assert_cmd::cargo::cargo_bin("ctxlens").display(),
+            path.display()
+        )),
         "{context}"
     );
     // Other sources add nothing.
@@ -209,9 +215,13 @@ fn hold_waits_for_an_operator_and_refuse_blocks() {
         .args(["pre-compact-2", "spill"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0));
+    assert_exit(&out, 0);
     let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(decision["handle"], ledger(&path)[1]["handle"]);
+    let second = ledger(&path)
+        .into_iter()
+        .find(|e| e["event"] == "pre-compact" && e["id"] == "pre-compact-2")
+        .unwrap();
+    assert_eq!(decision["handle"], second["handle"]);
 }
 
 #[test]
@@ -292,4 +302,221 @@ fn the_ledger_turns_a_drop_into_an_alert_as_the_compaction_lands() {
     std::fs::remove_file(format!("{}.ctxlens-ledger.jsonl", path.display())).unwrap();
     let (report, _) = audit_json(&path, &[]);
     assert!(!finding_kinds(&report).contains(&"dropped_binding".to_owned()));
+}
+
+/// The Codex sample cut before its first `compacted` record.
+fn rollout() -> (tempfile::TempDir, PathBuf) {
+    let full = std::fs::read_to_string(sample("codex-rollout.jsonl")).unwrap();
+    let cut = full.find("\"type\": \"compacted\"").expect("a compaction");
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("rollout-2026-11-21T09-00-00-0199a1b2.jsonl");
+    std::fs::write(&path, &full[..line_start]).unwrap();
+    (dir, path)
+}
+
+/// Runs a held pre-compact hook of `agent`, decides `verdict` once it holds, and
+/// returns the hook's output.
+fn held(agent: &str, payload_name: &str, path: &Path, verdict: &str) -> std::process::Output {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args(["hook", agent, "pre-compact", "--hold", "--timeout", "60"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload(payload_name, path).as_bytes())
+        .unwrap();
+    let n = ledger_len(path) + 1;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ledger_len(path) < n {
+        assert!(std::time::Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let id = format!(
+        "pre-compact-{}",
+        ledger(path)
+            .iter()
+            .filter(|e| e["event"] == "pre-compact")
+            .count()
+    );
+    assert_exit(&decide(path, &id, verdict, "ops"), 0);
+    child.wait_with_output().unwrap()
+}
+
+fn ledger_len(path: &Path) -> usize {
+    let file = format!("{}.ctxlens-ledger.jsonl", path.display());
+    std::fs::read_to_string(file).map_or(0, |t| t.lines().count())
+}
+
+#[test]
+fn claude_code_hears_each_decision_the_way_it_reads_a_hook() {
+    let (_dir, path, _) = transcript();
+    // Approve and spill: exit 0, nothing on stdout (the region is spilled already).
+    for verdict in ["approve", "spill"] {
+        let out = held("claude-code", "pre-compact.json", &path, verdict);
+        assert_exit(&out, 0);
+        assert!(out.stdout.is_empty(), "{verdict}");
+    }
+    // Preserve: the contract on stdout, which Claude Code adds to the compaction
+    // instructions; the held compaction's contract is what the ledger says is at risk.
+    let out = held("claude-code", "pre-compact.json", &path, "preserve");
+    assert_exit(&out, 0);
+    let contract = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        contract.starts_with("Keep these identifiers verbatim:\n- "),
+        "{contract}"
+    );
+    assert!(
+        contract.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"),
+        "{contract}"
+    );
+    // Refuse: exit 2, which blocks the compaction, with the reason on stderr.
+    let out = held("claude-code", "pre-compact.json", &path, "refuse");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refused by ops"));
+    // Every hook that stopped waiting said so: none is shown as held any more.
+    let released = ledger(&path)
+        .iter()
+        .filter(|e| e["event"] == "released")
+        .count();
+    assert_eq!(released, 4);
+}
+
+#[test]
+fn codex_hears_each_decision_the_way_it_reads_a_hook() {
+    let (_dir, path) = rollout();
+    let out = held("codex", "codex-pre-compact.json", &path, "approve");
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty());
+    // Refuse: `continue: false` stops the compaction (Codex ignores plain stdout and
+    // treats a non-zero exit as a failed hook, not a block).
+    let out = held("codex", "codex-pre-compact.json", &path, "refuse");
+    assert_exit(&out, 0);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["continue"], false);
+    assert!(answer["stopReason"]
+        .as_str()
+        .unwrap()
+        .contains("refused by ops"));
+    // Preserve: no way to reach Codex's summarizer, so it stops too and shows the
+    // contract to the person.
+    let out = held("codex", "codex-pre-compact.json", &path, "preserve");
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["continue"], false);
+    assert!(answer["systemMessage"]
+        .as_str()
+        .unwrap()
+        .contains("Keep these identifiers verbatim:"));
+    // After a compaction: what was at risk and the read-back command, by absolute path.
+    let out = hook_of(
+        "codex",
+        &["post-compact"],
+        &payload("codex-post-compact.json", &path),
+    );
+    assert_exit(&out, 0);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = answer["systemMessage"].as_str().unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("ctxlens");
+    assert!(
+        message.contains(&format!(
+            "{} spill get {}",
+            binary.display(),
+            path.display()
+        )),
+        "{message}"
+    );
+    assert!(message.contains("arn:aws:rds"), "{message}");
+}
+
+fn hook_of(agent: &str, args: &[&str], stdin: &str) -> std::process::Output {
+    ctxlens()
+        .args(["hook", agent])
+        .args(args)
+        .write_stdin(stdin.to_owned())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
+    let project = tempfile::tempdir().unwrap();
+    let out = ctxlens()
+        .args([
+            "hook",
+            "claude-code",
+            "install",
+            "--hold",
+            "--timeout",
+            "120",
+            "--project",
+        ])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let binary = assert_cmd::cargo::cargo_bin("ctxlens");
+    let pre = &settings["hooks"]["PreCompact"][0]["hooks"][0];
+    assert_eq!(
+        pre["command"],
+        format!(
+            "{} hook claude-code pre-compact --hold --timeout 120",
+            binary.display()
+        )
+    );
+    assert_eq!(pre["timeout"], 150);
+    assert_eq!(
+        settings["hooks"]["SessionStart"][0]["hooks"][0]["timeout"],
+        30
+    );
+    // Installing again without --hold replaces ctxlens's hook, never adds a second one.
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".claude/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let pre = settings["hooks"]["PreCompact"].as_array().unwrap();
+    assert_eq!(pre.len(), 1);
+    assert_eq!(pre[0]["hooks"][0]["timeout"], 30);
+    // Codex: its own hooks.json, PreCompact and PostCompact.
+    let out = ctxlens()
+        .args(["hook", "codex", "install", "--hold", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[features] hooks = true"));
+    let hooks: Value = serde_json::from_str(
+        &std::fs::read_to_string(project.path().join(".codex/hooks.json")).unwrap(),
+    )
+    .unwrap();
+    let pre = &hooks["hooks"]["PreCompact"][0]["hooks"][0];
+    assert_eq!(
+        pre["command"],
+        format!(
+            "{} hook codex pre-compact --hold --timeout 300",
+            binary.display()
+        )
+    );
+    assert_eq!(pre["timeout"], 330);
+    assert!(hooks["hooks"]["PostCompact"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with("hook codex post-compact"));
 }

@@ -189,6 +189,36 @@ pub(super) fn analyze(
         .iter()
         .filter(|h| h.before <= def.offset && region_start.is_none_or(|s| h.before > s))
         .max_by_key(|h| h.before);
+    if extra.held.is_some() {
+        // Held by a hook: no summary yet. What is at risk is what the ledger says the
+        // open todos and recent calls depend on; the gate spills when anything is.
+        let dropped: Vec<DroppedToken> = ledger_hint
+            .iter()
+            .flat_map(|h| h.tokens.iter())
+            .map(|(token, why)| DroppedToken {
+                token: token.clone(),
+                class: super::tokens::classify(token),
+                regenerable: None,
+                required_by: vec![format!("ledger: {why}")],
+                fate: Fate::default(),
+            })
+            .collect();
+        flags.dropped_binding = !dropped.is_empty();
+        return CompactionAnalysis {
+            info: info.clone(),
+            state,
+            region,
+            region_words: 0,
+            tokens: Vec::new(),
+            opaque_ratio: None,
+            prose_ratio: None,
+            dropped,
+            findings,
+            flags,
+            decision: None,
+            extra,
+        };
+    }
     let mut region_words = 0;
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut tokens: Vec<RegionToken> = Vec::new();

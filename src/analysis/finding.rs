@@ -203,9 +203,10 @@ pub fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {
 /// A compaction id as lists and alerts show it: the first 8 characters of a long id
 /// (a Claude Code uuid), short ids (`k1`, `compacted-2`) whole.
 pub fn short_id(id: &str) -> &str {
-    if id.chars().count() > 12 {
-        let end = id.char_indices().nth(8).map_or(id.len(), |(i, _)| i);
-        &id[..end]
+    // Only machine ids (a UUID, a long hex id) are cut: `pre-compact-12` stays whole.
+    let machine = id.len() > 12 && id.bytes().take(8).all(|b| b.is_ascii_hexdigit());
+    if machine {
+        &id[..8]
     } else {
         id
     }

@@ -94,11 +94,12 @@ pub fn dropped_by<'c>(
         .collect()
 }
 
-/// The text a SessionStart hook adds to the context after a compaction.
+/// The text a SessionStart hook adds to the context after a compaction; `read_back` is
+/// the command that prints a spilled region when given its handle.
 pub fn restore_context(
     dropped: &[&Candidate],
     handle: Option<&str>,
-    transcript: &str,
+    read_back: &str,
     summary_known: bool,
 ) -> String {
     let mut text = String::new();
@@ -123,7 +124,7 @@ pub fn restore_context(
     }
     if let Some(handle) = handle {
         text.push_str(&format!(
-            "The full pre-compaction context is stored as {handle}; read it with: ctxlens spill get {transcript} {handle}\n"
+            "The full pre-compaction context is stored as {handle}; read it with: {read_back} {handle}\n"
         ));
     }
     text
@@ -150,7 +151,12 @@ mod tests {
         let dropped = dropped_by("kept /p/src/a.rs only", &candidates, Some("/p"));
         assert_eq!(dropped.len(), 1);
         assert_eq!(dropped[0].token, "3f2b8c1e");
-        let text = restore_context(&dropped, Some("sha256:ab"), "t.jsonl", true);
+        let text = restore_context(
+            &dropped,
+            Some("sha256:ab"),
+            "ctxlens spill get t.jsonl",
+            true,
+        );
         assert!(
             text.contains("- 3f2b8c1e (hex; x)")
                 && text.contains("ctxlens spill get t.jsonl sha256:ab")

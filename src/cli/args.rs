@@ -87,6 +87,22 @@ pub enum HookAgent {
     /// (bad input: a message on stderr, exit 0).
     #[command(subcommand)]
     ClaudeCode(ClaudeHook),
+    /// Codex CLI hooks (PreCompact, PostCompact): the same loop, answered the way Codex
+    /// reads a hook.
+    #[command(subcommand)]
+    Codex(CodexHook),
+}
+
+/// How long a held compaction waits for an operator.
+#[derive(Debug, Args)]
+pub struct HoldArgs {
+    /// Wait for an operator's decision before the compaction goes ahead; it shows as
+    /// PENDING in the TUI at once.
+    #[arg(long)]
+    pub hold: bool,
+    /// With --hold: give up after this many seconds and let it go ahead (default 300).
+    #[arg(long, value_name = "SECS", requires = "hold")]
+    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,21 +110,15 @@ pub enum ClaudeHook {
     /// PreCompact: stores the region since the last compaction in <transcript>.spill/
     /// and records the identifiers the work depends on in the binding ledger.
     ///
-    /// Exit status: 0; with --hold, 2 when an operator refuses the compaction.
+    /// Exit status: 0; with --hold, 2 when an operator refuses (Claude Code blocks the
+    /// compaction), and the contract on stdout when the operator preserves.
     #[command(
-        after_help = "Example (settings.json):\n  {\"hooks\": {\"PreCompact\": [{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"ctxlens hook claude-code pre-compact\"}]}]}}"
+        after_help = "Example (settings.json, as install writes it):\n  {\"hooks\": {\"PreCompact\": [{\"matcher\": \"\", \"hooks\": [{\"type\": \"command\", \"command\": \"/usr/local/bin/ctxlens hook claude-code pre-compact --hold --timeout 300\", \"timeout\": 330}]}]}}"
     )]
-    PreCompact {
-        /// Wait for an operator's decision (`ctxlens decide <transcript> pre-compact-N …`);
-        /// refuse blocks the compaction (exit 2).
-        #[arg(long)]
-        hold: bool,
-        /// With --hold: give up waiting after this many seconds and let it go ahead.
-        #[arg(long, value_name = "SECS", requires = "hold")]
-        timeout: Option<f64>,
-    },
+    PreCompact(HoldArgs),
     /// SessionStart (source "compact"): prints the ledger's identifiers that the new
-    /// summary dropped, verbatim, and the spill handle, as additionalContext.
+    /// summary dropped, verbatim, the spill handle and a preserved contract, as
+    /// additionalContext.
     ///
     /// Exit status: 0.
     #[command(
@@ -125,12 +135,45 @@ pub enum ClaudeHook {
     /// Writes the hooks into settings.json, merging with the hooks already there.
     ///
     /// Exit status: 0 written (or already there), 2 the settings could not be read or written.
-    #[command(after_help = "Example:\n  ctxlens hook claude-code install --project .")]
-    Install {
-        /// Install for this project (DIR/.claude/settings.json) instead of the user.
-        #[arg(long, value_name = "DIR")]
-        project: Option<PathBuf>,
-    },
+    #[command(after_help = "Example:\n  ctxlens hook claude-code install --hold --timeout 300")]
+    Install(InstallArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CodexHook {
+    /// PreCompact: stores the region since the last compaction in <rollout>.spill/ and
+    /// records the identifiers the work depends on; with --hold, waits for an operator.
+    ///
+    /// Exit status: 0. A refuse or preserve answers {"continue": false, …} on stdout,
+    /// which stops the compaction.
+    #[command(
+        after_help = "Example:\n  echo '{\"transcript_path\":\"…\",\"trigger\":\"auto\"}' | ctxlens hook codex pre-compact --hold"
+    )]
+    PreCompact(HoldArgs),
+    /// PostCompact: records the compaction and shows the person the identifiers at
+    /// risk and how to read the spilled region back (systemMessage).
+    ///
+    /// Exit status: 0.
+    PostCompact,
+    /// Writes the hooks into Codex's hooks.json, merging with the hooks already there.
+    ///
+    /// Exit status: 0 written (or already there), 2 the file could not be read or written.
+    #[command(after_help = "Example:\n  ctxlens hook codex install --hold")]
+    Install(InstallArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Install for this project (DIR/.claude/settings.json, DIR/.codex/hooks.json)
+    /// instead of the user.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
+    /// The pre-compact hook holds each compaction for an operator.
+    #[arg(long)]
+    pub hold: bool,
+    /// With --hold: how long it waits (default 300); the hook timeout is 30 s longer.
+    #[arg(long, value_name = "SECS", requires = "hold")]
+    pub timeout: Option<f64>,
 }
 
 #[derive(Debug, Args)]

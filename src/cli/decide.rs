@@ -27,7 +27,12 @@ pub fn record(
             _ => None,
         });
         if let Some(handle) = held {
-            return record_pre_compact(log, id, handle, verdict, by, reason)
+            if verdict == Verdict::Preserve {
+                return Err(CliError::unusable(format!(
+                    "{id} is no longer held: its hook has stopped waiting, so there is nothing to preserve"
+                )));
+            }
+            return record_pre_compact(log, id, handle, verdict, by, reason, None)
                 .map_err(CliError::unusable);
         }
     }

@@ -133,23 +133,115 @@ pub fn open_range(path: &Path, start: u64, end: u64) -> io::Result<impl Read> {
     Ok(file.take(end.saturating_sub(start)))
 }
 
-/// The binding ledger of a Claude Code transcript, if its hooks wrote one.
+/// The binding ledger of a Claude Code or Codex transcript, if its hooks wrote one.
 pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
     use crate::store::ledger::{read, Entry};
-    if session.format != crate::model::Format::ClaudeCode {
+    if session.format == crate::model::Format::Canonical {
         return Ok(());
     }
-    session.ledger = read(path)?
-        .into_iter()
+    let entries = read(path)?;
+    session.ledger = entries
+        .iter()
         .filter_map(|entry| match entry {
             Entry::PreCompact {
                 to_byte, tokens, ..
             } => Some(crate::model::LedgerHint {
-                before: to_byte,
-                tokens: tokens.into_iter().map(|t| (t.token, t.why)).collect(),
+                before: *to_byte,
+                tokens: tokens
+                    .iter()
+                    .map(|t| (t.token.clone(), t.why.clone()))
+                    .collect(),
             }),
-            Entry::PostCompact { .. } => None,
+            Entry::PostCompact { .. } | Entry::Released { .. } => None,
         })
         .collect();
+    let latest = entries
+        .iter()
+        .rev()
+        .find(|e| matches!(e, Entry::PreCompact { .. }));
+    if let Some(Entry::PreCompact {
+        id,
+        ts,
+        trigger,
+        handle,
+        to_byte,
+        hold_until: Some(until),
+        ..
+    }) = latest
+    {
+        let released = entries
+            .iter()
+            .any(|e| matches!(e, Entry::Released { id: r, .. } if r == id));
+        if !released {
+            hold(session, id, ts, trigger, handle, *to_byte, until);
+        }
+    }
     Ok(())
+}
+
+/// A compaction a pre-compact hook holds for an operator, as a proposed compaction at
+/// the end of the session, so every view and command treats it as pending. Not when
+/// it has landed (a boundary after the hook's bytes) or the hold is over.
+fn hold(
+    session: &mut Session,
+    id: &str,
+    ts: &str,
+    trigger: &Option<String>,
+    handle: &Option<String>,
+    to_byte: u64,
+    until: &str,
+) {
+    use crate::model::{CompactionExtra, Event, EventKind, Held, Phase, RangeSpec};
+    let compaction = |e: &Event| matches!(e.kind, EventKind::Compaction { .. });
+    let landed = session
+        .events
+        .iter()
+        .any(|e| compaction(e) && e.offset >= to_byte);
+    let over = humantime::parse_rfc3339_weak(until)
+        .is_ok_and(|until| until < std::time::SystemTime::now());
+    if landed || over {
+        return;
+    }
+    // The region: what follows the latest compaction and its summary record.
+    let after = session
+        .events
+        .iter()
+        .rposition(compaction)
+        .map_or(0, |i| i + 1);
+    let first = session.events[after..]
+        .iter()
+        .find(|e| e.kind.type_name() != "compact summary");
+    let range = match (first, session.events.last()) {
+        (Some(first), Some(last)) => RangeSpec::Seqs {
+            from: first.seq,
+            to: last.seq,
+        },
+        _ => RangeSpec::Missing,
+    };
+    let last = session.events.last();
+    let event = Event {
+        seq: last.map_or(1, |e| e.seq + 1),
+        line: last.map_or(1, |e| e.line + 1),
+        offset: to_byte,
+        span: 0,
+        part: 0,
+        ts: Some(ts.to_owned()),
+        kind: EventKind::Compaction {
+            id: id.to_owned(),
+            phase: Some(Phase::Proposed),
+            range,
+            summary: None,
+            input: Some("log".into()),
+            region_elsewhere: false,
+            extra: Box::new(CompactionExtra {
+                trigger: trigger.clone(),
+                held: Some(Held {
+                    until: Some(until.to_owned()),
+                    handle: handle.clone(),
+                }),
+                ..CompactionExtra::default()
+            }),
+        },
+    };
+    session.events.push(event);
 }

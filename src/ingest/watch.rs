@@ -40,6 +40,18 @@ pub fn watch_folder_of(
     Some(watcher)
 }
 
+/// Watches every folder under `root` and calls `wake` on every content change there.
+pub fn watch_tree(root: &Path, wake: impl Fn() + Send + 'static) -> Option<RecommendedWatcher> {
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        if event.is_ok_and(|e| is_content_change(&e.kind)) {
+            wake();
+        }
+    })
+    .ok()?;
+    watcher.watch(root, RecursiveMode::Recursive).ok()?;
+    Some(watcher)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -169,6 +169,18 @@ pub struct CompactionExtra {
     pub carried: Vec<TokenId>,
     /// The summary's entity/polarity schema; `None` when the compaction has none.
     pub entities: Option<Vec<EntityPolarity>>,
+    /// A compaction a pre-compact hook is holding for an operator: not in the
+    /// transcript yet, its summary not written.
+    pub held: Option<Held>,
+}
+
+/// What the hook that holds a compaction recorded.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Held {
+    /// Until when the hook waits (RFC 3339).
+    pub until: Option<String>,
+    /// The region, spilled before the hold.
+    pub handle: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -5,8 +5,8 @@ pub mod session;
 pub mod token;
 
 pub use event::{
-    entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, ObligationStatus,
-    Phase, PlanStep, Polarity, RangeSpec, Summary, TextDigest, Verdict,
+    entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
+    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Summary, TextDigest, Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Prompt, Session, SessionMeta,

@@ -35,12 +35,23 @@ pub enum Entry {
         from_byte: u64,
         to_byte: u64,
         tokens: Vec<LedgerToken>,
+        /// With `--hold`: until when the hook waits for an operator (RFC 3339). While it
+        /// waits, the compaction shows as pending wherever the transcript is open.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        hold_until: Option<String>,
     },
     PostCompact {
         id: String,
         ts: String,
         /// Ledger tokens the new summary does not hold.
         dropped: Vec<LedgerToken>,
+    },
+    /// A held compaction's hook stopped waiting: it answered the agent, or timed out.
+    Released {
+        id: String,
+        ts: String,
+        /// The decision it answered with; none on a timeout.
+        verdict: Option<crate::model::Verdict>,
     },
 }
 

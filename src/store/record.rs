@@ -27,6 +27,23 @@ pub fn record_decision(
     if let Some(standing) = &compaction.decision {
         return Ok(Outcome::AlreadyStood(standing.clone()));
     }
+    // Preserve carries the contract the re-proposed summary must end with.
+    let contract = if verdict == Verdict::Preserve {
+        let contract = crate::analysis::contract::for_compaction(session, compaction);
+        if contract.is_empty() {
+            return Err(format!(
+                "{}: cannot preserve {id}: its contract is empty (nothing at stake was dropped); no decision was recorded",
+                log.display()
+            ));
+        }
+        Some(contract.text())
+    } else {
+        None
+    };
+    // Held by a pre-compact hook: its region is spilled already.
+    if let Some(held) = &compaction.extra.held {
+        return record_pre_compact(log, id, held.handle.clone(), verdict, by, reason, contract);
+    }
     let handle = if verdict == Verdict::Spill {
         let RangeSpec::Seqs { from, to } = compaction.info.range else {
             return Err(format!(
@@ -50,19 +67,6 @@ pub fn record_decision(
                 ))
             }
         }
-    } else {
-        None
-    };
-    // Preserve carries the contract the re-proposed summary must end with.
-    let contract = if verdict == Verdict::Preserve {
-        let contract = crate::analysis::contract::for_compaction(session, compaction);
-        if contract.is_empty() {
-            return Err(format!(
-                "{}: cannot preserve {id}: its contract is empty (the summary dropped nothing at stake); no decision was recorded",
-                log.display()
-            ));
-        }
-        Some(contract.text())
     } else {
         None
     };
@@ -108,6 +112,7 @@ pub fn record_pre_compact(
     verdict: Verdict,
     by: &str,
     reason: Option<String>,
+    contract: Option<String>,
 ) -> Result<Outcome, String> {
     if verdict == Verdict::Spill && handle.is_none() {
         return Err(format!(
@@ -122,7 +127,7 @@ pub fn record_pre_compact(
         handle: handle.filter(|_| verdict == Verdict::Spill),
         reason,
         is_override: None,
-        contract: None,
+        contract,
     };
     write(log, decision)
 }

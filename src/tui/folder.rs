@@ -212,12 +212,27 @@ fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
     Entry::unread(path, name, modified)
 }
 
-/// Rescans the roots every two seconds, re-reading only logs whose size or time changed,
+/// What says a log's entry is still current: its size and time, and those of its
+/// decision sidecar and hook ledger (a held compaction shows in the ledger first).
+type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
+
+/// Rescans the roots when a file under them changes (and every two seconds), re-reading only logs whose size or time changed,
 /// newest first, and sends what it has at least every 300 ms: a folder of many large
 /// transcripts lists at once and fills in.
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
     std::thread::spawn(move || {
-        let mut known: HashMap<PathBuf, (u64, SystemTime, Entry)> = HashMap::new();
+        let (wake, woken) = std::sync::mpsc::channel::<()>();
+        // Kept alive by the loop; without it (no inotify) the two-second rescan remains.
+        let _watchers: Vec<_> = roots
+            .iter()
+            .filter_map(|root| {
+                let wake = wake.clone();
+                crate::ingest::watch::watch_tree(root, move || {
+                    let _ = wake.send(());
+                })
+            })
+            .collect();
+        let mut known: HashMap<PathBuf, (Signature, Entry)> = HashMap::new();
         let mut last: Vec<Entry> = Vec::new();
         let send = |entries: &Vec<Entry>, last: &mut Vec<Entry>| {
             if entries != last {
@@ -237,11 +252,14 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 })
                 .collect();
             files.sort_by(|a, b| b.3.cmp(&a.3).then(a.1.cmp(&b.1)));
+            let signature = |path: &Path, len: u64, modified: SystemTime| -> Signature {
+                (len, modified, super::worker::sidecar_signature(path))
+            };
             let fresh = |path: &Path, len: u64, modified: SystemTime| {
                 known
                     .get(path)
-                    .filter(|(l, t, _)| *l == len && *t == modified)
-                    .map(|(_, _, e)| e.clone())
+                    .filter(|(s, _)| *s == signature(path, len, modified))
+                    .map(|(_, e)| e.clone())
             };
             let mut entries: Vec<Entry> = files
                 .iter()
@@ -264,7 +282,10 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                     entry.live = age(*modified) < Duration::from_secs(60);
                     entry.activity = entry.activity.max(*modified);
                 }
-                known.insert(path.clone(), (*len, *modified, entry.clone()));
+                known.insert(
+                    path.clone(),
+                    (signature(path, *len, *modified), entry.clone()),
+                );
                 entries[i] = entry;
                 if sent.elapsed() > Duration::from_millis(300) {
                     if !send(&entries, &mut last) {
@@ -276,7 +297,11 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             if !send(&entries, &mut last) {
                 return;
             }
-            std::thread::sleep(Duration::from_secs(2));
+            // A burst of writes is one rescan.
+            if woken.recv_timeout(Duration::from_secs(2)).is_ok() {
+                std::thread::sleep(Duration::from_millis(50));
+                while woken.try_recv().is_ok() {}
+            }
         }
     });
 }

@@ -108,7 +108,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
 
 /// Size and time of the files beside the log that change its analysis: the decision
 /// sidecar and the binding ledger of the Claude Code hooks.
-fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
+pub fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
     let signature = |file: std::path::PathBuf| {
         let meta = std::fs::metadata(file).ok()?;
         Some((meta.len(), meta.modified().ok()?))

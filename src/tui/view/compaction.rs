@@ -30,12 +30,16 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         RangeSpec::Seqs { from, to } => format!("range {from}–{to}"),
         _ => "no usable range".into(),
     };
+    // A compaction a hook holds has no summary yet: say so, and for how long it waits.
+    let phase = match &c.extra.held {
+        Some(held) => format!("HELD by pre-compact{}", held_for(held.until.as_deref())),
+        None => c.info.phase.as_str().to_owned(),
+    };
     let title = Line::from(vec![
         Span::raw(format!(
-            " Compaction {}{} · {} · {range} · gate: ",
+            " Compaction {}{} · {phase} · {range} · gate: ",
             sanitize::line(short_id(&c.info.id)),
             trigger_and_size(c),
-            c.info.phase.as_str()
         )),
         Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)),
         Span::raw(" "),
@@ -59,9 +63,20 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     if c.flags.density_collapse {
         ratios.push(Span::styled("  ▼ density collapse", theme.yellow()));
     }
-    head.push(Line::from(ratios));
+    if c.extra.held.is_some() {
+        head.push(Line::styled(
+            format!(
+                "at risk: {} identifiers the open todos and recent calls use; the summary is not written yet",
+                c.dropped.len()
+            ),
+            theme.yellow(),
+        ));
+    } else {
+        head.push(Line::from(ratios));
+    }
     for d in &c.dropped {
         let (glyph, what, style) = match d.regenerable {
+            _ if c.extra.held.is_some() => ("⚠", "at risk", theme.yellow()),
             Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
             Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
             None if d.fate.recalled() => ("⚠", "dropped, recalled", theme.yellow()),
@@ -177,6 +192,16 @@ fn legend(theme: Theme) -> Line<'static> {
     }
     spans.push(Span::raw("d: view"));
     Line::from(spans)
+}
+
+/// Until when a held compaction waits: ` · until 10:55:00Z` (a fixed time, so the
+/// view needs no clock).
+fn held_for(until: Option<&str>) -> String {
+    until
+        .and_then(|u| u.split_once('T'))
+        .map_or(String::new(), |(_, time)| {
+            format!(" · until {}", sanitize::line(time))
+        })
 }
 
 /// Trigger and token counts as the transcript gives them: ` · auto · 167k→12k tokens`.

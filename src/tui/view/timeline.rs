@@ -92,7 +92,11 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
         EventKind::Compaction { id, phase, .. } => {
             let analysis = snapshot.analysis.compaction(id);
             let verdict = analysis.map(|c| c.flags.verdict(false));
-            spans.push(Span::styled("COMPACTION ", theme.bold()));
+            let held = analysis.is_some_and(|c| c.extra.held.is_some());
+            spans.push(Span::styled(
+                if held { "HELD       " } else { "COMPACTION " },
+                theme.bold(),
+            ));
             spans.push(Span::raw(format!(
                 "{} {} ",
                 sanitize::line(crate::analysis::finding::short_id(id)),

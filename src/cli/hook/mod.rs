@@ -1,0 +1,368 @@
+//! `ctxlens hook claude-code|codex …`: agent hooks that keep bindings alive across a
+//! compaction and, with `--hold`, let an operator decide it live. A hook must never break
+//! the agent: on input it does not understand it says so on stderr and lets the
+//! compaction go ahead. Only an operator's refuse blocks it.
+
+mod install;
+pub use install::{codex_hooks_path, install, settings_path, Agent};
+
+use crate::analysis::ledger::{candidates, dropped_by, restore_context, Candidate};
+use crate::ingest;
+use crate::model::{Decision, EventKind, Verdict};
+use crate::store::ledger::{self, Entry, LedgerToken};
+use crate::store::{decisions, spill};
+use serde_json::{json, Value};
+use std::io::Read;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+fn log(message: &str) {
+    eprintln!("ctxlens hook: {}", crate::sanitize::line(message));
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// The hook's JSON from stdin, or why it cannot be used.
+fn read_input(stdin: &mut impl Read) -> Result<Value, String> {
+    let mut bytes = Vec::new();
+    stdin
+        .take(16 << 20)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read stdin: {e}"))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(_) => Err("stdin is not a JSON object".into()),
+        Err(e) => Err(format!("stdin is not JSON: {e}")),
+    }
+}
+
+fn transcript_of(input: &Value) -> Result<PathBuf, String> {
+    let path = input
+        .get("transcript_path")
+        .and_then(Value::as_str)
+        .ok_or("no transcript_path in the hook input")?;
+    let path = PathBuf::from(path);
+    if !path.is_file() {
+        return Err(format!("{}: no such transcript", path.display()));
+    }
+    Ok(path)
+}
+
+fn to_ledger(c: &Candidate) -> LedgerToken {
+    LedgerToken {
+        token: c.token.clone(),
+        class: c.class.as_str().to_owned(),
+        why: c.why.clone(),
+    }
+}
+
+fn from_ledger(t: &LedgerToken) -> Candidate {
+    Candidate {
+        token: t.token.clone(),
+        class: crate::analysis::tokens::classify(&t.token),
+        why: t.why.clone(),
+    }
+}
+
+/// Runs one hook of `agent`; the exit code. Problems are logged, never fatal.
+pub fn run(
+    agent: Agent,
+    hook: &str,
+    hold: bool,
+    timeout: Option<f64>,
+    stdin: &mut impl Read,
+    stdout: &mut impl std::io::Write,
+) -> u8 {
+    let result = read_input(stdin).and_then(|input| match hook {
+        "pre-compact" => {
+            pre_compact(&input, hold, timeout).map(|decision| answer(agent, decision, stdout))
+        }
+        "session-start" if agent == Agent::ClaudeCode => session_start(&input, stdout).map(|()| 0),
+        "post-compact" => post_compact(agent, &input, stdout).map(|()| 0),
+        other => Err(format!("unknown hook {other}")),
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            log(&format!("{e}; nothing done"));
+            0
+        }
+    }
+}
+
+/// How long `--hold` waits without `--timeout`: agents kill a hook that outlives their
+/// own hook timeout, which `install` sets a little longer than this.
+pub const DEFAULT_HOLD_SECS: f64 = 300.0;
+
+/// What the agent is told of the operator's decision, in the way each agent reads a
+/// pre-compaction hook (see docs/agents.md for the versions this rests on).
+fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::Write) -> u8 {
+    let Some(decision) = decision else {
+        return 0;
+    };
+    let by = decision.by.as_deref().unwrap_or("an operator");
+    let reason = format!(
+        "ctxlens: {} {} by {by}",
+        decision.compaction,
+        match decision.verdict {
+            Verdict::Refuse => "refused",
+            Verdict::Preserve => "preserved",
+            _ => "decided",
+        }
+    );
+    match (agent, decision.verdict) {
+        // Claude Code blocks a compaction on exit 2 and shows stderr.
+        (Agent::ClaudeCode, Verdict::Refuse) => {
+            log(&format!("{reason}: the compaction is blocked"));
+            2
+        }
+        // Claude Code appends a successful hook's plain stdout to the compaction
+        // instructions: the contract goes to the summarizer.
+        (Agent::ClaudeCode, Verdict::Preserve) => {
+            let contract = decision.contract.unwrap_or_default();
+            let _ = write!(stdout, "{contract}");
+            0
+        }
+        // Codex stops a compaction on `continue: false`; plain stdout is ignored, so a
+        // contract cannot reach its summarizer: preserving stops it too, and shows the
+        // contract to the person.
+        (Agent::Codex, Verdict::Refuse | Verdict::Preserve) => {
+            let message = match decision.contract {
+                Some(contract) => format!("{reason}. {contract}"),
+                None => reason.clone(),
+            };
+            let output = json!({"continue": false, "stopReason": reason, "systemMessage": message});
+            let _ = writeln!(stdout, "{output}");
+            0
+        }
+        _ => 0,
+    }
+}
+
+/// Spills the region, records the ledger and, with `hold`, waits for an operator's
+/// decision: the decision, or `None` when there is none to follow.
+fn pre_compact(
+    input: &Value,
+    hold: bool,
+    timeout: Option<f64>,
+) -> Result<Option<Decision>, String> {
+    let transcript = transcript_of(input)?;
+    let session = ingest::load(&transcript).map_err(|e| e.to_string())?;
+    // The region: everything after the latest compaction (and its summary record).
+    // A compaction still held by an earlier hook has not happened.
+    let last_compaction = session.events.iter().rposition(
+        |e| matches!(&e.kind, EventKind::Compaction { extra, .. } if extra.held.is_none()),
+    );
+    let start = last_compaction
+        .map(|i| {
+            let summary = session
+                .events
+                .get(i + 1)
+                .filter(|e| e.kind.type_name() == "compact summary");
+            let e = summary.unwrap_or(&session.events[i]);
+            e.offset + e.span
+        })
+        .unwrap_or(0);
+    let end = session
+        .events
+        .last()
+        .map_or(0, |e| e.offset + e.span)
+        .max(start);
+    let handle = if end > start {
+        let region = ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
+        Some(
+            spill::store(&transcript, region)
+                .map_err(|e| format!("cannot store the region: {e}"))?
+                .to_string(),
+        )
+    } else {
+        None
+    };
+    let found = candidates(&session, last_compaction);
+    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
+    let n = entries
+        .iter()
+        .filter(|e| matches!(e, Entry::PreCompact { .. }))
+        .count()
+        + 1;
+    let id = format!("pre-compact-{n}");
+    let wait = Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_HOLD_SECS).clamp(0.0, 1e9));
+    let hold_until = hold.then(|| {
+        humantime::format_rfc3339_seconds(std::time::SystemTime::now() + wait).to_string()
+    });
+    let entry = Entry::PreCompact {
+        id: id.clone(),
+        ts: now(),
+        trigger: input
+            .get("trigger")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        handle: handle.clone(),
+        from_byte: start,
+        to_byte: end,
+        tokens: found.iter().map(to_ledger).collect(),
+        hold_until,
+    };
+    ledger::append(&transcript, &entry).map_err(|e| format!("cannot write the ledger: {e}"))?;
+    log(&format!(
+        "{id}: stored {} bytes of the region as {}; the ledger holds {} identifiers",
+        end - start,
+        handle.as_deref().unwrap_or("(nothing to store)"),
+        found.len()
+    ));
+    if !hold {
+        return Ok(None);
+    }
+    log(&format!(
+        "holding the compaction for {} s until an operator decides (the TUI shows it PENDING; or: {} decide {} {id} approve|spill|preserve|refuse)",
+        wait.as_secs(),
+        program(),
+        transcript.display()
+    ));
+    let deadline = Instant::now() + wait;
+    let decision = loop {
+        let sidecar = decisions::read(&transcript).map_err(|e| e.to_string())?;
+        if let Some(decision) = sidecar.decisions.into_iter().find(|d| d.compaction == id) {
+            log(&format!(
+                "{id}: {} by {}",
+                decision.verdict.as_str(),
+                decision.by.as_deref().unwrap_or("someone")
+            ));
+            break Some(decision);
+        }
+        if Instant::now() >= deadline {
+            log(&format!(
+                "{id}: no decision before the timeout; the compaction goes ahead"
+            ));
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    // Viewers stop showing it as held the moment the hook answers.
+    let released = Entry::Released {
+        id,
+        ts: now(),
+        verdict: decision.as_ref().map(|d| d.verdict),
+    };
+    if let Err(e) = ledger::append(&transcript, &released) {
+        log(&format!("cannot write the ledger: {e}"));
+    }
+    Ok(decision)
+}
+
+/// This binary's path, so commands put in an agent's context run the ctxlens that
+/// installed the hooks.
+pub fn program() -> String {
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "ctxlens".into())
+}
+
+fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), String> {
+    if input.get("source").and_then(Value::as_str) != Some("compact") {
+        return Ok(());
+    }
+    let transcript = transcript_of(input)?;
+    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
+    let Some(Entry::PreCompact {
+        id, tokens, handle, ..
+    }) = ledger::latest_pre_compact(&entries)
+    else {
+        return Err("no ledger entry: the pre-compact hook did not run".into());
+    };
+    let session = ingest::load(&transcript).map_err(|e| e.to_string())?;
+    let summary = session.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::Compaction {
+            summary: Some(s), ..
+        } => Some(s.text.clone()),
+        _ => None,
+    });
+    let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();
+    let dropped = match &summary {
+        Some(text) => dropped_by(text, &all, session.cwd.as_deref()),
+        None => all.iter().collect(),
+    };
+    let mut context = restore_context(
+        &dropped,
+        handle.as_deref(),
+        &format!("{} spill get {}", program(), transcript.display()),
+        summary.is_some(),
+    );
+    // Preserved: the contract comes back whatever the summary made of it, in case
+    // this Claude Code did not take the hook's output into its instructions.
+    let sidecar = decisions::read(&transcript).map_err(|e| e.to_string())?;
+    if let Some(contract) = sidecar
+        .decisions
+        .iter()
+        .find(|d| &d.compaction == id && d.verdict == Verdict::Preserve)
+        .and_then(|d| d.contract.as_deref())
+    {
+        context.push_str(contract);
+    }
+    let output = json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}});
+    writeln!(stdout, "{output}").map_err(|e| e.to_string())?;
+    log(&format!(
+        "restored {} identifiers to the context",
+        dropped.len()
+    ));
+    Ok(())
+}
+
+fn post_compact(
+    agent: Agent,
+    input: &Value,
+    stdout: &mut impl std::io::Write,
+) -> Result<(), String> {
+    let transcript = transcript_of(input)?;
+    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
+    let Some(Entry::PreCompact {
+        id, tokens, handle, ..
+    }) = ledger::latest_pre_compact(&entries)
+    else {
+        return Err("no ledger entry: the pre-compact hook did not run".into());
+    };
+    let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();
+    // Claude Code hands the summary over; Codex does not (its summary may be encrypted):
+    // there, every ledger identifier is at risk.
+    let summary = input.get("compact_summary").and_then(Value::as_str);
+    if agent == Agent::ClaudeCode && summary.is_none() {
+        return Err("no compact_summary in the hook input".into());
+    }
+    let session_cwd = input.get("cwd").and_then(Value::as_str);
+    let dropped: Vec<LedgerToken> = match summary {
+        Some(summary) => dropped_by(summary, &all, session_cwd)
+            .into_iter()
+            .map(to_ledger)
+            .collect(),
+        None => all.iter().map(to_ledger).collect(),
+    };
+    for t in &dropped {
+        log(&format!(
+            "{id}: the summary dropped {} ({})",
+            t.token, t.why
+        ));
+    }
+    if agent == Agent::Codex {
+        // Codex shows a hook's systemMessage to the person: what to read back, and how.
+        let refs: Vec<&Candidate> = all.iter().collect();
+        let context = restore_context(
+            &refs,
+            handle.as_deref(),
+            &format!("{} spill get {}", program(), transcript.display()),
+            false,
+        );
+        let output = json!({"systemMessage": context});
+        writeln!(stdout, "{output}").map_err(|e| e.to_string())?;
+    }
+    ledger::append(
+        &transcript,
+        &Entry::PostCompact {
+            id: id.clone(),
+            ts: now(),
+            dropped,
+        },
+    )
+    .map_err(|e| format!("cannot write the ledger: {e}"))
+}
