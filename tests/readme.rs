@@ -98,3 +98,34 @@ fn the_key_table_is_current() {
         "README's key table differs from:\n{table}"
     );
 }
+
+/// The tripwire example: `pending-compaction.jsonl` spilled, applied, smoke tests run,
+/// and the agent about to roll back to a made-up revision.
+#[test]
+fn the_tripwire_example_is_current() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    std::fs::copy(sample("pending-compaction.jsonl"), &log).unwrap();
+    assert_exit(&decide(&log, "k1", "spill", "alice"), 0);
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str("{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"applied\"}\n");
+    text.push_str(
+        "{\"type\":\"action\",\"seq\":15,\"step\":\"s2\",\"name\":\"smoke\",\"target\":\"staging\"}\n",
+    );
+    std::fs::write(&log, text).unwrap();
+    let action = r#"{"name":"rollback","target":"7b1e9d03c2a5","step":"s3"}"#;
+    let out = ctxlens()
+        .current_dir(dir.path())
+        .args(["check", "session.jsonl", "--action", action])
+        .output()
+        .unwrap();
+    assert_exit(&out, 1);
+    let shown = format!(
+        "$ ctxlens check session.jsonl --action '{action}'\n  {}",
+        String::from_utf8(out.stdout).unwrap().trim_end()
+    );
+    assert!(
+        readme().contains(&shown),
+        "README's tripwire example differs from:\n{shown}"
+    );
+}

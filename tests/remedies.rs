@@ -164,3 +164,34 @@ fn check_without_an_applied_compaction_or_with_bad_input() {
         assert_eq!(code, 2, "{bad}");
     }
 }
+
+/// The text block of an asset: what is between its first ```text fence and the next.
+fn asset_block(name: &str) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("assets")
+            .join(name),
+    )
+    .unwrap();
+    let start = text.find("```text\n").unwrap() + "```text\n".len();
+    let end = start + text[start..].find("```").unwrap();
+    text[start..end].to_owned()
+}
+
+#[test]
+fn the_assets_show_the_contract_as_the_tool_prints_it() {
+    let log = sample("pending-compaction.jsonl");
+    let (now, _) = run(&["contract"], &log);
+    assert!(asset_block("summarizer-prompt.md").ends_with(&now));
+    let (k1, _) = run(&["contract", "k1"], &log);
+    let summary = asset_block("preserved-summary.md");
+    assert!(summary.ends_with(&k1));
+    // The re-proposed summary passes the gate: preserve did its job.
+    let (_dir, copy) = sample_copy("pending-compaction.jsonl");
+    assert_exit(&decide(&copy, "k1", "preserve", "ops"), 0);
+    let k2 = json!({"type": "compaction", "seq": 14, "id": "k2", "phase": "proposed",
+        "range": {"from": 2, "to": 12}, "input": "log", "summary": summary});
+    append(&copy, &format!("{k2}\n"));
+    let (verdict, code) = run(&["gate", "k2"], &copy);
+    assert_eq!((verdict.trim(), code), ("k2: APPROVE", 0));
+}

@@ -3,11 +3,22 @@
 
 use super::{json_line, load, CliError, EXIT_FINDING, EXIT_OK};
 use crate::analysis::continuation::{tripwire, ProposedAction};
-use crate::analysis::finding::FindingKind;
+use crate::analysis::finding::{ExpectedStep, FindingKind};
 use crate::cli::args::CheckArgs;
 use crate::model::Verdict;
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
+
+/// What `check` prints for a divergence, in the order of spec §8.2.
+#[derive(Serialize)]
+struct Diverges<'a> {
+    diverges: bool,
+    expected: &'a ExpectedStep,
+    regenerated_from: Option<&'a str>,
+    compaction: &'a str,
+    handle: Option<&'a str>,
+}
 
 /// The action as the runtime gives it: an object with a string `name`.
 fn parse_action(text: &str) -> Result<ProposedAction, CliError> {
@@ -54,13 +65,13 @@ pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
         .as_ref()
         .filter(|d| d.verdict == Verdict::Spill)
         .and_then(|d| d.handle.clone());
-    let result = json!({
-        "diverges": true,
-        "expected": expected,
-        "regenerated_from": regenerated_from,
-        "compaction": compaction.info.id,
-        "handle": handle,
-    });
+    let result = Diverges {
+        diverges: true,
+        expected,
+        regenerated_from: regenerated_from.as_deref(),
+        compaction: &compaction.info.id,
+        handle: handle.as_deref(),
+    };
     let _ = writeln!(out, "{}", json_line(&result));
     Ok(EXIT_FINDING)
 }
