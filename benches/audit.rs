@@ -74,6 +74,38 @@ fn generate(path: &Path, mib: u64) -> std::io::Result<u64> {
     Ok(written)
 }
 
+/// A log whose one compaction covers all of it, with a summary that keeps every tenth
+/// identifier: the shape that shows whether the analysis grows with region × summary.
+fn generate_one_region(path: &Path, mib: f64) -> std::io::Result<u64> {
+    let mut out = BufWriter::new(std::fs::File::create(path)?);
+    let mut written = 0u64;
+    let mut kept = String::new();
+    let mut seq = 1u64;
+    writeln!(out, r#"{{"type":"session","seq":1,"cwd":"/home/dev/app"}}"#)?;
+    while (written as f64) < mib * (1u64 << 20) as f64 {
+        seq += 1;
+        let sha = format!("{:012x}", seq.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16);
+        let line = format!(
+            r#"{{"type":"tool_result","seq":{seq},"text":"commit {sha} touched /var/lib/app/state{}.db {}"}}"#,
+            seq % 5000,
+            "lorem ipsum dolor ".repeat(8)
+        );
+        written += line.len() as u64 + 1;
+        writeln!(out, "{line}")?;
+        if seq.is_multiple_of(10) {
+            kept.push_str(&format!("kept {sha} "));
+        }
+        kept.push_str("word ");
+    }
+    writeln!(
+        out,
+        r#"{{"type":"compaction","seq":{},"id":"k1","phase":"proposed","range":{{"from":2,"to":{seq}}},"input":"log","summary":"{kept}"}}"#,
+        seq + 1
+    )?;
+    out.flush()?;
+    Ok(written)
+}
+
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
     let mut best = Duration::MAX;
     let mut last = None;
@@ -150,6 +182,26 @@ fn main() {
     println!(
         "tail (poll + clone + analysis of one appended event): {:.1} ms (target: 20 ms)",
         tail.as_secs_f64() * 1000.0
+    );
+    // Cost growth: time per MiB of a log that is one region, at an eighth of the size
+    // and at the size (target: at most 1.25x).
+    let per_mib = |size: f64| {
+        let path = dir.path().join(format!("region-{size}.jsonl"));
+        let bytes = generate_one_region(&path, size).expect("generate");
+        let (time, _) = best_of(3, || {
+            let session = ctxlens::ingest::load(&path).expect("loads");
+            analyze(&session, &[], false).compactions.len()
+        });
+        time.as_secs_f64() / (bytes as f64 / (1 << 20) as f64)
+    };
+    let (small, large) = (per_mib(mb / 8.0), per_mib(mb));
+    println!(
+        "one region of the whole log: {:.1} ms/MiB at {:.0} MiB, {:.1} ms/MiB at {:.0} MiB: growth {:.2}x (target: at most 1.25x)",
+        small * 1000.0,
+        mb / 8.0,
+        large * 1000.0,
+        mb,
+        large / small
     );
     if let Some(kib) = peak_rss_kib() {
         let budget = mb * 0.05 + 64.0;

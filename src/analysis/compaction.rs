@@ -9,7 +9,7 @@ use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::regenerated;
 use super::state::{target_text, StateAt};
-use super::tokens::{contains_whole_word, word_count};
+use super::tokens::{contains_whole_word, is_whole_word, word_count};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
 };
@@ -270,14 +270,28 @@ pub(super) fn analyze(
             .map(|t| session.tokens.text(t.id))
             .collect();
         let basenames = basename_counts(region_paths.into_iter());
-        for token in &mut tokens {
-            let declared = token.declared.is_some() || ledger_keys.contains(&key(token.id));
+        let declared: Vec<bool> = tokens
+            .iter()
+            .map(|t| t.declared.is_some() || ledger_keys.contains(&key(t.id)))
+            .collect();
+        // The §2 check for every token that takes it, in one pass over the summary.
+        let exact = exact_survivors(
+            session,
+            summary,
+            tokens
+                .iter()
+                .zip(&declared)
+                .filter(|(_, &d)| forms.is_none() || d)
+                .map(|(t, _)| t.id),
+            cwd,
+        );
+        for (token, declared) in tokens.iter_mut().zip(declared) {
             let kept = match &forms {
                 Some(forms) if !declared => {
                     let info = session.tokens.get(token.id);
                     forms.holds(&info.text, info.class, cwd, &basenames)
                 }
-                _ => survives(session, summary, token.id, cwd),
+                _ => exact.contains(&token.id),
             };
             token.survived = Some(kept);
         }
@@ -486,18 +500,45 @@ pub(super) fn analyze(
 
 /// Whether a region token occurs in the summary (spec §2): as a whole word, or for a path
 /// as the same file written relative to the cwd or made absolute against it.
-fn survives(session: &Session, summary: &Summary, token: TokenId, cwd: Option<&str>) -> bool {
-    let info = session.tokens.get(token);
-    if contains_whole_word(&summary.text, &info.text, info.class) {
-        return true;
+/// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
+/// a path naming the same file as one of the summary's. One multi-pattern pass over the
+/// summary, so the cost is the summary plus the tokens, never their product.
+fn exact_survivors(
+    session: &Session,
+    summary: &Summary,
+    ids: impl Iterator<Item = TokenId>,
+    cwd: Option<&str>,
+) -> HashSet<TokenId> {
+    let ids: Vec<TokenId> = ids.collect();
+    let mut kept = HashSet::new();
+    if ids.is_empty() {
+        return kept;
     }
-    info.class == TokenClass::Path && {
-        let wanted = path_key(&info.text, cwd);
-        summary.digest.tokens.iter().any(|&other| {
-            session.tokens.class(other) == TokenClass::Path
-                && path_key(session.tokens.text(other), cwd) == wanted
-        })
+    let texts: Vec<&str> = ids.iter().map(|&t| session.tokens.text(t)).collect();
+    // Overlapping matches: a token may sit inside a longer one and still be a word.
+    if let Ok(matcher) = aho_corasick::AhoCorasick::new(&texts) {
+        for found in matcher.find_overlapping_iter(&summary.text) {
+            let id = ids[found.pattern().as_usize()];
+            let class = session.tokens.class(id);
+            if is_whole_word(&summary.text, found.start(), found.end(), class) {
+                kept.insert(id);
+            }
+        }
     }
+    let summary_paths: HashSet<String> = summary
+        .digest
+        .tokens
+        .iter()
+        .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
+        .map(|&t| path_key(session.tokens.text(t), cwd))
+        .collect();
+    for &id in &ids {
+        let info = session.tokens.get(id);
+        if info.class == TokenClass::Path && summary_paths.contains(&path_key(&info.text, cwd)) {
+            kept.insert(id);
+        }
+    }
+    kept
 }
 
 /// Whether the token text `written` (from an obligation's `requires`) names `token`.
@@ -640,4 +681,80 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
         Some(id),
         format!("summary {id} dropped {text}, and {step} used it with nothing bringing it back first: the agent recalled it from outside the summary"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::parse_bytes;
+    use proptest::prelude::*;
+
+    /// The one-pass check agrees with asking each token on its own.
+    fn agrees(summary_text: &str, token_texts: &[&str]) {
+        let mut session = parse_bytes(b"{\"type\":\"session\",\"seq\":1,\"cwd\":\"/p\"}\n");
+        let ids: Vec<TokenId> = token_texts
+            .iter()
+            .map(|t| {
+                let class = super::super::tokens::classify(t);
+                session.tokens.intern(t, class)
+            })
+            .collect();
+        let digest_ids: Vec<TokenId> = super::super::tokens::extract(summary_text)
+            .iter()
+            .map(|f| session.tokens.intern(f.text(summary_text), f.class))
+            .collect();
+        let summary = Summary {
+            text: summary_text.to_owned(),
+            digest: crate::model::TextDigest::from_ids(0, digest_ids),
+        };
+        let fast = exact_survivors(&session, &summary, ids.iter().copied(), Some("/p"));
+        for &id in &ids {
+            let info = session.tokens.get(id);
+            let one_by_one = contains_whole_word(summary_text, &info.text, info.class)
+                || (info.class == TokenClass::Path
+                    && summary.digest.tokens.iter().any(|&o| {
+                        session.tokens.class(o) == TokenClass::Path
+                            && path_key(session.tokens.text(o), Some("/p"))
+                                == path_key(&info.text, Some("/p"))
+                    }));
+            assert_eq!(
+                fast.contains(&id),
+                one_by_one,
+                "{:?} in {summary_text:?}",
+                info.text
+            );
+        }
+    }
+
+    #[test]
+    fn one_pass_survival_matches_the_per_token_rule() {
+        agrees(
+            "rolled /x/a/b.rs back to 4f9a2c81d0e7, see a/b.rs and 4f9a2c81d0e7aa; rev-4f9a2c81",
+            &[
+                "a/b.rs",
+                "/x/a/b.rs",
+                "4f9a2c81d0e7",
+                "4f9a2c81",
+                "/p/a/b.rs",
+                "tok_1",
+                "b.rs",
+            ],
+        );
+    }
+
+    proptest! {
+        #[test]
+        fn one_pass_survival_matches_on_any_text(
+            words in proptest::collection::vec(
+                prop_oneof![
+                    Just("4f9a2c81d0e7"), Just("4f9a2c81"), Just("a/b.rs"), Just("/p/a/b.rs"),
+                    Just("x"), Just("-"), Just("/"), Just("."), Just(" "), Just("_"), Just("é")
+                ],
+                0..24,
+            )
+        ) {
+            let text: String = words.concat();
+            agrees(&text, &["4f9a2c81d0e7", "4f9a2c81", "a/b.rs", "/p/a/b.rs"]);
+        }
+    }
 }
