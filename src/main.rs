@@ -7,7 +7,20 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = Cli::parse();
+    // clap's own messages quote what was typed: they go through the sanitizer too.
+    let args = match Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let text = e.render().to_string();
+            let text = ctxlens::sanitize::block(&text);
+            if e.use_stderr() {
+                eprint!("{text}");
+            } else {
+                print!("{text}");
+            }
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal();
     let style = Style {
@@ -41,7 +54,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("ctxlens: {error}");
+            eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.message));
             ExitCode::from(error.code)
         }
     }
@@ -101,14 +114,18 @@ fn install(
             let _ = writeln!(
                 out,
                 "{}: the ctxlens hooks are already installed",
-                path.display()
+                ctxlens::sanitize::line(&path.display().to_string())
             );
             0
         }
         Ok((path, added)) => {
-            let _ = writeln!(out, "{}: added", path.display());
+            let _ = writeln!(
+                out,
+                "{}: added",
+                ctxlens::sanitize::line(&path.display().to_string())
+            );
             for line in added {
-                let _ = writeln!(out, "  {line}");
+                let _ = writeln!(out, "  {}", ctxlens::sanitize::line(&line));
             }
             if agent == Agent::Codex {
                 let _ = writeln!(
@@ -119,7 +136,7 @@ fn install(
             0
         }
         Err(e) => {
-            eprintln!("ctxlens: {e}");
+            eprintln!("ctxlens: {}", ctxlens::sanitize::line(&e));
             2
         }
     }

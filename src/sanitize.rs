@@ -3,10 +3,20 @@
 
 use std::borrow::Cow;
 
-/// Characters that change how a terminal shows what follows them.
+/// Characters that change how a terminal shows what follows them: C0 and C1 controls
+/// (ESC, CSI, OSC, DCS…), bidi controls, and invisible format characters (zero-width
+/// spaces and joiners, word joiners, the BOM, line and paragraph separators, tags),
+/// which put a terminal or tmux out of step with what was printed.
 pub fn is_unsafe(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c,
+            '\u{ad}' | '\u{61c}' | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}')
 }
 
 /// One line of text, every unsafe character (newlines and tabs included) escaped as

@@ -119,3 +119,197 @@ fn escape_sequences_never_reach_the_terminal_raw() {
         "JSON keeps the exact text"
     );
 }
+
+/// Every kind of character that moves or styles a terminal: C0 and C1 controls, CSI,
+/// OSC (title, clipboard), DCS, bidi overrides, zero-width and invisible format
+/// characters.
+fn hostile() -> String {
+    let mut text: String = (0u32..0x20)
+        .chain(0x7f..0xa0)
+        .filter_map(char::from_u32)
+        .collect();
+    text.push_str(
+        "\u{1b}[2J\u{1b}]0;title\u{7}\u{1b}]52;c;cHduZWQ=\u{7}\u{1b}P1$qm\u{1b}\\\u{9b}31m",
+    );
+    for c in [
+        '\u{202a}',
+        '\u{202b}',
+        '\u{202c}',
+        '\u{202d}',
+        '\u{202e}',
+        '\u{2066}',
+        '\u{2067}',
+        '\u{2068}',
+        '\u{2069}',
+        '\u{200e}',
+        '\u{200f}',
+        '\u{61c}',
+        '\u{200b}',
+        '\u{200c}',
+        '\u{200d}',
+        '\u{2060}',
+        '\u{feff}',
+        '\u{2028}',
+        '\u{2029}',
+        '\u{ad}',
+        '\u{e0041}',
+    ] {
+        text.push(c);
+    }
+    text
+}
+
+fn is_raw(c: char) -> bool {
+    ctxlens::sanitize::is_unsafe(c) && c != '\n' && c != '\t'
+}
+
+/// Stdout and stderr carry none of `hostile()` raw.
+fn assert_inert(what: &str, out: &std::process::Output) {
+    for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+        let text = String::from_utf8_lossy(bytes);
+        if let Some(c) = text.chars().find(|&c| is_raw(c)) {
+            panic!("{what}: {stream} carries U+{:04X} raw:\n{text}", c as u32);
+        }
+    }
+}
+
+#[test]
+fn every_field_of_every_output_is_inert() {
+    let h = hostile();
+    let j = |s: &str| serde_json::to_string(s).unwrap();
+    let hq = j(&h);
+    let tok = j(&format!("tok{h}"));
+    let lines = [
+        format!(r#"{{"type":"session","seq":1,"cwd":{hq},"agent":{hq}}}"#),
+        format!(r#"{{"type":"message","seq":2,"role":{hq},"text":{hq}}}"#),
+        format!(
+            r#"{{"type":"tool_call","seq":3,"call_id":{hq},"name":{hq},"input":{{"cmd":{hq}}}}}"#
+        ),
+        format!(r#"{{"type":"tool_result","seq":4,"call_id":{hq},"text":{hq},"is_error":true}}"#),
+        format!(r#"{{"type":"binding","seq":5,"token":{tok},"regenerable":false,"note":{hq}}}"#),
+        format!(r#"{{"type":"obligation","seq":6,"id":{hq},"name":{hq},"requires":[{tok}]}}"#),
+        format!(
+            r#"{{"type":"plan","seq":7,"steps":[{{"id":{hq},"action":{hq},"target":{tok}}}]}}"#
+        ),
+        format!(r#"{{"type":"choice","seq":8,"entity":{hq},"polarity":"rejected","note":{hq}}}"#),
+        format!(
+            r#"{{"type":"compaction","seq":9,"id":"k1","phase":"proposed","range":{{"from":2,"to":8}},"summary":{hq},"entities":[{{"entity":{hq},"polarity":"chosen"}}]}}"#
+        ),
+        format!(
+            r#"{{"type":"decision","seq":10,"compaction":"k1","verdict":"approve","by":{hq},"reason":{hq},"handle":{hq}}}"#
+        ),
+        format!(r#"{{"type":"compaction","seq":11,"id":"k1","phase":"applied"}}"#),
+        format!(r#"{{"type":"action","seq":12,"step":{hq},"name":{hq},"target":{hq}}}"#),
+        format!(r#"{{"type":{hq},"seq":13}}"#),
+        format!("not json {h}"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("hostile.jsonl");
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    // A sidecar line with a hostile handle and an unreadable one.
+    std::fs::write(
+        dir.path().join("hostile.jsonl.decisions.jsonl"),
+        format!("{{\"compaction\":{hq},\"verdict\":\"spill\",\"by\":{hq},\"handle\":{hq}}}\n{h}\n"),
+    )
+    .unwrap();
+    let run = |args: &[&str]| ctxlens().args(args).output().unwrap();
+    let path = log.to_str().unwrap();
+    let action = format!(r#"{{"name":{hq},"target":{hq}}}"#);
+    // Arguments cannot hold NUL.
+    let h = h.replace('\0', "");
+    let hostile_file = format!("{}/x{h}.jsonl", dir.path().display());
+    for args in [
+        vec!["audit", path],
+        vec!["audit", "--json", "--tokens", path],
+        vec!["audit", "--strict", path],
+        vec!["gate", path, "k1"],
+        vec!["gate", "--json", path, "k1"],
+        vec!["gate", path, &h],
+        vec!["contract", path],
+        vec!["contract", "--json", path, "k1"],
+        vec!["check", path, "--action", &action],
+        vec!["check", path, "--action", &h],
+        vec!["decide", path, "k1", "refuse", "--by", &h, "--reason", &h],
+        vec!["decide", path, &h, "approve"],
+        vec!["await", path, "k1"],
+        vec!["spill", "get", path, &h],
+        vec!["audit", &hostile_file],
+        vec!["decide", path, "k1", &h],
+        vec![&h],
+    ] {
+        assert_inert(&args.join(" "), &run(&args));
+    }
+    // The hooks' logs name the transcript and what they stored.
+    let payload = format!(r#"{{"transcript_path":{},"trigger":{hq}}}"#, j(path));
+    for agent in ["claude-code", "codex"] {
+        let out = ctxlens()
+            .args(["hook", agent, "pre-compact"])
+            .write_stdin(payload.clone())
+            .output()
+            .unwrap();
+        assert_inert(agent, &out);
+        let out = ctxlens()
+            .args(["hook", agent, "post-compact"])
+            .write_stdin(format!(
+                r#"{{"transcript_path":{},"compact_summary":{hq}}}"#,
+                j(path)
+            ))
+            .output()
+            .unwrap();
+        assert_inert(agent, &out);
+    }
+}
+
+#[test]
+fn a_lone_surrogate_a_huge_number_and_a_bom_lose_nothing() {
+    let pending = std::fs::read_to_string(sample("pending-compaction.jsonl")).unwrap();
+    // Half an emoji in the summary, as Node's JSON.stringify writes it: the summary is
+    // still read, so the gate still sees the dropped revision and says spill.
+    let cut_emoji = pending.replace("Next step:", "Next step \\ud83d:");
+    // A number no float holds, in a tool input: the event is kept.
+    let huge = cut_emoji.replace(
+        "\"input\": {\"cmd\": \"alembic -c deploy/staging.ini upgrade head\"}",
+        "\"input\": {\"cmd\": \"alembic -c deploy/staging.ini upgrade head\", \"retries\": 1e400}",
+    );
+    assert_ne!(huge, cut_emoji, "the fixture has the tool input");
+    // A byte order mark before the first record.
+    let with_bom = format!("\u{feff}{huge}");
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("s.jsonl");
+    std::fs::write(&log, with_bom).unwrap();
+    let (report, code) = audit_json(&log, &[]);
+    assert_eq!(report["malformed_lines"], 0, "{report}");
+    assert_eq!(report["events"], 13);
+    assert_eq!(report["compactions"][0]["verdict"], "spill");
+    assert_eq!(code, 1);
+    let original = audit_json(&sample("pending-compaction.jsonl"), &[]).0;
+    assert_eq!(
+        report["compactions"][0]["dropped"],
+        original["compactions"][0]["dropped"]
+    );
+}
+
+#[test]
+fn an_unreadable_summary_record_denies_approve() {
+    // A Claude Code summary record cut mid-write (a torn line): the compaction is still
+    // there, its summary is not, and the gate does not approve what it cannot read.
+    let full = std::fs::read_to_string(sample("claude-code-compaction.jsonl")).unwrap();
+    let torn: String = full
+        .lines()
+        .map(|l| {
+            if l.contains("\"isCompactSummary\"") {
+                l[..l.len() / 2].to_owned()
+            } else {
+                l.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("t.jsonl");
+    std::fs::write(&log, torn).unwrap();
+    let (report, _) = audit_json(&log, &[]);
+    assert_eq!(report["malformed_lines"], 1);
+    assert_ne!(report["compactions"][0]["verdict"], "approve", "{report}");
+}

@@ -129,3 +129,27 @@ fn the_tripwire_example_is_current() {
         "README's tripwire example differs from:\n{shown}"
     );
 }
+
+/// The sample table: each file's verdicts (in compaction order) and `audit` exit code.
+#[test]
+fn the_sample_table_is_current() {
+    let readme = readme();
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.starts_with("| `") && l.contains(".jsonl` |"))
+        .collect();
+    assert!(rows.len() >= 13, "{rows:?}");
+    for row in rows {
+        let cells: Vec<&str> = row.trim_matches('|').split(" | ").map(str::trim).collect();
+        let file = cells[0].trim_matches('`');
+        let (report, code) = audit_json(&sample(file), &[]);
+        let verdicts: Vec<&str> = report["compactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["verdict"].as_str().unwrap())
+            .collect();
+        assert_eq!(cells[cells.len() - 2], verdicts.join(", "), "{file}");
+        assert_eq!(cells[cells.len() - 1], code.to_string(), "{file}");
+    }
+}

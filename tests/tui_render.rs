@@ -310,3 +310,33 @@ fn a_spilled_compaction_shows_its_findings_resolved() {
     assert!(screen.contains("(resolved by spill)"), "{screen}");
     assert!(!screen.contains("PENDING"), "{screen}");
 }
+
+#[test]
+fn zero_width_and_bidi_characters_never_reach_the_screen_raw() {
+    let h = "a\u{200d}b\u{200b}c\u{202e}d\u{2066}e\u{feff}f\u{1b}]0;t\u{7}g\u{9b}h\u{2028}i";
+    let hq = serde_json::to_string(h).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zw.jsonl");
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"type\":\"session\",\"seq\":1,\"cwd\":{hq}}}\n{{\"type\":\"message\",\"seq\":2,\"text\":{hq}}}\n{{\"type\":\"choice\",\"seq\":3,\"entity\":{hq},\"polarity\":\"chosen\"}}\n{{\"type\":\"compaction\",\"seq\":4,\"id\":{hq},\"range\":{{\"from\":2,\"to\":3}},\"summary\":{hq}}}\n"
+        ),
+    )
+    .unwrap();
+    for keys in ["", "]", "]d", "\t", "?"] {
+        let (mut app, mut term) = open(&path, 120, 32);
+        for c in keys.chars() {
+            key(&mut app, c);
+        }
+        let screen = settle(&mut app, &mut term, &path);
+        let raw = screen
+            .chars()
+            .find(|&c| ctxlens::sanitize::is_unsafe(c) && c != '\n');
+        assert_eq!(raw, None, "keys {keys:?}:\n{screen}");
+        assert!(
+            screen.contains("\\u{200d}"),
+            "shown as a placeholder:\n{screen}"
+        );
+    }
+}

@@ -167,6 +167,20 @@ pub(super) fn analyze(
         &mut findings,
     );
 
+    // A record that cannot be read never makes the verdict more lenient: a malformed
+    // line among the region's, or where the compaction's own records are, denies approve.
+    let from = region
+        .clone()
+        .next()
+        .map_or(session.events[info.at].offset, |i| session.events[i].offset);
+    let to = session
+        .events
+        .get(info.def + 1)
+        .map_or(u64::MAX, |e| e.offset);
+    flags.unreadable = session
+        .malformed
+        .iter()
+        .any(|m| (from..to).contains(&m.offset));
     if let Some(summary) = summary {
         super::instructions::check(session, id, &region, &summary.text, &mut findings);
     }

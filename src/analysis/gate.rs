@@ -17,6 +17,9 @@ pub struct GateFlags {
     pub polarity_flip: bool,
     /// Signal 6: choices in the region, and no schema to check them against.
     pub schema_missing: bool,
+    /// A line of its region, or of its own record, cannot be read: the gate cannot see
+    /// all it would approve.
+    pub unreadable: bool,
     /// The original events of what a refetch would re-read are not in this log
     /// (a continued session, a rotated log): a refetch cannot be done (§8.4).
     pub originals_elsewhere: bool,
@@ -31,7 +34,7 @@ impl GateFlags {
             Verdict::Degrade
         } else if from_the_originals || self.polarity_flip || (strict && self.schema_missing) {
             Verdict::Refetch
-        } else if self.dropped_binding || (strict && self.density_collapse) {
+        } else if self.dropped_binding || self.unreadable || (strict && self.density_collapse) {
             Verdict::Spill
         } else {
             Verdict::Approve
@@ -61,6 +64,10 @@ impl GateFlags {
             (
                 self.dropped_binding,
                 "a binding that cannot be re-fetched was dropped",
+            ),
+            (
+                self.unreadable,
+                "a line of its region or its summary cannot be read",
             ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];

@@ -30,7 +30,7 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 }
             }
             Err(error) => {
-                eprintln!("ctxlens: {error}");
+                eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
                 if args.json {
                     let line = serde_json::json!({"file": file, "error": error.message});
                     let _ = writeln!(out, "{}", json_line(&line));

@@ -63,7 +63,11 @@ pub fn load(path: &Path, strict: bool) -> Result<Loaded, CliError> {
     for line in &sidecar.unreadable {
         eprintln!(
             "ctxlens: warning: {}:{line}: not a decision, ignored",
-            crate::store::paths::decisions_path(path).display()
+            crate::sanitize::line(
+                &crate::store::paths::decisions_path(path)
+                    .display()
+                    .to_string()
+            )
         );
     }
     let analysis = analysis::analyze(&session, &sidecar.decisions, strict);

@@ -34,6 +34,10 @@ impl CanonicalParser {
         &self.session
     }
 
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
     pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
         &mut self.session.malformed
     }

@@ -49,7 +49,8 @@ pub fn attach_declared_tokens(
         .collect();
     for index in wanted {
         let event = &session.events[index];
-        let bytes = source.line(event.offset, event.span)?;
+        let mut bytes = source.line(event.offset, event.span)?;
+        super::lines::repair_lone_surrogates(&mut bytes);
         let Ok(value) = serde_json::from_slice(&bytes) else {
             continue;
         };

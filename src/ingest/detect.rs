@@ -60,6 +60,7 @@ struct HeldLine {
     offset: u64,
     span: u64,
     terminated: bool,
+    oversized: bool,
     bytes: Vec<u8>,
 }
 
@@ -149,6 +150,7 @@ impl LogParser {
                     offset: line.offset,
                     span: line.span,
                     terminated: line.terminated,
+                    oversized: line.oversized,
                     bytes: line.bytes.to_vec(),
                 });
                 if undecided.total() >= VOTES_TO_DECIDE
@@ -156,6 +158,23 @@ impl LogParser {
                     || undecided.held_bytes >= MAX_HELD_BYTES
                 {
                     self.decide();
+                }
+            }
+            _ if line.oversized => {
+                let malformed = crate::model::Malformed {
+                    line: line.number,
+                    offset: line.offset,
+                    reason: format!(
+                        "a line of {} bytes, longer than the {} MiB a record may take; skipped unread",
+                        line.span,
+                        super::lines::MAX_LINE >> 20
+                    ),
+                };
+                match self {
+                    LogParser::Canonical(p) => p.session_mut().malformed.push(malformed),
+                    LogParser::ClaudeCode(p) => p.builder.session.malformed.push(malformed),
+                    LogParser::Codex(p) => p.builder.session.malformed.push(malformed),
+                    LogParser::Undetected(_) => {}
                 }
             }
             LogParser::Canonical(p) => p.feed(line),
@@ -191,6 +210,7 @@ impl LogParser {
                 bytes: &held.bytes,
                 span: held.span,
                 terminated: held.terminated,
+                oversized: held.oversized,
             });
         }
     }

@@ -8,6 +8,50 @@ pub struct LineReader<R> {
     buf: Vec<u8>,
     next_offset: u64,
     next_number: u64,
+    /// Longest line kept; a longer one is consumed and reported, never loaded.
+    max_line: usize,
+}
+
+/// Lines longer than this are skipped with a malformed-line record (they would take
+/// memory in proportion to their size, and no real record is this long).
+pub const MAX_LINE: usize = 64 << 20;
+
+/// Replaces every `\uD800`-`\uDFFF` escape that is not half of a valid pair with
+/// `\uFFFD`, in place (the same six bytes): Node's `JSON.stringify` writes them for an
+/// emoji cut in half, and the JSON parser would otherwise reject the whole record.
+pub fn repair_lone_surrogates(bytes: &mut [u8]) {
+    fn escape_at(bytes: &[u8], at: usize) -> Option<u16> {
+        let hex = bytes.get(at + 2..at + 6)?;
+        if bytes.get(at..at + 2)? != b"\\u" {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    }
+    let mut at = 0;
+    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+        let i = at + found;
+        match bytes.get(i + 1) {
+            Some(b'u') => {
+                let code = escape_at(bytes, i);
+                match code {
+                    Some(0xd800..=0xdbff) => {
+                        let low = escape_at(bytes, i + 6);
+                        if matches!(low, Some(0xdc00..=0xdfff)) {
+                            at = i + 12;
+                            continue;
+                        }
+                        bytes[i + 2..i + 6].copy_from_slice(b"fffd");
+                    }
+                    Some(0xdc00..=0xdfff) => bytes[i + 2..i + 6].copy_from_slice(b"fffd"),
+                    _ => {}
+                }
+                at = i + 2;
+            }
+            // Any other escape (`\\` included) is two bytes.
+            Some(_) => at = i + 2,
+            None => break,
+        }
+    }
 }
 
 /// One line as read: without its newline (and without a `\r` before it).
@@ -22,6 +66,8 @@ pub struct Line<'a> {
     pub span: u64,
     /// False for a last line that has no newline yet.
     pub terminated: bool,
+    /// Longer than the line cap: consumed, not loaded (`bytes` is empty).
+    pub oversized: bool,
 }
 
 impl<R: BufRead> LineReader<R> {
@@ -36,12 +82,48 @@ impl<R: BufRead> LineReader<R> {
             buf: Vec::new(),
             next_offset: offset,
             next_number: number,
+            max_line: MAX_LINE,
+        }
+    }
+
+    /// The same reader with another line cap (tests).
+    pub fn with_max_line(mut self, max_line: usize) -> Self {
+        self.max_line = max_line;
+        self
+    }
+
+    /// Reads up to and including the next newline into `buf`, keeping at most
+    /// `max_line + 1` bytes; the number of bytes consumed, and whether a newline ended
+    /// them.
+    fn read_capped(&mut self) -> io::Result<(usize, bool)> {
+        let mut consumed = 0;
+        loop {
+            let available = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok((consumed, false));
+            }
+            let (chunk, done) = match memchr::memchr(b'\n', available) {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            let room = (self.max_line + 1).saturating_sub(self.buf.len());
+            self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let n = chunk.len();
+            self.inner.consume(n);
+            consumed += n;
+            if done {
+                return Ok((consumed, true));
+            }
         }
     }
 
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.buf.clear();
-        let read = self.inner.read_until(b'\n', &mut self.buf)?;
+        let (read, terminated) = self.read_capped()?;
         if read == 0 {
             return Ok(None);
         }
@@ -49,13 +131,22 @@ impl<R: BufRead> LineReader<R> {
         let number = self.next_number;
         self.next_offset += read as u64;
         self.next_number += 1;
-        let terminated = self.buf.last() == Some(&b'\n');
+        let oversized = self.buf.len() < read;
+        if oversized {
+            self.buf.clear();
+        } else {
+            repair_lone_surrogates(&mut self.buf);
+        }
         let mut bytes = &self.buf[..];
-        if terminated {
+        if terminated && !oversized {
             bytes = &bytes[..bytes.len() - 1];
             if bytes.last() == Some(&b'\r') {
                 bytes = &bytes[..bytes.len() - 1];
             }
+        }
+        // A UTF-8 byte order mark opens some files: it is not part of the record.
+        if offset == 0 {
+            bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
         }
         Ok(Some(Line {
             number,
@@ -63,6 +154,7 @@ impl<R: BufRead> LineReader<R> {
             bytes,
             span: read as u64,
             terminated,
+            oversized,
         }))
     }
 }

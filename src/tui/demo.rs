@@ -250,7 +250,7 @@ pub fn run() -> Result<(), String> {
     shown?;
     written?;
     let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();
-    print!("{}", closing_words(&outcome, &log));
+    print!("{}", crate::sanitize::block(&closing_words(&outcome, &log)));
     Ok(())
 }
 

@@ -122,7 +122,7 @@ fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::W
         // instructions: the contract goes to the summarizer.
         (Agent::ClaudeCode, Verdict::Preserve) => {
             let contract = decision.contract.unwrap_or_default();
-            let _ = write!(stdout, "{contract}");
+            let _ = write!(stdout, "{}", crate::sanitize::block(&contract));
             0
         }
         // Codex stops a compaction on `continue: false`; plain stdout is ignored, so a
@@ -134,7 +134,7 @@ fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::W
                 None => reason.clone(),
             };
             let output = json!({"continue": false, "stopReason": reason, "systemMessage": message});
-            let _ = writeln!(stdout, "{output}");
+            let _ = writeln!(stdout, "{}", crate::cli::json_line(&output));
             0
         }
         _ => 0,
@@ -302,7 +302,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
         context.push_str(contract);
     }
     let output = json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}});
-    writeln!(stdout, "{output}").map_err(|e| e.to_string())?;
+    writeln!(stdout, "{}", crate::cli::json_line(&output)).map_err(|e| e.to_string())?;
     log(&format!(
         "restored {} identifiers to the context",
         dropped.len()
@@ -354,7 +354,7 @@ fn post_compact(
             false,
         );
         let output = json!({"systemMessage": context});
-        writeln!(stdout, "{output}").map_err(|e| e.to_string())?;
+        writeln!(stdout, "{}", crate::cli::json_line(&output)).map_err(|e| e.to_string())?;
     }
     ledger::append(
         &transcript,
