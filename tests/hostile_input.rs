@@ -198,7 +198,7 @@ fn every_field_of_every_output_is_inert() {
         format!(
             r#"{{"type":"decision","seq":10,"compaction":"k1","verdict":"approve","by":{hq},"reason":{hq},"handle":{hq}}}"#
         ),
-        format!(r#"{{"type":"compaction","seq":11,"id":"k1","phase":"applied"}}"#),
+        r#"{"type":"compaction","seq":11,"id":"k1","phase":"applied"}"#.to_string(),
         format!(r#"{{"type":"action","seq":12,"step":{hq},"name":{hq},"target":{hq}}}"#),
         format!(r#"{{"type":{hq},"seq":13}}"#),
         format!("not json {h}"),
