@@ -104,13 +104,20 @@ fn install(
         Agent::ClaudeCode => hook::settings_path(args.project.as_deref()),
         Agent::Codex => hook::codex_hooks_path(args.project.as_deref()),
     };
+    if let Some(dir) = args.project.as_deref().filter(|d| !d.is_dir()) {
+        eprintln!(
+            "ctxlens: {}: no such project folder; nothing installed",
+            ctxlens::sanitize::line(&dir.display().to_string())
+        );
+        return 2;
+    }
     let hold = args
         .hold
         .then(|| args.timeout.unwrap_or(hook::DEFAULT_HOLD_SECS));
     let result = path
         .and_then(|path| hook::install(agent, &path, &hook::program(), hold).map(|a| (path, a)));
     match result {
-        Ok((path, added)) if added.is_empty() => {
+        Ok((path, installed)) if installed.added.is_empty() => {
             let _ = writeln!(
                 out,
                 "{}: the ctxlens hooks are already installed",
@@ -118,15 +125,16 @@ fn install(
             );
             0
         }
-        Ok((path, added)) => {
+        Ok((path, installed)) => {
             let _ = writeln!(
                 out,
                 "{}: added",
                 ctxlens::sanitize::line(&path.display().to_string())
             );
-            for line in added {
+            for line in installed.added {
                 let _ = writeln!(out, "  {}", ctxlens::sanitize::line(&line));
             }
+            let _ = write!(out, "{}", ctxlens::sanitize::block(&installed.diff));
             if agent == Agent::Codex {
                 let _ = writeln!(
                     out,

@@ -359,11 +359,7 @@ fn claude_transcript() -> (tempfile::TempDir, std::path::PathBuf, String) {
 /// recorded payload and, when the hook lets the compaction go ahead (exit 0), writes the
 /// compaction to the transcript. Returns the hook's exit code and stdout.
 fn claude_code_compacts(transcript: &Path, rest: &str) -> std::thread::JoinHandle<(i32, String)> {
-    let payload = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hook-payloads/pre-compact.json"),
-    )
-    .unwrap()
-    .replace("TRANSCRIPT", &transcript.display().to_string());
+    let payload = hook_payload("pre-compact.json", transcript);
     let (transcript, rest) = (transcript.to_owned(), rest.to_owned());
     std::thread::spawn(move || {
         let out = ctxlens()

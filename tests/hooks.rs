@@ -21,13 +21,7 @@ fn transcript() -> (tempfile::TempDir, PathBuf, String) {
 }
 
 fn payload(name: &str, transcript: &Path) -> String {
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/hook-payloads")
-            .join(name),
-    )
-    .unwrap();
-    text.replace("TRANSCRIPT", &transcript.display().to_string())
+    hook_payload(name, transcript)
 }
 
 fn hook(args: &[&str], stdin: &str) -> std::process::Output {

@@ -19,11 +19,16 @@ pub fn get(
             sanitize::line(handle)
         ))
     })?;
-    let bytes = spill::read(log, &parsed).map_err(|e| CliError::unusable(e.to_string()))?;
+    let mut file =
+        spill::open_verified(log, &parsed).map_err(|e| CliError::unusable(e.to_string()))?;
     let written = if to_terminal {
-        out.write_all(sanitize::block(&String::from_utf8_lossy(&bytes)).as_bytes())
+        // A terminal gets text, escaped; read whole so no character is split.
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut bytes).and_then(|_| {
+            out.write_all(sanitize::block(&String::from_utf8_lossy(&bytes)).as_bytes())
+        })
     } else {
-        out.write_all(&bytes)
+        std::io::copy(&mut file, out).map(|_| ())
     };
     written
         .and_then(|()| out.flush())

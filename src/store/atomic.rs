@@ -1,31 +1,55 @@
-//! Whole-file writes that a crash cannot tear: a hidden temporary file beside the target,
-//! flushed, renamed over it, and the folder flushed.
+//! Writes that a crash cannot tear and that never go through a link an attacker
+//! planted: whole files replaced by rename, lines appended under a lock and undone when
+//! they do not fit.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
-use std::path::Path;
+use super::private;
+use std::fs::{self, DirBuilder, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 
+/// Replaces the file at `path` with `bytes`: a new file beside it (created 0600,
+/// exclusively), flushed, given the old file's mode, renamed over it, the folder
+/// flushed. A link at `path` is written through to its target, which is what a person
+/// who linked their settings file expects; a file nobody may write is refused.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let path = resolve_link(path)?;
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(folder)?;
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&folder)?;
+    let mode = match fs::metadata(&path) {
+        Ok(meta) if meta.mode() & 0o200 == 0 => {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!("{}: read-only; not touched", path.display()),
+            ))
+        }
+        Ok(meta) => meta.mode() & 0o7777,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => 0o600,
+        Err(e) => return Err(e),
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = folder.join(format!(".{name}.ctxlens-{}", std::process::id()));
+    let temp = folder.join(format!(
+        ".{name}.ctxlens-{}-{}",
+        std::process::id(),
+        nanos()
+    ));
     let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&temp)?;
+        let mut file = private::create_new(&temp)?;
         file.write_all(bytes)?;
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
-        fs::rename(&temp, path)?;
-        File::open(folder)?.sync_all()
+        fs::rename(&temp, &path)?;
+        File::open(&folder)?.sync_all()
     })();
     if result.is_err() {
         let _ = fs::remove_file(&temp);
@@ -33,14 +57,38 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// Opens `path` for appending (created if needed) and runs `f` while holding an
-/// exclusive advisory lock on it, so concurrent writers take turns.
+/// The file a link at `path` points to (followed to the end), or `path` itself.
+fn resolve_link(path: &Path) -> io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(parent) if target.is_relative() => parent.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(io::Error::other(format!(
+        "{}: too many levels of links",
+        path.display()
+    )))
+}
+
+fn nanos() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos())
+}
+
+/// Opens `path` for appending (created 0600 if needed, never through a link, ours only)
+/// and runs `f` while holding an exclusive advisory lock on it, so concurrent writers
+/// take turns.
 pub fn with_lock<T>(path: &Path, f: impl FnOnce(&mut File) -> io::Result<T>) -> io::Result<T> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    let mut file = private::open_append(path)?;
     file.lock()?;
     let result = f(&mut file);
     let _ = file.unlock();
@@ -49,7 +97,8 @@ pub fn with_lock<T>(path: &Path, f: impl FnOnce(&mut File) -> io::Result<T>) -> 
 
 /// Appends one line to a file whose lock the caller holds, in one write, then flushes
 /// it. A torn last line (from a crashed writer) is first closed with a newline, so the
-/// new line stands on its own.
+/// new line stands on its own. When the write or the flush fails (a full disk), the
+/// file is cut back to its length before, so a failure means nothing was recorded.
 pub fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     let mut bytes = Vec::with_capacity(line.len() + 2);
@@ -63,11 +112,36 @@ pub fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
     }
     bytes.extend_from_slice(line);
     bytes.push(b'\n');
-    file.write_all(&bytes)?;
-    file.sync_data()
+    let written = file.write_all(&bytes).and_then(|()| file.sync_data());
+    if let Err(e) = written {
+        let undone = file.set_len(len).and_then(|()| file.sync_data());
+        return Err(match undone {
+            Ok(()) => e,
+            Err(undo) => io::Error::new(
+                e.kind(),
+                format!("{e}; cutting back the partial line failed too: {undo}"),
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Appends one line under the lock, creating the file if needed.
 pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     with_lock(path, |file| append_locked(file, line))
+}
+
+/// The whole of a file of ours, read without following a link and without blocking on
+/// a FIFO; `None` when it does not exist.
+pub fn read_private(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    match private::open_read(path) {
+        Ok(mut file) => {
+            let mut bytes = Vec::new();
+            file.seek(SeekFrom::Start(0))?;
+            file.read_to_end(&mut bytes)?;
+            Ok(Some(bytes))
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }

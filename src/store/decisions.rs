@@ -31,11 +31,9 @@ fn parse_sidecar(bytes: &[u8]) -> Sidecar {
 
 /// Reads the sidecar of `log`; a missing sidecar holds no decisions.
 pub fn read(log: &Path) -> io::Result<Sidecar> {
-    match std::fs::read(decisions_path(log)) {
-        Ok(bytes) => Ok(parse_sidecar(&bytes)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Sidecar::default()),
-        Err(e) => Err(e),
-    }
+    Ok(atomic::read_private(&decisions_path(log))?
+        .map(|bytes| parse_sidecar(&bytes))
+        .unwrap_or_default())
 }
 
 #[derive(Debug)]

@@ -56,14 +56,14 @@ pub enum Entry {
 }
 
 pub fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
-    match std::fs::read(ledger_path(transcript)) {
-        Ok(bytes) => Ok(bytes
-            .split(|&b| b == b'\n')
-            .filter_map(|line| serde_json::from_slice(line).ok())
-            .collect()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(e),
-    }
+    Ok(atomic::read_private(&ledger_path(transcript))?
+        .map(|bytes| {
+            bytes
+                .split(|&b| b == b'\n')
+                .filter_map(|line| serde_json::from_slice(line).ok())
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 pub fn append(transcript: &Path, entry: &Entry) -> io::Result<()> {

@@ -4,5 +4,6 @@ pub mod atomic;
 pub mod decisions;
 pub mod ledger;
 pub mod paths;
+pub mod private;
 pub mod record;
 pub mod spill;

@@ -2,11 +2,12 @@
 //! atomically, checked on every read.
 
 use super::paths::spill_dir;
+use super::private;
 use sha2::{Digest, Sha256};
 use std::fmt;
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{self, File};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 const PREFIX: &str = "sha256:";
@@ -42,18 +43,12 @@ fn hex(bytes: &[u8]) -> String {
 /// flushed: a crash leaves either no spill or a complete one.
 pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
     let dir = spill_dir(log);
-    match DirBuilder::new().mode(0o700).create(&dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-        Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", dir.display()))),
-    }
+    let in_dir = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
+    private::folder(&dir).map_err(in_dir)?;
+    remove_orphans(&dir);
     let temp = dir.join(format!(".incoming-{}-{}", std::process::id(), unique()));
     let result = (|| {
-        let mut file = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&temp)?;
+        let mut file = private::create_new(&temp)?;
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 1 << 16];
         loop {
@@ -65,7 +60,7 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
             file.write_all(&buf[..n])?;
         }
         file.sync_all()?;
-        fs::set_permissions(&temp, fs::Permissions::from_mode(0o400))?;
+        file.set_permissions(fs::Permissions::from_mode(0o400))?;
         let handle = Handle(hex(&hasher.finalize()));
         fs::rename(&temp, dir.join(handle.hex()))?;
         File::open(&dir)?.sync_all()?;
@@ -74,7 +69,28 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
-    result.map_err(|e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display())))
+    result.map_err(in_dir)
+}
+
+/// Temporary files of writers that died mid-spill (killed `decide`): their process is
+/// gone, so nobody will finish them.
+fn remove_orphans(dir: &Path) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(".incoming-")
+            .and_then(|rest| rest.split('-').next())
+        else {
+            continue;
+        };
+        let alive = Path::new("/proc").join(pid).exists();
+        if !alive && pid != std::process::id().to_string() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn unique() -> u128 {
@@ -104,18 +120,49 @@ impl fmt::Display for ReadError {
     }
 }
 
-/// The spilled bytes of `handle`, after checking that they still hash to it.
-pub fn read(log: &Path, handle: &Handle) -> Result<Vec<u8>, ReadError> {
+/// The spill of `handle`, opened and checked: its bytes (streamed, never all in memory)
+/// still hash to the handle. The file is positioned at its start. A link, a FIFO or a
+/// device planted in its place is refused.
+pub fn open_verified(log: &Path, handle: &Handle) -> Result<File, ReadError> {
     let path = spill_dir(log).join(handle.hex());
-    let bytes = match fs::read(&path) {
-        Ok(bytes) => bytes,
+    let mut file = match private::open_read(&path) {
+        Ok(file) => file,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadError::Missing(path)),
         Err(e) => return Err(ReadError::Io(path, e)),
     };
-    let actual = hex(&Sha256::digest(&bytes));
+    let mut hasher = Sha256::new();
+    let io_error = |path: &Path, e| ReadError::Io(path.to_path_buf(), e);
+    io::copy(&mut file, &mut HashWriter(&mut hasher)).map_err(|e| io_error(&path, e))?;
+    let actual = hex(&hasher.finalize());
     if actual != handle.hex() {
         return Err(ReadError::Corrupt { path, actual });
     }
+    file.seek(SeekFrom::Start(0))
+        .map_err(|e| io_error(&path, e))?;
+    Ok(file)
+}
+
+/// Feeds what is written to a hasher.
+struct HashWriter<'a>(&'a mut Sha256);
+
+impl Write for HashWriter<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The spilled bytes of `handle`, after checking that they still hash to it.
+pub fn read(log: &Path, handle: &Handle) -> Result<Vec<u8>, ReadError> {
+    let path = spill_dir(log).join(handle.hex());
+    let mut file = open_verified(log, handle)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| ReadError::Io(path, e))?;
     Ok(bytes)
 }
 

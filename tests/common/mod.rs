@@ -122,3 +122,21 @@ pub fn real_session_files(test: &str) -> Vec<PathBuf> {
 pub fn real_session(test: &str, name: &str) -> Option<PathBuf> {
     real_sessions_dir(test).map(|dir| dir.join(name))
 }
+
+/// A recorded hook payload (`tests/hook-payloads/NAME`) for `transcript`: its
+/// `transcript_path`, and a `cwd` the transcript lies under, as hooks require.
+pub fn hook_payload(name: &str, transcript: &Path) -> String {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/hook-payloads")
+            .join(name),
+    )
+    .expect("a recorded payload");
+    let mut payload: Value = serde_json::from_str(&text).expect("JSON");
+    payload["transcript_path"] = Value::from(transcript.display().to_string());
+    if payload.get("cwd").is_some() {
+        let folder = transcript.parent().expect("a folder");
+        payload["cwd"] = Value::from(folder.display().to_string());
+    }
+    payload.to_string()
+}

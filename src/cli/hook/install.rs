@@ -66,21 +66,105 @@ pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, String> {
     Ok(home.join("hooks.json"))
 }
 
-/// Merges `agent`'s ctxlens hooks into the configuration at `path`; what was added.
-/// With `hold`, the pre-compact hook waits that many seconds for an operator, and its
-/// hook timeout is longer, so the agent never kills it while it waits.
+/// A JSON document read only to refuse duplicate keys: a settings file with two
+/// `"hooks"` would lose one of them on rewrite.
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = NoDuplicateKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                mut map: M,
+            ) -> Result<Self::Value, M::Error> {
+                let mut seen = std::collections::HashSet::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    if !seen.insert(key.clone()) {
+                        return Err(serde::de::Error::custom(format!("duplicate key \"{key}\"")));
+                    }
+                    map.next_value::<NoDuplicateKeys>()?;
+                }
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: S,
+            ) -> Result<Self::Value, S::Error> {
+                while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(NoDuplicateKeys)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// `path` as one shell word: agents run hook commands through a shell.
+fn shell_word(path: &str) -> String {
+    let plain = path
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@".contains(&b));
+    if plain && !path.is_empty() {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', r"'\''"))
+    }
+}
+
+/// What `install` changed: the lines added, and a diff of the file.
+#[derive(Debug, Default)]
+pub struct Installed {
+    pub added: Vec<String>,
+    pub diff: String,
+}
+
+/// Merges `agent`'s ctxlens hooks into the configuration at `path`, keeping every other
+/// setting as it was (key order, numbers, mode; a link is edited through); what was
+/// added. With `hold`, the pre-compact hook waits that many seconds for an operator,
+/// and its hook timeout is longer, so the agent never kills it while it waits.
 pub fn install(
     agent: Agent,
     path: &Path,
     program: &str,
     hold: Option<f64>,
-) -> Result<Vec<String>, String> {
-    let mut settings: Value = match std::fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| format!("{}: not valid JSON ({e}); not touched", path.display()))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => json!({}),
+) -> Result<Installed, String> {
+    let before = match std::fs::read(path) {
+        Ok(bytes) => Some(bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
+    let mut settings: Value = match &before {
+        Some(bytes) => {
+            serde_json::from_slice::<NoDuplicateKeys>(bytes)
+                .map_err(|e| format!("{}: {e}; not touched", path.display()))?;
+            serde_json::from_slice(bytes)
+                .map_err(|e| format!("{}: not valid JSON ({e}); not touched", path.display()))?
+        }
+        None => json!({}),
+    };
+    let program = shell_word(program);
     let Some(root) = settings.as_object_mut() else {
         return Err(format!(
             "{}: not a JSON object; not touched",
@@ -141,8 +225,18 @@ pub fn install(
         ]}));
         added.push(format!("{event}: {command} (timeout {timeout} s)"));
     }
+    if added.is_empty() {
+        return Ok(Installed::default());
+    }
     let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
     text.push('\n');
     atomic::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(added)
+    let old = before
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    let diff = similar::TextDiff::from_lines(&old, &text)
+        .unified_diff()
+        .header("before", "after")
+        .to_string();
+    Ok(Installed { added, diff })
 }

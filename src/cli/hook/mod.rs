@@ -38,14 +38,50 @@ fn read_input(stdin: &mut impl Read) -> Result<Value, String> {
     }
 }
 
+/// The transcript the hook input names, if it is one a hook may write beside: a regular
+/// file (not a link) of the invoking user, under Claude Code's projects folder, Codex's
+/// sessions folder or the session's cwd. A hook run as root on `/etc/passwd` must not
+/// create `/etc/passwd.ctxlens-ledger.jsonl`.
 fn transcript_of(input: &Value) -> Result<PathBuf, String> {
+    use std::os::unix::fs::MetadataExt;
     let path = input
         .get("transcript_path")
         .and_then(Value::as_str)
         .ok_or("no transcript_path in the hook input")?;
     let path = PathBuf::from(path);
-    if !path.is_file() {
-        return Err(format!("{}: no such transcript", path.display()));
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    if !meta.file_type().is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    if meta.uid() != crate::store::private::euid() {
+        return Err(format!("{}: not your file", path.display()));
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let env_dir = |var: &str| {
+        std::env::var_os(var)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let roots = [
+        env_dir("CLAUDE_CONFIG_DIR").map(|d| d.join("projects")),
+        home.as_ref().map(|h| h.join(".claude/projects")),
+        env_dir("CODEX_HOME").map(|d| d.join("sessions")),
+        home.as_ref().map(|h| h.join(".codex/sessions")),
+        input.get("cwd").and_then(Value::as_str).map(PathBuf::from),
+    ];
+    let real = path
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let inside = roots
+        .iter()
+        .flatten()
+        .filter_map(|root| root.canonicalize().ok())
+        .any(|root| real.starts_with(&root) && real != root);
+    if !inside {
+        return Err(format!(
+            "{}: not under the Claude Code projects folder, the Codex sessions folder or the session's cwd",
+            path.display()
+        ));
     }
     Ok(path)
 }

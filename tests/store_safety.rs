@@ -1,0 +1,290 @@
+//! Writes that matter are atomic, durable, owner-only and never follow a link (issue 10,
+//! defects 4, 5, 7 and 8): each test plants what an attacker or a full disk would, and
+//! fails if the defect comes back.
+
+mod common;
+use common::*;
+use serde_json::Value;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn mode(path: &Path) -> u32 {
+    std::fs::symlink_metadata(path).unwrap().mode() & 0o777
+}
+
+fn sh(script: &str) -> std::process::Output {
+    let bin = assert_cmd::cargo::cargo_bin("ctxlens");
+    Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("CTXLENS", bin)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_linked_sidecar_or_spill_folder_is_refused_and_its_target_untouched() {
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let bashrc = dir.path().join("bashrc");
+    std::fs::write(&bashrc, "alias ls='ls --color'\n").unwrap();
+    let sidecar = dir.path().join("pending-compaction.jsonl.decisions.jsonl");
+    std::os::unix::fs::symlink(&bashrc, &sidecar).unwrap();
+    let out = decide(&log, "k1", "approve", "$(touch x)");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("symbolic link"));
+    let out = ctxlens()
+        .args(["await", "--timeout", "0", "--auto"])
+        .arg(&log)
+        .arg("k1")
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert_eq!(
+        std::fs::read_to_string(&bashrc).unwrap(),
+        "alias ls='ls --color'\n"
+    );
+    std::fs::remove_file(&sidecar).unwrap();
+    // A spill folder that is a link: refused, nothing lands in its target.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(
+        &elsewhere,
+        dir.path().join("pending-compaction.jsonl.spill"),
+    )
+    .unwrap();
+    assert_exit(&decide(&log, "k1", "spill", "ops"), 2);
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!sidecar.exists(), "no decision without its spill");
+}
+
+#[test]
+fn files_are_owner_only_whatever_the_umask() {
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let out = sh(&format!(
+        "umask 000; exec \"$CTXLENS\" decide '{}' k1 spill --by ops",
+        log.display()
+    ));
+    assert_exit(&out, 0);
+    let spill = dir.path().join("pending-compaction.jsonl.spill");
+    assert_eq!(
+        mode(&dir.path().join("pending-compaction.jsonl.decisions.jsonl")),
+        0o600
+    );
+    assert_eq!(mode(&spill), 0o700);
+    for entry in std::fs::read_dir(&spill).unwrap() {
+        assert_eq!(mode(&entry.unwrap().path()), 0o400);
+    }
+    // A sidecar someone left world-writable is narrowed on the next write.
+    let (dir, log) = sample_copy("choices-and-entities.jsonl");
+    let sidecar = dir
+        .path()
+        .join("choices-and-entities.jsonl.decisions.jsonl");
+    std::fs::write(&sidecar, "").unwrap();
+    std::fs::set_permissions(&sidecar, std::fs::Permissions::from_mode(0o666)).unwrap();
+    assert_exit(&decide(&log, "k1", "refetch", "ops"), 0);
+    assert_eq!(mode(&sidecar), 0o600);
+}
+
+#[test]
+fn a_sidecar_another_user_owns_is_refused() {
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let sidecar = dir.path().join("pending-compaction.jsonl.decisions.jsonl");
+    std::fs::write(&sidecar, "").unwrap();
+    let chown = Command::new("chown").arg("65534").arg(&sidecar).output();
+    if !chown.is_ok_and(|o| o.status.success()) {
+        eprintln!("skipped: this user cannot give a file away (not root)");
+        return;
+    }
+    let out = decide(&log, "k1", "approve", "ops");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("belongs to user 65534"));
+    assert_eq!(std::fs::read(&sidecar).unwrap(), b"");
+}
+
+#[test]
+fn a_decision_that_does_not_fit_on_the_disk_is_not_recorded() {
+    // A file-size limit stands in for a full disk: the write fails part-way. (Ignoring
+    // SIGXFSZ makes the write return EFBIG instead of killing the process.)
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let sidecar = dir.path().join("pending-compaction.jsonl.decisions.jsonl");
+    // 1000 bytes of decisions for other compactions, then a limit of 1024 bytes.
+    let filler = format!(
+        "{{\"compaction\":\"other\",\"verdict\":\"approve\",\"reason\":\"{}\"}}\n",
+        "x".repeat(1000 - 55)
+    );
+    assert_eq!(filler.len(), 1000);
+    std::fs::write(&sidecar, &filler).unwrap();
+    let out = sh(&format!(
+        "trap '' XFSZ; ulimit -f 2; exec \"$CTXLENS\" decide '{}' k1 approve --by ops --reason {}",
+        log.display(),
+        // Past the limit whether the shell counts 512- or 1024-byte blocks.
+        "r".repeat(1200)
+    ));
+    assert_exit(&out, 2);
+    assert_eq!(
+        std::fs::read_to_string(&sidecar).unwrap(),
+        filler,
+        "failure means nothing was recorded"
+    );
+    let (report, _) = audit_json(&log, &[]);
+    assert_eq!(report["compactions"][0]["decision"], Value::Null);
+}
+
+#[test]
+fn a_planted_fifo_or_device_link_is_not_read_as_a_spill() {
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let spill = dir.path().join("pending-compaction.jsonl.spill");
+    std::fs::create_dir(&spill).unwrap();
+    std::fs::set_permissions(&spill, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let fifo_hash = "a".repeat(64);
+    let status = Command::new("mkfifo")
+        .arg(spill.join(&fifo_hash))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let zero_hash = "b".repeat(64);
+    std::os::unix::fs::symlink("/dev/zero", spill.join(&zero_hash)).unwrap();
+    for hash in [fifo_hash, zero_hash] {
+        let started = Instant::now();
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+            .args(["spill", "get"])
+            .arg(&log)
+            .arg(format!("sha256:{hash}"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let code = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status.code();
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                let _ = child.kill();
+                panic!("spill get hangs on a planted {hash}");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(code, Some(2));
+    }
+}
+
+#[test]
+fn a_spill_left_half_written_by_a_killed_writer_is_cleaned_up() {
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let spill = dir.path().join("pending-compaction.jsonl.spill");
+    std::fs::create_dir(&spill).unwrap();
+    // No process has this id (above the kernel's pid limit).
+    let orphan = spill.join(".incoming-4194305-1");
+    std::fs::write(&orphan, "half a region").unwrap();
+    assert_exit(&decide(&log, "k1", "spill", "ops"), 0);
+    assert!(!orphan.exists());
+}
+
+#[test]
+fn a_hook_writes_only_beside_a_transcript_of_its_own_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let outside = dir.path().join("passwd");
+    std::fs::write(&outside, "root:x:0:0:root:/root:/bin/bash\n").unwrap();
+    let payload = format!(
+        r#"{{"transcript_path":"{}","cwd":"/nonexistent","trigger":"auto"}}"#,
+        outside.display()
+    );
+    for agent in ["claude-code", "codex"] {
+        let out = ctxlens()
+            .args(["hook", agent, "pre-compact"])
+            .env("HOME", dir.path().join("home"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .write_stdin(payload.clone())
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not under"));
+    }
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["passwd"]);
+}
+
+#[test]
+fn install_keeps_the_settings_file_as_it_was() {
+    let home = tempfile::tempdir().unwrap();
+    let real = home.path().join("dotfiles/claude-settings.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    let original = "{\n  \"zeta\": 1,\n  \"env\": {\"TOKEN\": \"secret\"},\n  \"big\": 123456789012345678901234567890,\n  \"alpha\": [1.50, 2]\n}\n";
+    std::fs::write(&real, original).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &settings).unwrap();
+    // A binary under a path with a space.
+    let bin_dir = home.path().join("my tools");
+    std::fs::create_dir(&bin_dir).unwrap();
+    let bin = bin_dir.join("ctxlens");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("ctxlens"), &bin).unwrap();
+    let out = Command::new(&bin)
+        .args(["hook", "claude-code", "install"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("+    \"PreCompact\""), "a diff: {printed}");
+    // Through the link, mode and every other value as they were, in their order.
+    assert!(std::fs::symlink_metadata(&settings)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(mode(&real), 0o600);
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(text.contains("123456789012345678901234567890"), "{text}");
+    assert!(text.contains("1.50"), "{text}");
+    let zeta = text.find("\"zeta\"").unwrap();
+    assert!(zeta < text.find("\"env\"").unwrap() && zeta < text.find("\"alpha\"").unwrap());
+    // The quoted command runs: the hook, given nothing, exits 0 (not 127).
+    let merged: Value = serde_json::from_str(&text).unwrap();
+    let command = merged["hooks"]["PostCompact"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(command.starts_with("'"), "{command}");
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!("echo '{{}}' | {command}"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(0), "{command}");
+    // Read-only and duplicate keys: not touched.
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o400)).unwrap();
+    let out = Command::new(&bin)
+        .args(["hook", "claude-code", "install", "--hold"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(&real, "{\"hooks\": {}, \"hooks\": {\"x\": []}}").unwrap();
+    let out = Command::new(&bin)
+        .args(["hook", "claude-code", "install"])
+        .env("HOME", home.path())
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("duplicate key"));
+    // A project folder that does not exist is not created.
+    let missing = home.path().join("no-such-project");
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--project"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_exit(&out, 2);
+    assert!(!missing.exists());
+}
