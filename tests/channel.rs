@@ -199,3 +199,38 @@ fn await_times_out_silently_or_records_the_gate_verdict_with_auto() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn await_gives_up_when_its_log_is_deleted_or_replaced() {
+    for replace in [false, true] {
+        let (_dir, log) = sample_copy("pending-compaction.jsonl");
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+            .arg("await")
+            .arg(&log)
+            .arg("k1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        if replace {
+            // Another file renamed over it, as log rotation does.
+            let fresh = log.with_extension("new");
+            std::fs::write(
+                &fresh,
+                "{\"type\":\"message\",\"seq\":1,\"text\":\"new\"}\n",
+            )
+            .unwrap();
+            std::fs::rename(&fresh, &log).unwrap();
+        } else {
+            std::fs::remove_file(&log).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert_exit(&out, 2);
+        let why = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            why.contains(if replace { "replaced" } else { "deleted" }),
+            "{why}"
+        );
+    }
+}

@@ -514,3 +514,38 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
         .unwrap()
         .ends_with("hook codex post-compact"));
 }
+
+#[test]
+fn hooks_at_once_get_distinct_ids() {
+    let (_dir, path, _) = transcript();
+    let input = payload("pre-compact.json", &path);
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+                .args(["hook", "claude-code", "pre-compact"])
+                .stdin(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
+            child
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let mut ids: Vec<String> = ledger(&path)
+        .iter()
+        .filter(|e| e["event"] == "pre-compact")
+        .map(|e| e["id"].as_str().unwrap().to_owned())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), 6, "{ids:?}");
+}

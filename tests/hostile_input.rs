@@ -313,3 +313,95 @@ fn an_unreadable_summary_record_denies_approve() {
     assert_eq!(report["malformed_lines"], 1);
     assert_ne!(report["compactions"][0]["verdict"], "approve", "{report}");
 }
+
+#[test]
+fn garbage_lines_are_counted_but_only_the_first_thousand_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("garbage.jsonl");
+    std::fs::write(&log, "{}\n".repeat(200_000)).unwrap();
+    let (report, code) = audit_json(&log, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(report["malformed_lines"], 200_000);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(
+        findings.len(),
+        1001,
+        "the first 1000, then one for the rest"
+    );
+    assert!(findings[1000]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("199000 more lines were skipped"));
+}
+
+#[test]
+fn a_device_or_a_pipe_is_refused_not_read_forever() {
+    for path in ["/dev/zero", "/dev/stdin"] {
+        let out = ctxlens()
+            .args(["audit", path])
+            .write_stdin("")
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_exit(&out, 2);
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a regular file"));
+    }
+}
+
+#[test]
+fn a_line_over_the_cap_is_skipped_unread_and_reported() {
+    use ctxlens::ingest::lines::LineReader;
+    let data = format!(
+        "{{\"type\":\"message\",\"text\":\"{}\"}}\nshort\n",
+        "x".repeat(100)
+    );
+    let mut reader = LineReader::new(data.as_bytes()).with_max_line(32);
+    let first = reader.next_line().unwrap().unwrap();
+    assert!(first.oversized && first.bytes.is_empty() && first.terminated);
+    let first_span = first.span;
+    assert_eq!(first.span as usize, data.find('\n').unwrap() + 1);
+    let second = reader.next_line().unwrap().unwrap();
+    assert_eq!((second.bytes, second.offset), (&b"short"[..], first_span));
+}
+
+#[test]
+fn a_codex_record_written_twice_is_read_once() {
+    let rollout = std::fs::read_to_string(sample("codex-rollout.jsonl")).unwrap();
+    let twice: String = rollout
+        .lines()
+        .flat_map(|l| [l, l])
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("rollout-twice.jsonl");
+    std::fs::write(&log, twice).unwrap();
+    let (report, _) = audit_json(&log, &[]);
+    let (original, _) = audit_json(&sample("codex-rollout.jsonl"), &[]);
+    assert_eq!(report["events"], original["events"]);
+    assert_eq!(
+        report["compactions"].as_array().unwrap().len(),
+        original["compactions"].as_array().unwrap().len()
+    );
+}
+
+#[test]
+fn seqs_at_the_edge_of_u64_are_named_exactly_and_never_overflow() {
+    let (_dir, path) = log_from(&[
+        b"{\"type\":\"message\",\"seq\":18446744073709551615,\"text\":\"a\"}\n",
+        b"{\"type\":\"message\",\"seq\":18446744073709551616,\"text\":\"b\"}\n",
+    ]);
+    let out = ctxlens().arg("audit").arg(&path).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("seq 18446744073709551616 is not an integer"),
+        "{text}"
+    );
+    assert!(!text.contains("e+19"), "{text}");
+    let out = ctxlens()
+        .args(["check"])
+        .arg(&path)
+        .args(["--action", r#"{"name":"x"}"#])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+}

@@ -179,8 +179,9 @@ pub(super) fn analyze(
         .map_or(u64::MAX, |e| e.offset);
     flags.unreadable = session
         .malformed
+        .offsets()
         .iter()
-        .any(|m| (from..to).contains(&m.offset));
+        .any(|offset| (from..to).contains(offset));
     if let Some(summary) = summary {
         super::instructions::check(session, id, &region, &summary.text, &mut findings);
     }

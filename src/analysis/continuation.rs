@@ -127,7 +127,7 @@ fn check(
         }
     }
     if let Some(next) = next.filter(|_| end == session.events.len() && !pending.is_empty()) {
-        let seq = session.events.last().map_or(1, |e| e.seq + 1);
+        let seq = session.events.last().map_or(1, |e| e.seq.saturating_add(1));
         check_action(&mut pending, seq, &next.step, &next.name, &next.target);
     }
     out

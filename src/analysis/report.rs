@@ -113,6 +113,7 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
 
     let mut findings: Vec<Finding> = session
         .malformed
+        .detailed()
         .iter()
         .map(|m| {
             Finding::new(
@@ -129,6 +130,19 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             )
         })
         .collect();
+    let unlisted = session.malformed.total() - session.malformed.detailed().len();
+    if unlisted > 0 {
+        let first = session.malformed.offsets()[session.malformed.detailed().len()];
+        findings.push(Finding::new(
+            FindingKind::MalformedLine {
+                line: 0,
+                offset: first,
+            },
+            Severity::Warning,
+            None,
+            format!("{unlisted} more lines were skipped, from byte {first} on; only the first {} are listed", crate::model::MalformedLines::DETAILED),
+        ));
+    }
     for (index, analysis) in compactions.iter_mut().enumerate() {
         if strict {
             for finding in &mut analysis.findings {
@@ -370,7 +384,7 @@ pub fn report(
         file: file.to_owned(),
         format: session.format.as_str(),
         events: session.events.len(),
-        malformed_lines: session.malformed.len(),
+        malformed_lines: session.malformed.total(),
         compactions,
         microcompactions: session
             .microcompactions

@@ -3,34 +3,94 @@
 use super::decide;
 use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::AwaitArgs;
-use crate::ingest::follow::Follower;
+use crate::ingest::follow::{Change, Follower};
 use crate::model::{Decision, EventKind};
-use crate::store::decisions as channel;
 use crate::store::record::Outcome;
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const POLL: Duration = Duration::from_millis(50);
+/// How often to look when no file event arrives (a fallback: file events wake it).
+const POLL: Duration = Duration::from_millis(500);
 
-fn standing(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decision>, CliError> {
-    follower
+/// The sidecar as read so far: only what was appended is read on each look.
+struct SidecarTail {
+    path: std::path::PathBuf,
+    offset: u64,
+    /// An incomplete last line, kept until its newline arrives.
+    partial: Vec<u8>,
+}
+
+impl SidecarTail {
+    fn new(log: &Path) -> SidecarTail {
+        SidecarTail {
+            path: crate::store::paths::decisions_path(log),
+            offset: 0,
+            partial: Vec::new(),
+        }
+    }
+
+    /// The first decision for `id` among the lines appended since the last look.
+    fn find(&mut self, id: &str) -> Result<Option<Decision>, CliError> {
+        use std::io::{Read, Seek, SeekFrom};
+        let unusable =
+            |e: std::io::Error| CliError::unusable(format!("{}: {e}", self.path.display()));
+        let mut file = match crate::store::private::open_read(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(unusable(e)),
+        };
+        let len = file.metadata().map_err(unusable)?.len();
+        if len < self.offset {
+            // Rewritten from scratch: read it all again.
+            self.offset = 0;
+            self.partial.clear();
+        }
+        file.seek(SeekFrom::Start(self.offset)).map_err(unusable)?;
+        let mut fresh = Vec::new();
+        file.read_to_end(&mut fresh).map_err(unusable)?;
+        self.offset += fresh.len() as u64;
+        self.partial.extend_from_slice(&fresh);
+        let complete = self
+            .partial
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let lines: Vec<u8> = self.partial.drain(..complete).collect();
+        Ok(lines
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<Decision>(line).ok())
+            .find(|d| d.compaction == id))
+    }
+}
+
+/// A decision for `id` written as an event in the log, or an error when the log has
+/// gone or no longer holds the compaction (a replaced file): waiting would never end.
+fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decision>, CliError> {
+    let change = follower
         .poll()
         .map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
-    let in_log = follower
-        .session()
-        .events
-        .iter()
-        .find_map(|e| match &e.kind {
-            EventKind::Decision(d) if d.compaction == id => Some(d.clone()),
-            _ => None,
-        });
-    if in_log.is_some() {
-        return Ok(in_log);
+    if change == Change::Gone {
+        return Err(CliError::unusable(format!(
+            "{}: the log was deleted while waiting for a decision on {}",
+            log.display(),
+            crate::sanitize::line(id)
+        )));
     }
-    let sidecar =
-        channel::read(log).map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
-    Ok(sidecar.decisions.into_iter().find(|d| d.compaction == id))
+    let session = follower.session();
+    if matches!(change, Change::Replaced | Change::Truncated)
+        && !session.compactions().iter().any(|c| c.id == id)
+    {
+        return Err(CliError::unusable(format!(
+            "{}: the log was replaced by one without compaction {}",
+            log.display(),
+            crate::sanitize::line(id)
+        )));
+    }
+    Ok(session.events.iter().find_map(|e| match &e.kind {
+        EventKind::Decision(d) if d.compaction == id => Some(d.clone()),
+        _ => None,
+    }))
 }
 
 pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
@@ -54,15 +114,28 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
         Some(secs) => Some(Instant::now() + Duration::from_secs_f64(secs.min(1e9))),
         None => None,
     };
+    // File events in the log's folder (a decision appended, the log replaced) wake the
+    // wait; without them it looks every half second.
+    let (wake, woken) = std::sync::mpsc::channel::<()>();
+    let _watcher = crate::ingest::watch::watch_folder_of(&args.log, move || {
+        let _ = wake.send(());
+    });
+    let mut sidecar = SidecarTail::new(&args.log);
     loop {
-        if let Some(decision) = standing(&args.log, &mut follower, &args.id)? {
+        let decided = match in_log(&args.log, &mut follower, &args.id)? {
+            Some(decision) => Some(decision),
+            None => sidecar.find(&args.id)?,
+        };
+        if let Some(decision) = decided {
             let _ = writeln!(out, "{}", json_line(&decision));
             return Ok(EXIT_OK);
         }
-        if deadline.is_some_and(|d| Instant::now() >= d) {
+        let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+        if left.is_some_and(|l| l.is_zero()) {
             break;
         }
-        std::thread::sleep(POLL);
+        let _ = woken.recv_timeout(left.map_or(POLL, |l| l.min(POLL)));
+        while woken.try_recv().is_ok() {}
     }
     if !args.auto {
         return Ok(EXIT_FINDING);

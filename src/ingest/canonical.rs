@@ -38,7 +38,7 @@ impl CanonicalParser {
         &mut self.session
     }
 
-    pub fn malformed_mut(&mut self) -> &mut Vec<Malformed> {
+    pub fn malformed_mut(&mut self) -> &mut crate::model::MalformedLines {
         &mut self.session.malformed
     }
 
@@ -90,7 +90,7 @@ fn parse_event(
         None | Some(Value::Null) => line.number,
         Some(v) => v
             .as_u64()
-            .ok_or_else(|| format!("seq {v} is not a non-negative integer"))?,
+            .ok_or_else(|| format!("seq {v} is not an integer from 0 to 18446744073709551615"))?,
     };
     if let Some(prev) = prev_seq {
         if seq <= prev {

@@ -10,6 +10,9 @@ use serde_json::Value;
 pub struct CodexParser {
     /// The session being built; `LogParser` reads it directly.
     pub(super) builder: Builder,
+    /// Hashes of the timestamped records read: a rollout resumed or copied can hold the
+    /// same record twice, and a compaction read twice is not two compactions.
+    seen: std::collections::HashSet<u64>,
 }
 
 impl Default for CodexParser {
@@ -22,6 +25,7 @@ impl CodexParser {
     pub fn new() -> Self {
         CodexParser {
             builder: Builder::new(Format::Codex),
+            seen: std::collections::HashSet::new(),
         }
     }
 
@@ -30,6 +34,14 @@ impl CodexParser {
             return;
         };
         let ts = str_of(&record, "timestamp");
+        if ts.is_some() {
+            use std::hash::{Hash, Hasher};
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            line.bytes.hash(&mut hasher);
+            if !self.seen.insert(hasher.finish()) {
+                return;
+            }
+        }
         let payload = record.get("payload").cloned().unwrap_or(Value::Null);
         self.metadata(&record, &payload, ts.as_deref());
         match str_of(&record, "type").as_deref() {

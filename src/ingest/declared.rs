@@ -5,8 +5,9 @@
 
 use super::canonical::region_texts;
 use super::source::LineSource;
-use crate::analysis::tokens::WholeWord;
+use crate::analysis::tokens::is_whole_word;
 use crate::model::{EventKind, RangeSpec, Session, TokenId};
+use std::collections::HashSet;
 use std::io;
 
 pub fn attach_declared_tokens(
@@ -14,9 +15,10 @@ pub fn attach_declared_tokens(
     source: &(impl LineSource + ?Sized),
 ) -> io::Result<()> {
     let mut declared: Vec<TokenId> = Vec::new();
+    let mut known = HashSet::new();
     for event in &session.events {
         if let EventKind::Binding { token, .. } = event.kind {
-            if !declared.contains(&token) {
+            if known.insert(token) {
                 declared.push(token);
             }
         }
@@ -39,13 +41,12 @@ pub fn attach_declared_tokens(
     if wanted.is_empty() {
         return Ok(());
     }
-    let texts: Vec<(TokenId, String)> = declared
+    // One multi-pattern pass per text finds every declared token in it.
+    let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
+    let matcher = aho_corasick::AhoCorasick::new(&texts).map_err(io::Error::other)?;
+    let classes: Vec<_> = declared
         .iter()
-        .map(|&id| (id, session.tokens.text(id).to_owned()))
-        .collect();
-    let searches: Vec<(TokenId, WholeWord)> = texts
-        .iter()
-        .map(|(id, text)| (*id, WholeWord::new(text, session.tokens.class(*id))))
+        .map(|&id| session.tokens.class(id))
         .collect();
     for index in wanted {
         let event = &session.events[index];
@@ -55,12 +56,22 @@ pub fn attach_declared_tokens(
             continue;
         };
         let region = region_texts(&value);
+        let mut found: Vec<TokenId> = Vec::new();
+        for text in &region {
+            for m in matcher.find_overlapping_iter(text.as_str()) {
+                let at = m.pattern().as_usize();
+                if is_whole_word(text, m.start(), m.end(), classes[at]) {
+                    found.push(declared[at]);
+                }
+            }
+        }
         let Some(digest) = session.events[index].kind.region_text_mut() else {
             continue;
         };
-        for (id, search) in &searches {
-            if !digest.tokens.contains(id) && region.iter().any(|t| search.is_in(t)) {
-                digest.tokens.push(*id);
+        let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
+        for id in found {
+            if present.insert(id) {
+                digest.tokens.push(id);
             }
         }
     }

@@ -261,7 +261,7 @@ mod tests {
         );
         let session = parse(log.as_bytes()).expect("reads from memory");
         assert_eq!(session.events.len(), 2);
-        assert_eq!(session.malformed.len(), 1);
-        assert_eq!(session.malformed[0].line, 1);
+        assert_eq!(session.malformed.total(), 1);
+        assert_eq!(session.malformed.detailed()[0].line, 1);
     }
 }

@@ -52,8 +52,14 @@ impl Follower {
             gone: false,
         };
         let file = File::open(path)?;
-        if file.metadata()?.is_dir() {
+        let meta = file.metadata()?;
+        if meta.is_dir() {
             return Err(io::Error::other("is a folder, not a log file"));
+        }
+        if !meta.is_file() {
+            return Err(io::Error::other(
+                "is not a regular file (a device or a pipe); copy it to a file first",
+            ));
         }
         follower.read_new(file)?;
         Ok(follower)

@@ -47,8 +47,15 @@ pub fn load(path: &Path) -> Result<Session, LoadError> {
     };
     let open = || -> io::Result<BufReader<File>> {
         let file = File::open(path)?;
-        if file.metadata()?.is_dir() {
+        let meta = file.metadata()?;
+        if meta.is_dir() {
             return Err(io::Error::other("is a folder, not a log file"));
+        }
+        // A device or a pipe can be endless (`/dev/zero`, `<(yes)`): only files are read.
+        if !meta.is_file() {
+            return Err(io::Error::other(
+                "is not a regular file (a device or a pipe); copy it to a file first",
+            ));
         }
         Ok(BufReader::with_capacity(READ_BUFFER, file))
     };
@@ -220,7 +227,7 @@ fn hold(
     };
     let last = session.events.last();
     let event = Event {
-        seq: last.map_or(1, |e| e.seq + 1),
+        seq: last.map_or(1, |e| e.seq.saturating_add(1)),
         line: last.map_or(1, |e| e.line + 1),
         offset: to_byte,
         span: 0,

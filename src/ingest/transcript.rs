@@ -40,7 +40,10 @@ impl Builder {
     }
 
     pub fn next_seq(&self) -> u64 {
-        self.session.events.last().map_or(1, |e| e.seq + 1)
+        self.session
+            .events
+            .last()
+            .map_or(1, |e| e.seq.saturating_add(1))
     }
 
     pub fn push(&mut self, line: &Line, part: u32, ts: Option<String>, kind: EventKind) -> usize {
@@ -248,7 +251,7 @@ pub fn todo_list(input: &Value, list: &str, text: &str) -> Vec<Todo> {
 
 /// A transcript line as a JSON object; `None` for a blank line, and a malformed-line
 /// record for anything else that is not one.
-pub fn parse_record(line: &Line, malformed: &mut Vec<Malformed>) -> Option<Value> {
+pub fn parse_record(line: &Line, malformed: &mut crate::model::MalformedLines) -> Option<Value> {
     if line.bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }

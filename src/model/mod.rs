@@ -9,7 +9,7 @@ pub use event::{
     ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Summary, TextDigest, Verdict,
 };
 pub use session::{
-    CompactionInfo, ContextSource, Format, LedgerHint, Malformed, Prompt, Session, SessionMeta,
-    TokenUsage,
+    CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
+    SessionMeta, TokenUsage,
 };
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

@@ -37,7 +37,7 @@ pub struct Session {
     pub format: Format,
     pub cwd: Option<String>,
     pub events: Vec<Event>,
-    pub malformed: Vec<Malformed>,
+    pub malformed: MalformedLines,
     pub tokens: TokenTable,
     /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
     /// results cleared, no summary, not a compaction.
@@ -62,6 +62,45 @@ pub struct Prompt {
 impl Default for Session {
     fn default() -> Self {
         Session::new(Format::Canonical)
+    }
+}
+
+/// The lines that could not be read: every one counted and its offset kept (the gate
+/// needs to know where they are), the details of the first [`MalformedLines::DETAILED`]
+/// only, so a log of garbage cannot take memory in proportion to its lines.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MalformedLines {
+    detailed: Vec<Malformed>,
+    offsets: Vec<u64>,
+}
+
+impl MalformedLines {
+    pub const DETAILED: usize = 1000;
+
+    pub fn push(&mut self, malformed: Malformed) {
+        self.offsets.push(malformed.offset);
+        if self.detailed.len() < Self::DETAILED {
+            self.detailed.push(malformed);
+        }
+    }
+
+    /// How many lines could not be read.
+    pub fn total(&self) -> usize {
+        self.offsets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// The first lines that could not be read, with why.
+    pub fn detailed(&self) -> &[Malformed] {
+        &self.detailed
+    }
+
+    /// Byte offsets of every line that could not be read, in file order.
+    pub fn offsets(&self) -> &[u64] {
+        &self.offsets
     }
 }
 
@@ -150,7 +189,7 @@ impl Session {
             format,
             cwd: None,
             events: Vec::new(),
-            malformed: Vec::new(),
+            malformed: MalformedLines::default(),
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),
             ledger: Vec::new(),

@@ -66,6 +66,29 @@ pub fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
         .unwrap_or_default())
 }
 
+/// Appends the pre-compaction entry `make` builds from its number (1 for the first),
+/// counting and writing under one lock: two hooks at once never share an id.
+pub fn append_pre_compact(
+    transcript: &Path,
+    make: impl FnOnce(usize) -> Entry,
+) -> io::Result<Entry> {
+    use std::io::{Read, Seek, SeekFrom};
+    atomic::with_lock(&ledger_path(transcript), |file| {
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0))?;
+        file.read_to_end(&mut bytes)?;
+        let earlier = bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<Entry>(line).ok())
+            .filter(|e| matches!(e, Entry::PreCompact { .. }))
+            .count();
+        let entry = make(earlier + 1);
+        let line = serde_json::to_vec(&entry).map_err(io::Error::other)?;
+        atomic::append_locked(file, &line)?;
+        Ok(entry)
+    })
+}
+
 pub fn append(transcript: &Path, entry: &Entry) -> io::Result<()> {
     let line = serde_json::to_vec(entry).map_err(io::Error::other)?;
     atomic::append_line(&ledger_path(transcript), &line)

@@ -48,6 +48,7 @@ impl Snapshot {
             .chain(
                 session
                     .malformed
+                    .detailed()
                     .iter()
                     .enumerate()
                     .map(|(i, m)| (m.line, Row::Malformed(i))),

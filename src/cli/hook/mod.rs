@@ -217,31 +217,28 @@ fn pre_compact(
         None
     };
     let found = candidates(&session, last_compaction);
-    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
-    let n = entries
-        .iter()
-        .filter(|e| matches!(e, Entry::PreCompact { .. }))
-        .count()
-        + 1;
-    let id = format!("pre-compact-{n}");
     let wait = Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_HOLD_SECS).clamp(0.0, 1e9));
     let hold_until = hold.then(|| {
         humantime::format_rfc3339_seconds(std::time::SystemTime::now() + wait).to_string()
     });
-    let entry = Entry::PreCompact {
-        id: id.clone(),
+    let trigger = input
+        .get("trigger")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let entry = ledger::append_pre_compact(&transcript, |n| Entry::PreCompact {
+        id: format!("pre-compact-{n}"),
         ts: now(),
-        trigger: input
-            .get("trigger")
-            .and_then(Value::as_str)
-            .map(str::to_owned),
+        trigger,
         handle: handle.clone(),
         from_byte: start,
         to_byte: end,
         tokens: found.iter().map(to_ledger).collect(),
         hold_until,
+    })
+    .map_err(|e| format!("cannot write the ledger: {e}"))?;
+    let Entry::PreCompact { id, .. } = entry else {
+        return Err("the ledger wrote another kind of entry".into());
     };
-    ledger::append(&transcript, &entry).map_err(|e| format!("cannot write the ledger: {e}"))?;
     log(&format!(
         "{id}: stored {} bytes of the region as {}; the ledger holds {} identifiers",
         end - start,

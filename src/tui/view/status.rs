@@ -175,7 +175,7 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             vec![
                 Span::raw("  "),
                 Span::styled(
-                    plural(snapshot.session.malformed.len(), "malformed line"),
+                    plural(snapshot.session.malformed.total(), "malformed line"),
                     theme.yellow(),
                 ),
             ],

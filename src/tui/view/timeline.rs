@@ -66,7 +66,7 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
     let event_index = match row {
         Row::Event(i) => i,
         Row::Malformed(i) => {
-            let m = &snapshot.session.malformed[i];
+            let m = &snapshot.session.malformed.detailed()[i];
             return Line::from(vec![
                 Span::styled("✖", theme.red()),
                 Span::styled(
