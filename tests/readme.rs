@@ -153,3 +153,20 @@ fn the_sample_table_is_current() {
         assert_eq!(cells[cells.len() - 1], code.to_string(), "{file}");
     }
 }
+
+/// Every test the Guarantees section names exists where it says.
+#[test]
+fn the_guarantees_name_real_tests() {
+    let readme = readme();
+    let start = readme.find("## Guarantees").expect("a Guarantees section");
+    let section = &readme[start..start + readme[start..].find("\n## Development").unwrap()];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut named = 0;
+    for reference in section.split('`').filter(|r| r.contains(".rs::")) {
+        let (file, test) = reference.split_once("::").unwrap();
+        let source = std::fs::read_to_string(root.join(file)).expect(file);
+        assert!(source.contains(&format!("fn {test}()")), "{reference}");
+        named += 1;
+    }
+    assert!(named >= 15, "{named}");
+}
