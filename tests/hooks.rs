@@ -167,34 +167,7 @@ fn bad_stdin_exits_0_and_changes_nothing() {
 #[test]
 fn hold_waits_for_an_operator_and_refuse_blocks() {
     let (_dir, path, _) = transcript();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
-        .args([
-            "hook",
-            "claude-code",
-            "pre-compact",
-            "--hold",
-            "--timeout",
-            "60",
-        ])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload("pre-compact.json", &path).as_bytes())
-        .unwrap();
-    let ledger_file = PathBuf::from(format!("{}.ctxlens-ledger.jsonl", path.display()));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while !ledger_file.exists() {
-        assert!(std::time::Instant::now() < deadline);
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    assert_exit(&decide(&path, "pre-compact-1", "refuse", "ops"), 0);
-    let out = child.wait_with_output().unwrap();
+    let out = held("claude-code", "pre-compact.json", &path, "refuse");
     assert_exit(&out, 2);
     // A timeout lets the compaction go ahead.
     let out = hook(
@@ -311,23 +284,32 @@ fn rollout() -> (tempfile::TempDir, PathBuf) {
     (dir, path)
 }
 
-/// Runs a held pre-compact hook of `agent`, decides `verdict` once it holds, and
-/// returns the hook's output.
-fn held(agent: &str, payload_name: &str, path: &Path, verdict: &str) -> std::process::Output {
+/// Starts `ctxlens ARGS` with `stdin` written to it, its output piped.
+fn spawn_hook(args: &[&str], stdin: &str) -> std::process::Child {
+    use std::io::Write;
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
-        .args(["hook", agent, "pre-compact", "--hold", "--timeout", "60"])
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    use std::io::Write;
     child
         .stdin
         .take()
         .unwrap()
-        .write_all(payload(payload_name, path).as_bytes())
+        .write_all(stdin.as_bytes())
         .unwrap();
+    child
+}
+
+/// Runs a held pre-compact hook of `agent`, decides `verdict` once it holds, and
+/// returns the hook's output.
+fn held(agent: &str, payload_name: &str, path: &Path, verdict: &str) -> std::process::Output {
+    let child = spawn_hook(
+        &["hook", agent, "pre-compact", "--hold", "--timeout", "60"],
+        &payload(payload_name, path),
+    );
     let n = ledger_len(path) + 1;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while ledger_len(path) < n {
@@ -520,25 +502,10 @@ fn hooks_at_once_get_distinct_ids() {
     let (_dir, path, _) = transcript();
     let input = payload("pre-compact.json", &path);
     let children: Vec<_> = (0..6)
-        .map(|_| {
-            let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
-                .args(["hook", "claude-code", "pre-compact"])
-                .stdin(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-            child
-        })
+        .map(|_| spawn_hook(&["hook", "claude-code", "pre-compact"], &input))
         .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
+    for child in children {
+        assert!(child.wait_with_output().unwrap().status.success());
     }
     let mut ids: Vec<String> = ledger(&path)
         .iter()

@@ -226,12 +226,16 @@ fn install_keeps_the_settings_file_as_it_was() {
     std::fs::create_dir(&bin_dir).unwrap();
     let bin = bin_dir.join("ctxlens");
     std::fs::copy(assert_cmd::cargo::cargo_bin("ctxlens"), &bin).unwrap();
-    let out = Command::new(&bin)
-        .args(["hook", "claude-code", "install"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
+    let install = |extra: &[&str]| {
+        Command::new(&bin)
+            .args(["hook", "claude-code", "install"])
+            .args(extra)
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap()
+    };
+    let out = install(&[]);
     assert_exit(&out, 0);
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("+    \"PreCompact\""), "a diff: {printed}");
@@ -261,21 +265,11 @@ fn install_keeps_the_settings_file_as_it_was() {
     assert_eq!(run.status.code(), Some(0), "{command}");
     // Read-only and duplicate keys: not touched.
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o400)).unwrap();
-    let out = Command::new(&bin)
-        .args(["hook", "claude-code", "install", "--hold"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
+    let out = install(&["--hold"]);
     assert_exit(&out, 2);
     std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
     std::fs::write(&real, "{\"hooks\": {}, \"hooks\": {\"x\": []}}").unwrap();
-    let out = Command::new(&bin)
-        .args(["hook", "claude-code", "install"])
-        .env("HOME", home.path())
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .output()
-        .unwrap();
+    let out = install(&[]);
     assert_exit(&out, 2);
     assert!(String::from_utf8_lossy(&out.stderr).contains("duplicate key"));
     // A project folder that does not exist is not created.

@@ -293,18 +293,26 @@ pub fn program() -> String {
         .unwrap_or_else(|_| "ctxlens".into())
 }
 
+/// The newest pre-compaction entry of the transcript's ledger: its id, identifiers and
+/// spill handle.
+fn latest_pre_compact(
+    transcript: &std::path::Path,
+) -> Result<(String, Vec<LedgerToken>, Option<String>), String> {
+    let entries = ledger::read(transcript).map_err(|e| e.to_string())?;
+    match ledger::latest_pre_compact(&entries) {
+        Some(Entry::PreCompact {
+            id, tokens, handle, ..
+        }) => Ok((id.clone(), tokens.clone(), handle.clone())),
+        _ => Err("no ledger entry: the pre-compact hook did not run".into()),
+    }
+}
+
 fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), String> {
     if input.get("source").and_then(Value::as_str) != Some("compact") {
         return Ok(());
     }
     let transcript = transcript_of(input)?;
-    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
-    let Some(Entry::PreCompact {
-        id, tokens, handle, ..
-    }) = ledger::latest_pre_compact(&entries)
-    else {
-        return Err("no ledger entry: the pre-compact hook did not run".into());
-    };
+    let (id, tokens, handle) = latest_pre_compact(&transcript)?;
     let session = ingest::load(&transcript).map_err(|e| e.to_string())?;
     let summary = session.events.iter().rev().find_map(|e| match &e.kind {
         EventKind::Compaction {
@@ -329,7 +337,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
     if let Some(contract) = sidecar
         .decisions
         .iter()
-        .find(|d| &d.compaction == id && d.verdict == Verdict::Preserve)
+        .find(|d| d.compaction == id && d.verdict == Verdict::Preserve)
         .and_then(|d| d.contract.as_deref())
     {
         context.push_str(contract);
@@ -349,13 +357,7 @@ fn post_compact(
     stdout: &mut impl std::io::Write,
 ) -> Result<(), String> {
     let transcript = transcript_of(input)?;
-    let entries = ledger::read(&transcript).map_err(|e| e.to_string())?;
-    let Some(Entry::PreCompact {
-        id, tokens, handle, ..
-    }) = ledger::latest_pre_compact(&entries)
-    else {
-        return Err("no ledger entry: the pre-compact hook did not run".into());
-    };
+    let (id, tokens, handle) = latest_pre_compact(&transcript)?;
     let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();
     // Claude Code hands the summary over; Codex does not (its summary may be encrypted):
     // there, every ledger identifier is at risk.
