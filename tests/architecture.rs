@@ -1,4 +1,5 @@
 //! `model/` and `analysis/` are pure: no file system, no terminal, no printing.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
 
 use std::path::Path;
 

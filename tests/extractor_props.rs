@@ -1,4 +1,5 @@
 //! Property tests for the opaque-token extractor.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
 
 use ctxlens::analysis::tokens::extract;
 use ctxlens::model::TokenClass;

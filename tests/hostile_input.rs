@@ -1,4 +1,5 @@
 //! Garbage, truncation, invalid UTF-8, deep nesting, huge lines: a clear result, no panic.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

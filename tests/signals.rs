@@ -1,4 +1,5 @@
 //! The signals on small hand-written logs, through the library (no process).
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
 
 use ctxlens::analysis::{analyze, FindingKind};
 use ctxlens::ingest::parse_bytes;

@@ -37,6 +37,8 @@ struct Patterns {
 fn patterns() -> &'static Patterns {
     static PATTERNS: OnceLock<Patterns> = OnceLock::new();
     PATTERNS.get_or_init(|| {
+        // Built-in patterns: they compile, or every test fails.
+        #[allow(clippy::expect_used)]
         let build = |re: &str| Regex::new(re).expect("built-in token pattern compiles");
         Patterns {
             uuid: build(

@@ -127,6 +127,8 @@ pub fn parse<R: BufRead>(reader: R) -> io::Result<Session> {
 }
 
 /// Parses a log held in memory, declared tokens included (tests and small inputs).
+/// Reading from memory cannot fail.
+#[allow(clippy::expect_used)]
 pub fn parse_bytes(bytes: &[u8]) -> Session {
     let mut session = parse(bytes).expect("reading from memory cannot fail");
     declared::attach_declared_tokens(&mut session, bytes).expect("reading from memory cannot fail");

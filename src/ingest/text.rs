@@ -139,6 +139,8 @@ pub fn tool_result(
 pub fn says_failed(text: &str) -> bool {
     use std::sync::OnceLock;
     static FAILURE: OnceLock<regex::Regex> = OnceLock::new();
+    // A built-in pattern: it compiles, or every test fails.
+    #[allow(clippy::expect_used)]
     let re = FAILURE.get_or_init(|| {
         regex::Regex::new(
             r#"(?m)^(?:Exit code:? ?[1-9][0-9]*\s*$|Process exited with code [1-9])|"exit_code":\s*[1-9]"#,
@@ -153,6 +155,8 @@ pub fn says_failed(text: &str) -> bool {
 pub fn says_not_found(text: &str) -> bool {
     use std::sync::OnceLock;
     static NOT_FOUND: OnceLock<regex::Regex> = OnceLock::new();
+    // A built-in pattern: it compiles, or every test fails.
+    #[allow(clippy::expect_used)]
     let re = NOT_FOUND.get_or_init(|| {
         regex::Regex::new(r"(?i)\bnot found\b|no such file|does not exist|doesn't exist")
             .expect("built-in not-found pattern compiles")

@@ -15,7 +15,7 @@ pub struct Sidecar {
     pub unreadable: Vec<u64>,
 }
 
-fn parse_sidecar(bytes: &[u8]) -> Sidecar {
+pub fn parse_sidecar(bytes: &[u8]) -> Sidecar {
     let mut sidecar = Sidecar::default();
     for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {

@@ -20,11 +20,11 @@ pub fn marked_lines(text: &str, marks: &[Mark], base: Style, theme: Theme) -> Ve
         let line_end = line_start + raw.len();
         let mut spans = Vec::new();
         let mut at = line_start;
-        while let Some(mark) = marks.peek() {
+        while let Some(&&mark) = marks.peek() {
             if mark.start >= line_end {
                 break;
             }
-            let mark = *marks.next().expect("peeked");
+            marks.next();
             if mark.start < at || mark.end > line_end {
                 continue;
             }

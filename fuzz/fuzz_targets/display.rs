@@ -1,0 +1,19 @@
+//! Any bytes as one line shown in the TUI, in each format: the text that reaches the
+//! screen holds no control character.
+#![no_main]
+use ctxlens::ingest::display::event_text;
+use ctxlens::model::Format;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    for format in [Format::Canonical, Format::ClaudeCode, Format::Codex] {
+        for part in 0..3 {
+            let shown = event_text(data, format, part);
+            assert!(!shown.gist.chars().any(ctxlens::sanitize::is_unsafe));
+            assert!(!shown
+                .text
+                .chars()
+                .any(|c| ctxlens::sanitize::is_unsafe(c) && c != '\n' && c != '\t'));
+        }
+    }
+});
