@@ -81,54 +81,75 @@ fn key(session: &Session, text: &str, class: TokenClass) -> String {
     super::kept::text_key(text, class, session.cwd.as_deref())
 }
 
-/// The region tokens of `analysis` found in `text`, leftmost first.
-pub fn marks(text: &str, session: &Session, analysis: &CompactionAnalysis) -> Vec<Mark> {
-    let states: HashMap<String, TokenState> = analysis
-        .tokens
-        .iter()
-        .map(|t| {
+/// Finds a compaction's region tokens in any text and says what became of each: built
+/// once per compaction (its lookup table is the region's tokens), used for every text.
+#[derive(Debug, Clone, Default)]
+pub struct Marker {
+    states: HashMap<String, TokenState>,
+    /// Declared tokens of no known shape, which the extractor does not find.
+    declared: Vec<(String, TokenClass, TokenState)>,
+}
+
+impl Marker {
+    pub fn new(session: &Session, analysis: &CompactionAnalysis) -> Marker {
+        let mut marker = Marker::default();
+        for t in &analysis.tokens {
             let info = session.tokens.get(t.id);
-            (key(session, &info.text, info.class), TokenState::of(t))
-        })
-        .collect();
-    let mut out: Vec<Mark> = extract(text)
-        .into_iter()
-        .filter_map(|f| {
-            let state = states.get(&key(session, f.text(text), f.class))?;
-            Some(Mark {
-                start: f.start,
-                end: f.end,
-                state: *state,
-            })
-        })
-        .collect();
-    // Declared tokens of no known shape are not extracted: find them by text.
-    for token in &analysis.tokens {
-        let info = session.tokens.get(token.id);
-        if info.class != TokenClass::Declared {
-            continue;
-        }
-        for start in memchr::memmem::find_iter(text.as_bytes(), info.text.as_bytes()) {
-            let end = start + info.text.len();
-            if is_whole_word(text, start, end, info.class) {
-                out.push(Mark {
-                    start,
-                    end,
-                    state: TokenState::of(token),
-                });
+            let state = TokenState::of(t);
+            marker
+                .states
+                .insert(key(session, &info.text, info.class), state);
+            if info.class == TokenClass::Declared {
+                marker
+                    .declared
+                    .push((info.text.to_string(), info.class, state));
             }
         }
+        marker
     }
-    out.sort_by_key(|m| (m.start, std::cmp::Reverse(m.end)));
-    let mut covered = 0;
-    out.retain(|m| {
-        let keep = m.start >= covered;
-        if keep {
-            covered = m.end;
+
+    /// The region tokens found in `text`, leftmost first, without overlaps.
+    pub fn marks(&self, text: &str, session: &Session) -> Vec<Mark> {
+        let mut out: Vec<Mark> = extract(text)
+            .into_iter()
+            .filter_map(|f| {
+                let state = self.states.get(&key(session, f.text(text), f.class))?;
+                Some(Mark {
+                    start: f.start,
+                    end: f.end,
+                    state: *state,
+                })
+            })
+            .collect();
+        for (token, class, state) in &self.declared {
+            for start in memchr::memmem::find_iter(text.as_bytes(), token.as_bytes()) {
+                let end = start + token.len();
+                if is_whole_word(text, start, end, *class) {
+                    out.push(Mark {
+                        start,
+                        end,
+                        state: *state,
+                    });
+                }
+            }
         }
-        keep
-    });
-    out
+        out.sort_by_key(|m| (m.start, std::cmp::Reverse(m.end)));
+        let mut covered = 0;
+        out.retain(|m| {
+            let keep = m.start >= covered;
+            if keep {
+                covered = m.end;
+            }
+            keep
+        });
+        out
+    }
+}
+
+/// The region tokens of `analysis` found in `text`, leftmost first (one text; for many,
+/// build a [`Marker`] once).
+pub fn marks(text: &str, session: &Session, analysis: &CompactionAnalysis) -> Vec<Mark> {
+    Marker::new(session, analysis).marks(text, session)
 }
 
 /// What a compaction did to a token some obligation requires.

@@ -120,6 +120,9 @@ pub struct App {
     pub compaction_scroll: i32,
     /// What the compaction view shows below its head.
     pub compaction_view: CompactionView,
+    /// Marks of region event texts by (compaction, event), computed when first drawn
+    /// and kept until the snapshot changes: drawing never marks a text twice.
+    region_marks: std::cell::RefCell<HashMap<(String, usize), Vec<crate::analysis::marks::Mark>>>,
     pub obligations_scroll: u16,
     pub alert_cursor: Option<usize>,
     pub last_search: Option<String>,
@@ -152,6 +155,7 @@ impl App {
             overlay: None,
             compaction_scroll: 0,
             compaction_view: CompactionView::Tokens,
+            region_marks: std::cell::RefCell::new(HashMap::new()),
             obligations_scroll: 0,
             alert_cursor: None,
             last_search: None,
@@ -197,6 +201,25 @@ impl App {
             return compactions.iter().find(|c| &c.info.id == id);
         }
         compactions.iter().rev().find(|c| c.info.at <= event)
+    }
+
+    /// The marks of `text`, the shown part of region event `index`, for compaction `c`.
+    pub fn region_marks(
+        &self,
+        c: &CompactionAnalysis,
+        index: usize,
+        text: &str,
+    ) -> Vec<crate::analysis::marks::Mark> {
+        let key = (c.info.id.clone(), index);
+        if let Some(found) = self.region_marks.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = match self.snapshot.compaction_view(&c.info.id) {
+            Some(view) => view.marker.marks(text, &self.snapshot.session),
+            None => Vec::new(),
+        };
+        self.region_marks.borrow_mut().insert(key, found.clone());
+        found
     }
 
     /// The region events the compaction view shows: those with text, the first 200.
@@ -619,6 +642,7 @@ impl App {
         }
         let grew = snapshot.session.events.len().saturating_sub(old_events);
         self.snapshot = snapshot;
+        self.region_marks.borrow_mut().clear();
         if self.follow {
             self.cursor = self.last_row();
         } else {

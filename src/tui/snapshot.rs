@@ -1,6 +1,7 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
+use crate::analysis::marks::{Mark, Marker};
 use crate::analysis::state::StateAt;
 use crate::analysis::token_rows::{token_rows, TokenRow};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
@@ -35,6 +36,17 @@ pub struct Snapshot {
     pub now: StateAt,
     /// Each compaction's tokens and what became of them, by compaction id.
     token_rows: HashMap<String, Vec<TokenRow>>,
+    /// What the compaction view draws of each compaction, computed once here.
+    views: HashMap<String, CompactionView>,
+}
+
+/// The parts of the compaction view that do not depend on the screen: the marker for
+/// its region's tokens, and its summary as shown (terminal-safe) with the tokens marked.
+#[derive(Debug, Default)]
+pub struct CompactionView {
+    pub marker: Marker,
+    /// `None` when the summary cannot be read.
+    pub summary: Option<(String, Vec<Mark>)>,
 }
 
 impl Snapshot {
@@ -87,8 +99,27 @@ impl Snapshot {
             .iter()
             .map(|c| (c.info.id.clone(), token_rows(&session, c)))
             .collect();
+        let views = analysis
+            .compactions
+            .iter()
+            .map(|c| {
+                let marker = Marker::new(&session, c);
+                let summary = match &session.events[c.info.def].kind {
+                    crate::model::EventKind::Compaction {
+                        summary: Some(s), ..
+                    } => {
+                        let text = crate::sanitize::block(&s.text).into_owned();
+                        let found = marker.marks(&text, &session);
+                        Some((text, found))
+                    }
+                    _ => None,
+                };
+                (c.info.id.clone(), CompactionView { marker, summary })
+            })
+            .collect();
         Snapshot {
             token_rows,
+            views,
             now: StateAt::of(&session.events),
             session,
             analysis,
@@ -126,6 +157,11 @@ impl Snapshot {
     /// The tokens of a compaction's region and what became of each, worst first.
     pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
         self.token_rows.get(compaction).map_or(&[], Vec::as_slice)
+    }
+
+    /// The screen-independent view of a compaction.
+    pub fn compaction_view(&self, compaction: &str) -> Option<&CompactionView> {
+        self.views.get(compaction)
     }
 
     /// Compactions still proposed with no decision.

@@ -6,7 +6,7 @@ use super::style::Theme;
 use super::text::{marked_lines, scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::finding::{short_id, FindingKind};
-use crate::analysis::marks::{marks, TokenState};
+use crate::analysis::marks::{Mark, TokenState};
 use crate::model::RangeSpec;
 use crate::sanitize;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
@@ -271,14 +271,13 @@ fn draw_tokens(
             theme.dim(),
         ));
     }
-    let summary: Vec<Line> = match summary_text(app, c) {
+    let summary: Vec<Line> = match summary_of(app, c) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
-        Some(text) => {
-            let found = marks(&text, session, c);
+        Some((text, found)) => {
             let mut marked_rows = std::collections::HashSet::new();
             let mut line = 0;
             let mut at = 0;
-            for mark in &found {
+            for mark in found {
                 line += text.as_bytes()[at..mark.start]
                     .iter()
                     .filter(|&&b| b == b'\n')
@@ -286,7 +285,7 @@ fn draw_tokens(
                 at = mark.start;
                 marked_rows.insert(line);
             }
-            let shown: Vec<Line> = marked_lines(&text, &found, ratatui::style::Style::new(), theme)
+            let shown: Vec<Line> = marked_lines(text, found, ratatui::style::Style::new(), theme)
                 .into_iter()
                 .enumerate()
                 .filter(|(i, _)| marked_rows.contains(i))
@@ -360,7 +359,7 @@ fn draw_events(
         match app.texts.get(&index) {
             Some(text) => {
                 let text = shown_part(&text.text);
-                let found = marks(&text, session, c);
+                let found = app.region_marks(c, index, &text);
                 let important = |m: &crate::analysis::marks::Mark| {
                     m.state == TokenState::DroppedNoRefetch
                         || needed.contains(&&text[m.start..m.end])
@@ -387,12 +386,9 @@ fn draw_events(
             ));
         }
     }
-    let summary: Vec<Line> = match summary_text(app, c) {
+    let summary: Vec<Line> = match summary_of(app, c) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
-        Some(text) => {
-            let found = marks(&text, session, c);
-            marked_lines(&text, &found, ratatui::style::Style::new(), theme)
-        }
+        Some((text, found)) => marked_lines(text, found, ratatui::style::Style::new(), theme),
     };
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
@@ -525,12 +521,10 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
     frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
 }
 
-/// The summary, terminal-safe, from the analysed session (summaries are kept in memory).
-fn summary_text(app: &App, c: &CompactionAnalysis) -> Option<String> {
-    match &app.snapshot.session.events[c.info.def].kind {
-        crate::model::EventKind::Compaction {
-            summary: Some(s), ..
-        } => Some(sanitize::block(&s.text).into_owned()),
-        _ => None,
-    }
+/// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
+fn summary_of<'a>(app: &'a App, c: &CompactionAnalysis) -> Option<(&'a str, &'a [Mark])> {
+    app.snapshot
+        .compaction_view(&c.info.id)
+        .and_then(|v| v.summary.as_ref())
+        .map(|(text, found)| (text.as_str(), found.as_slice()))
 }
