@@ -283,3 +283,134 @@ fn install_keeps_the_settings_file_as_it_was() {
     assert_exit(&out, 2);
     assert!(!missing.exists());
 }
+
+/// A small tmpfs mounted on a fresh folder, unmounted when dropped; `None` (with a skip
+/// notice) where this user cannot mount one.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(size: &str, test: &str) -> Option<Tmpfs> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args([
+                "-t",
+                "tmpfs",
+                "-o",
+                &format!("size={size},mode=0700"),
+                "tmpfs",
+            ])
+            .arg(dir.path())
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if !mounted {
+            eprintln!("skipped {test}: cannot mount a tmpfs here (not root, or no mount rights)");
+            return None;
+        }
+        Some(Tmpfs { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn remount_read_only(&self) -> bool {
+        Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(self.path())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+#[test]
+fn a_full_disk_records_no_decision_and_no_spill() {
+    let Some(disk) = Tmpfs::mount("64k", "a_full_disk_records_no_decision_and_no_spill") else {
+        return;
+    };
+    let log = disk.path().join("session.jsonl");
+    std::fs::copy(sample("pending-compaction.jsonl"), &log).unwrap();
+    // Fill the disk to the last byte.
+    let mut filler = std::fs::File::create(disk.path().join("filler")).unwrap();
+    let block = vec![b'x'; 4096];
+    while std::io::Write::write_all(&mut filler, &block).is_ok() {}
+    while std::io::Write::write_all(&mut filler, b"x").is_ok() {}
+    drop(filler);
+    for verdict in ["spill", "approve"] {
+        let out = decide(&log, "k1", verdict, "ops");
+        assert_exit(&out, 2);
+    }
+    let sidecar = disk.path().join("session.jsonl.decisions.jsonl");
+    let recorded = std::fs::read_to_string(&sidecar).unwrap_or_default();
+    assert_eq!(recorded, "", "a failure recorded nothing");
+    let (report, _) = audit_json(&log, &[]);
+    assert_eq!(report["compactions"][0]["decision"], Value::Null);
+}
+
+#[test]
+fn a_read_only_folder_is_reported_and_nothing_recorded() {
+    let Some(disk) = Tmpfs::mount("1m", "a_read_only_folder_is_reported_and_nothing_recorded")
+    else {
+        return;
+    };
+    let log = disk.path().join("session.jsonl");
+    std::fs::copy(sample("pending-compaction.jsonl"), &log).unwrap();
+    assert!(disk.remount_read_only());
+    let out = decide(&log, "k1", "spill", "ops");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Read-only file system"));
+    // Reading still works.
+    let (report, code) = audit_json(&log, &[]);
+    assert_eq!(
+        (code, &report["compactions"][0]["decision"]),
+        (1, &Value::Null)
+    );
+}
+
+#[test]
+fn a_decide_killed_at_any_moment_leaves_no_torn_line_and_no_decision_without_its_spill() {
+    // A region of a few megabytes, so that a spill takes long enough to be interrupted.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.jsonl");
+    let mut text = String::from("{\"type\":\"session\",\"seq\":1,\"cwd\":\"/p\"}\n");
+    let filler = "lorem ipsum ".repeat(40);
+    for seq in 2..6000 {
+        text.push_str(&format!(
+            "{{\"type\":\"tool_result\",\"seq\":{seq},\"text\":\"{filler} {seq:012x}\"}}\n"
+        ));
+    }
+    text.push_str("{\"type\":\"compaction\",\"seq\":6000,\"id\":\"k1\",\"range\":{\"from\":2,\"to\":5999},\"summary\":\"work\"}\n");
+    std::fs::write(&log, text).unwrap();
+    let sidecar = dir.path().join("big.jsonl.decisions.jsonl");
+    let spill = dir.path().join("big.jsonl.spill");
+    for delay_ms in [0u64, 2, 5, 10, 20, 40, 80] {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+            .args(["decide"])
+            .arg(&log)
+            .args(["k1", "spill", "--by", "ops"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let recorded = std::fs::read_to_string(&sidecar).unwrap_or_default();
+        for line in recorded.lines() {
+            let decision: Value = serde_json::from_str(line).expect("no torn line");
+            let handle = decision["handle"].as_str().unwrap();
+            let hash = handle.strip_prefix("sha256:").unwrap();
+            assert!(spill.join(hash).is_file(), "a decision without its spill");
+        }
+        if !recorded.is_empty() {
+            break;
+        }
+    }
+}
