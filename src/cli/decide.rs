@@ -33,12 +33,12 @@ pub fn record(
                 )));
             }
             return record_pre_compact(log, id, handle, verdict, by, reason, None)
-                .map_err(CliError::unusable);
+                .map_err(|e| CliError::unusable(e.to_string()));
         }
     }
     let compaction = require_compaction(loaded, log, id)?;
     record_decision(log, &loaded.session, compaction, verdict, by, reason)
-        .map_err(CliError::unusable)
+        .map_err(|e| CliError::unusable(e.to_string()))
 }
 
 pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {

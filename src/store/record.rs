@@ -6,7 +6,39 @@ use super::{decisions as channel, paths, spill};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest;
 use crate::model::{Decision, RangeSpec, Session, Verdict};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a decision could not be recorded. In every case nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{log}: cannot preserve {id}: its contract is empty (nothing at stake was dropped); no decision was recorded")]
+    EmptyContract { log: PathBuf, id: String },
+    #[error("{log}: cannot spill {id}: its range is missing or invalid; no decision was recorded")]
+    NoRange { log: PathBuf, id: String },
+    #[error(
+        "{log}: cannot spill {id}: its range {from}–{to} holds no events; no decision was recorded"
+    )]
+    EmptyRange {
+        log: PathBuf,
+        id: String,
+        from: u64,
+        to: u64,
+    },
+    #[error("{id} has no region to spill; no decision was recorded")]
+    NothingSpilled { id: String },
+    #[error("cannot store the spill of {id}: {source}; no decision was recorded")]
+    Spill {
+        id: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{sidecar}: cannot record the decision: {source}")]
+    Channel {
+        sidecar: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
@@ -22,7 +54,7 @@ pub fn record_decision(
     verdict: Verdict,
     by: &str,
     reason: Option<String>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, RecordError> {
     let id = &compaction.info.id;
     if let Some(standing) = &compaction.decision {
         return Ok(Outcome::AlreadyStood(standing.clone()));
@@ -31,10 +63,10 @@ pub fn record_decision(
     let contract = if verdict == Verdict::Preserve {
         let contract = crate::analysis::contract::for_compaction(session, compaction);
         if contract.is_empty() {
-            return Err(format!(
-                "{}: cannot preserve {id}: its contract is empty (nothing at stake was dropped); no decision was recorded",
-                log.display()
-            ));
+            return Err(RecordError::EmptyContract {
+                log: log.to_owned(),
+                id: id.clone(),
+            });
         }
         Some(contract.text())
     } else {
@@ -46,27 +78,26 @@ pub fn record_decision(
     }
     let handle = if verdict == Verdict::Spill {
         let RangeSpec::Seqs { from, to } = compaction.info.range else {
-            return Err(format!(
-                "{}: cannot spill {id}: its range is missing or invalid; no decision was recorded",
-                log.display()
-            ));
+            return Err(RecordError::NoRange {
+                log: log.to_owned(),
+                id: id.clone(),
+            });
         };
         let Some((start, end)) = session.region_bytes(from, to) else {
-            return Err(format!(
-                "{}: cannot spill {id}: its range {from}–{to} holds no events; no decision was recorded",
-                log.display()
-            ));
+            return Err(RecordError::EmptyRange {
+                log: log.to_owned(),
+                id: id.clone(),
+                from,
+                to,
+            });
         };
         let stored =
             ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
-        match stored {
-            Ok(handle) => Some(handle.to_string()),
-            Err(e) => {
-                return Err(format!(
-                    "cannot store the spill of {id}: {e}; no decision was recorded"
-                ))
-            }
-        }
+        let handle = stored.map_err(|source| RecordError::Spill {
+            id: id.clone(),
+            source,
+        })?;
+        Some(handle.to_string())
     } else {
         None
     };
@@ -87,14 +118,14 @@ pub fn record_decision(
 }
 
 /// Appends the decision to the channel unless one stands already.
-fn write(log: &Path, decision: Decision) -> Result<Outcome, String> {
+fn write(log: &Path, decision: Decision) -> Result<Outcome, RecordError> {
     match channel::record(log, &decision) {
         Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
         Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
-        Err(e) => Err(format!(
-            "{}: cannot record the decision: {e}",
-            paths::decisions_path(log).display()
-        )),
+        Err(source) => Err(RecordError::Channel {
+            sidecar: paths::decisions_path(log),
+            source,
+        }),
     }
 }
 
@@ -113,11 +144,9 @@ pub fn record_pre_compact(
     by: &str,
     reason: Option<String>,
     contract: Option<String>,
-) -> Result<Outcome, String> {
+) -> Result<Outcome, RecordError> {
     if verdict == Verdict::Spill && handle.is_none() {
-        return Err(format!(
-            "{id} has no region to spill; no decision was recorded"
-        ));
+        return Err(RecordError::NothingSpilled { id: id.to_owned() });
     }
     let decision = Decision {
         compaction: id.to_owned(),

@@ -259,7 +259,8 @@ fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
                     verdict,
                     &by,
                     Some("decided in the ctxlens TUI".into()),
-                ),
+                )
+                .map_err(|e| e.to_string()),
                 None => Err(format!("no compaction {compaction}")),
             };
             Update::Decided(result)
