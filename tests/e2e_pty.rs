@@ -466,3 +466,39 @@ fn a_held_compaction_is_pending_in_the_folder_list() {
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
+
+#[test]
+fn audit_on_a_terminal_shows_its_progress_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("big.jsonl");
+    let filler = "lorem ipsum dolor sit amet ".repeat(20);
+    let text: String = (1..6000)
+        .map(|seq| {
+            format!("{{\"type\":\"message\",\"seq\":{seq},\"text\":\"{filler} {seq:012x}\"}}\n")
+        })
+        .collect();
+    std::fs::write(&log, text).unwrap();
+    let pair = native_pty_system()
+        .openpty(PtySize {
+            rows: 24,
+            cols: 200,
+            pixel_width: 0,
+            pixel_height: 0,
+        })
+        .unwrap();
+    let mut cmd = CommandBuilder::new(assert_cmd::cargo::cargo_bin("ctxlens"));
+    cmd.args(["audit", "--json"]);
+    cmd.arg(&log);
+    cmd.env("CTXLENS_PROGRESS_AFTER_MS", "0");
+    let mut child = pair.slave.spawn_command(cmd).unwrap();
+    drop(pair.slave);
+    let mut reader = pair.master.try_clone_reader().unwrap();
+    let mut seen = Vec::new();
+    let _ = reader.read_to_end(&mut seen);
+    assert!(child.wait().unwrap().success());
+    let seen = String::from_utf8_lossy(&seen);
+    assert!(
+        seen.contains("big.jsonl: reading ") && seen.contains("% · "),
+        "{seen}"
+    );
+}

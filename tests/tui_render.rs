@@ -341,3 +341,23 @@ fn zero_width_and_bidi_characters_never_reach_the_screen_raw() {
         );
     }
 }
+
+#[test]
+fn the_first_read_shows_how_far_it_has_got() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    app.file_event = ctxlens::tui::app::FileEvent::Reading(None);
+    app.update(Action::Worker(Update::Reading(
+        ctxlens::ingest::progress::Reading {
+            read: 50 << 20,
+            total: 200 << 20,
+            elapsed: std::time::Duration::from_millis(500),
+        },
+    )));
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    assert!(
+        screen.contains("reading the log… 25% · 100 MB/s"),
+        "{screen}"
+    );
+}

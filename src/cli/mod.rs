@@ -53,7 +53,17 @@ pub struct Loaded {
 }
 
 pub fn load(path: &Path, strict: bool) -> Result<Loaded, CliError> {
-    let session = ingest::load(path).map_err(|e| CliError::unusable(e.to_string()))?;
+    load_reporting(path, strict, &mut |_| {})
+}
+
+/// [`load`], calling `report` while the log is read.
+pub fn load_reporting(
+    path: &Path,
+    strict: bool,
+    report: &mut dyn FnMut(ingest::progress::Reading),
+) -> Result<Loaded, CliError> {
+    let session =
+        ingest::load_with_progress(path, report).map_err(|e| CliError::unusable(e.to_string()))?;
     let sidecar = decisions::read(path).map_err(|e| {
         CliError::unusable(format!(
             "{}: {e}",

@@ -42,6 +42,14 @@ pub struct Follower {
 
 impl Follower {
     pub fn open(path: &Path) -> io::Result<Follower> {
+        Follower::open_with_progress(path, &mut |_| {})
+    }
+
+    /// [`Follower::open`], calling `report` while the first read goes.
+    pub fn open_with_progress(
+        path: &Path,
+        report: &mut dyn FnMut(super::progress::Reading),
+    ) -> io::Result<Follower> {
         let mut follower = Follower {
             path: path.to_owned(),
             parser: LogParser::new(),
@@ -61,7 +69,7 @@ impl Follower {
                 "is not a regular file (a device or a pipe); copy it to a file first",
             ));
         }
-        follower.read_new(file)?;
+        follower.read_new_reporting(file, report)?;
         Ok(follower)
     }
 
@@ -113,11 +121,23 @@ impl Follower {
         })
     }
 
-    fn read_new(&mut self, mut file: File) -> io::Result<()> {
+    fn read_new(&mut self, file: File) -> io::Result<()> {
+        self.read_new_reporting(file, &mut |_| {})
+    }
+
+    fn read_new_reporting(
+        &mut self,
+        mut file: File,
+        report: &mut dyn FnMut(super::progress::Reading),
+    ) -> io::Result<()> {
         let meta = file.metadata()?;
         self.identity = Some((meta.dev(), meta.ino()));
         file.seek(SeekFrom::Start(self.offset))?;
-        let reader = BufReader::with_capacity(1 << 20, &file);
+        let left = meta.len().saturating_sub(self.offset);
+        let reader = BufReader::with_capacity(
+            1 << 20,
+            super::progress::ProgressReader::new(&file, left, report),
+        );
         let mut lines = LineReader::starting_at(reader, self.offset, self.next_line);
         while let Some(line) = lines.next_line()? {
             if !line.terminated {

@@ -8,6 +8,7 @@ pub mod detect;
 pub mod display;
 pub mod follow;
 pub mod lines;
+pub mod progress;
 pub mod source;
 pub mod text;
 pub mod transcript;
@@ -41,11 +42,19 @@ const READ_BUFFER: usize = 1 << 20;
 /// Reads a whole log as `audit` does: a last line without a newline is read if it
 /// parses and reported as malformed otherwise.
 pub fn load(path: &Path) -> Result<Session, LoadError> {
+    load_with_progress(path, &mut |_| {})
+}
+
+/// [`load`], calling `report` as the first read goes (see [`progress`]).
+pub fn load_with_progress(
+    path: &Path,
+    report: &mut dyn FnMut(progress::Reading),
+) -> Result<Session, LoadError> {
     let err = |source| LoadError {
         path: path.to_owned(),
         source,
     };
-    let open = || -> io::Result<BufReader<File>> {
+    let open = || -> io::Result<(File, u64)> {
         let file = File::open(path)?;
         let meta = file.metadata()?;
         if meta.is_dir() {
@@ -57,9 +66,11 @@ pub fn load(path: &Path) -> Result<Session, LoadError> {
                 "is not a regular file (a device or a pipe); copy it to a file first",
             ));
         }
-        Ok(BufReader::with_capacity(READ_BUFFER, file))
+        Ok((file, meta.len()))
     };
-    let mut session = parse(open().map_err(err)?).map_err(err)?;
+    let (file, size) = open().map_err(err)?;
+    let reader = progress::ProgressReader::new(file, size, report);
+    let mut session = parse(BufReader::with_capacity(READ_BUFFER, reader)).map_err(err)?;
     let file = File::open(path).map_err(err)?;
     declared::attach_declared_tokens(&mut session, &file).map_err(err)?;
     attach_ledger(&mut session, path).map_err(err)?;

@@ -78,8 +78,8 @@ impl CompactionView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileEvent {
     None,
-    /// The first read of the log is under way.
-    Reading,
+    /// The first read of the log is under way, and how far it has got.
+    Reading(Option<crate::ingest::progress::Reading>),
     Truncated,
     Replaced,
     Gone,
@@ -611,6 +611,11 @@ impl App {
                 })
             }
             Update::Error(e) => self.file_event = FileEvent::Error(e),
+            Update::Reading(reading) => {
+                if matches!(self.file_event, FileEvent::Reading(_)) {
+                    self.file_event = FileEvent::Reading(Some(reading));
+                }
+            }
         }
     }
 
@@ -624,7 +629,7 @@ impl App {
             Change::None | Change::Grew => {
                 if matches!(
                     self.file_event,
-                    FileEvent::Gone | FileEvent::Error(_) | FileEvent::Reading
+                    FileEvent::Gone | FileEvent::Error(_) | FileEvent::Reading(_)
                 ) {
                     FileEvent::None
                 } else {

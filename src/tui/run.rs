@@ -65,7 +65,7 @@ impl Session {
             default_operator(),
         );
         app.color = color_allowed();
-        app.file_event = FileEvent::Reading;
+        app.file_event = FileEvent::Reading(None);
         let worker = worker::spawn(path.to_owned(), tx);
         Ok(Session { app, worker })
     }

@@ -49,9 +49,14 @@ pub struct TextRef {
 pub enum Update {
     Snapshot(Arc<Snapshot>, Change),
     Texts(Vec<(usize, EventText)>),
-    Found { query: String, event: Option<usize> },
+    Found {
+        query: String,
+        event: Option<usize>,
+    },
     Decided(Result<Outcome, String>),
     Error(String),
+    /// How far the first read of the log has got.
+    Reading(crate::ingest::progress::Reading),
 }
 
 enum Wake {
@@ -82,7 +87,11 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
         let _watcher = crate::ingest::watch::watch_folder_of(&path, move || {
             let _ = wake.send(Wake::Changed);
         });
-        let first = Follower::open(&path)
+        let progress = to_app.clone();
+        let mut report = move |reading| {
+            let _ = progress.send(Msg::Worker(Update::Reading(reading)));
+        };
+        let first = Follower::open_with_progress(&path, &mut report)
             .map_err(|e| format!("{}: {e}", path.display()))
             .and_then(|follower| build(&path, &follower).map(|snapshot| (follower, snapshot)));
         match first {

@@ -72,7 +72,11 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     };
     let file_event = match &app.file_event {
         FileEvent::None => None,
-        FileEvent::Reading => Some(Span::styled("  reading the log…", theme.yellow())),
+        FileEvent::Reading(None) => Some(Span::styled("  reading the log…", theme.yellow())),
+        FileEvent::Reading(Some(reading)) => Some(Span::styled(
+            format!("  reading the log… {}", reading.describe()),
+            theme.yellow(),
+        )),
         FileEvent::Truncated => Some(Span::styled(" truncated, re-read", theme.yellow())),
         FileEvent::Replaced => Some(Span::styled(" replaced, re-read", theme.yellow())),
         FileEvent::Gone => Some(Span::styled(" ✖ file gone", theme.red())),

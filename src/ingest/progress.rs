@@ -1,0 +1,99 @@
+//! How far the first read of a large log has got, for a progress line: bytes read of
+//! the file's size, reported at most every 100 ms by a reader wrapped around the file.
+
+use std::io::{self, Read};
+use std::time::{Duration, Instant};
+
+/// A moment of a read: bytes read of `total`, after `elapsed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reading {
+    pub read: u64,
+    pub total: u64,
+    pub elapsed: Duration,
+}
+
+impl Reading {
+    pub fn percent(&self) -> u64 {
+        (self.read.saturating_mul(100))
+            .checked_div(self.total)
+            .unwrap_or(100)
+            .min(100)
+    }
+
+    pub fn mib_per_second(&self) -> f64 {
+        let seconds = self.elapsed.as_secs_f64();
+        if seconds > 0.0 {
+            self.read as f64 / (1u64 << 20) as f64 / seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// `45% · 120 MB/s`
+    pub fn describe(&self) -> String {
+        format!("{}% · {:.0} MB/s", self.percent(), self.mib_per_second())
+    }
+}
+
+/// Wraps a reader of a file of `total` bytes and calls `report` as bytes come in.
+pub struct ProgressReader<'a, R> {
+    inner: R,
+    read: u64,
+    total: u64,
+    started: Instant,
+    last: Instant,
+    report: &'a mut dyn FnMut(Reading),
+}
+
+const EVERY: Duration = Duration::from_millis(100);
+
+impl<'a, R: Read> ProgressReader<'a, R> {
+    pub fn new(inner: R, total: u64, report: &'a mut dyn FnMut(Reading)) -> Self {
+        let now = Instant::now();
+        ProgressReader {
+            inner,
+            read: 0,
+            total,
+            started: now,
+            last: now,
+            report,
+        }
+    }
+}
+
+impl<R: Read> Read for ProgressReader<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read += n as u64;
+        if self.last.elapsed() >= EVERY {
+            self.last = Instant::now();
+            (self.report)(Reading {
+                read: self.read,
+                total: self.total,
+                elapsed: self.started.elapsed(),
+            });
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_and_rate() {
+        let r = Reading {
+            read: 50 << 20,
+            total: 200 << 20,
+            elapsed: Duration::from_millis(500),
+        };
+        assert_eq!(r.describe(), "25% · 100 MB/s");
+        let empty = Reading {
+            read: 0,
+            total: 0,
+            elapsed: Duration::ZERO,
+        };
+        assert_eq!(empty.percent(), 100);
+    }
+}
