@@ -5,7 +5,7 @@ use super::continuation;
 use super::decisions::DecisionIndex;
 use super::finding::{Finding, FindingKind, Severity};
 use super::state::StateBuilder;
-use crate::model::{Decision, RangeSpec, Session, TokenClass, Verdict};
+use crate::model::{CompactionInfo, Decision, RangeSpec, Session, TokenClass, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -79,6 +79,98 @@ impl SessionAnalysis {
 }
 
 pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> SessionAnalysis {
+    Analyzer::default().analyze(session, sidecar, strict)
+}
+
+/// The analysis of a log that grows: a compaction whose window is complete (a later
+/// compaction follows it) and whose inputs have not changed is not analysed again when
+/// events are appended. Decisions, divergences and resolution are always recomputed
+/// (they are cheap and a sidecar can change at any time). A log that was truncated or
+/// replaced needs a fresh `Analyzer`.
+#[derive(Debug, Default)]
+pub struct Analyzer {
+    settled: Vec<Settled>,
+}
+
+#[derive(Debug)]
+struct Settled {
+    info: CompactionInfo,
+    until: usize,
+    /// What else the analysis read: the declared tokens, ledger hints and context
+    /// sources of the whole session.
+    inputs: Inputs,
+    analysis: CompactionAnalysis,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Inputs {
+    declared: usize,
+    ledger: usize,
+    context_sources: Vec<String>,
+}
+
+impl Inputs {
+    fn of(session: &Session) -> Inputs {
+        Inputs {
+            declared: session
+                .events
+                .iter()
+                .filter(|e| matches!(e.kind, crate::model::EventKind::Binding { .. }))
+                .count(),
+            ledger: session.ledger.len(),
+            context_sources: session
+                .context_sources
+                .iter()
+                .map(|c| c.sha256.clone())
+                .collect(),
+        }
+    }
+}
+
+impl Analyzer {
+    pub fn analyze(
+        &mut self,
+        session: &Session,
+        sidecar: &[Decision],
+        strict: bool,
+    ) -> SessionAnalysis {
+        let inputs = Inputs::of(session);
+        let settled = std::mem::take(&mut self.settled);
+        let reuse = |info: &CompactionInfo, until: usize| {
+            settled
+                .iter()
+                .find(|s| s.info == *info && s.until == until && s.inputs == inputs)
+                .map(|s| s.analysis.clone())
+        };
+        analyze_with(session, sidecar, strict, &mut |info, until, fresh| {
+            let analysis = reuse(info, until).unwrap_or_else(fresh);
+            // Complete windows only: the newest compaction's can still grow.
+            if until < session.events.len() {
+                self.settled.push(Settled {
+                    info: info.clone(),
+                    until,
+                    inputs: inputs.clone(),
+                    analysis: analysis.clone(),
+                });
+            }
+            analysis
+        })
+    }
+}
+
+/// The whole analysis; `each` gets every compaction's info, the end of its window and
+/// the way to analyse it, and returns its analysis (the `Analyzer` reuses settled ones).
+#[allow(clippy::type_complexity)]
+fn analyze_with(
+    session: &Session,
+    sidecar: &[Decision],
+    strict: bool,
+    each: &mut dyn FnMut(
+        &CompactionInfo,
+        usize,
+        &mut dyn FnMut() -> CompactionAnalysis,
+    ) -> CompactionAnalysis,
+) -> SessionAnalysis {
     let infos = session.compactions();
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
     // One pass builds the state at every compaction (compactions are in event order).
@@ -100,13 +192,16 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
             .map(|other| other.at)
             .find(|&at| at > info.at)
             .unwrap_or(session.events.len());
-        let earlier = Earlier {
-            applied: &applied,
-            state: state.snapshot(),
-            until,
-            first_seen: &first_seen,
+        let mut fresh = || {
+            let earlier = Earlier {
+                applied: &applied,
+                state: state.snapshot(),
+                until,
+                first_seen: &first_seen,
+            };
+            compaction::analyze(session, info, earlier)
         };
-        compactions.push(compaction::analyze(session, info, earlier));
+        compactions.push(each(info, until, &mut fresh));
     }
     let divergences = continuation::divergences(session, &compactions);
     let decisions = DecisionIndex::new(session, sidecar);

@@ -169,7 +169,7 @@ pub struct LedgerHint {
 }
 
 /// A compaction id and what its defining event says, gathered from all its events.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompactionInfo {
     pub id: String,
     /// Index (into `Session::events`) of the first event with this id: the compaction

@@ -1,0 +1,58 @@
+//! The analysis of a growing log equals the analysis from scratch: each sample log is
+//! grown one line at a time, analysed by one `Analyzer` that keeps its settled
+//! compactions, and compared with a fresh analysis of the same lines.
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+
+mod common;
+use common::*;
+use ctxlens::analysis::{analyze, report::Analyzer};
+use ctxlens::ingest::parse_bytes;
+
+fn grow_and_compare(name: &str, text: &str) {
+    let mut analyzer = Analyzer::default();
+    let mut prefix = String::new();
+    for (n, line) in text.split_inclusive('\n').enumerate() {
+        prefix.push_str(line);
+        let session = parse_bytes(prefix.as_bytes());
+        let incremental = analyzer.analyze(&session, &[], false);
+        let scratch = analyze(&session, &[], false);
+        assert_eq!(
+            format!("{incremental:?}"),
+            format!("{scratch:?}"),
+            "{name}, after line {}",
+            n + 1
+        );
+    }
+}
+
+#[test]
+fn incremental_analysis_equals_from_scratch_at_every_line() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        grow_and_compare(
+            &path.display().to_string(),
+            &String::from_utf8_lossy(&bytes),
+        );
+    }
+}
+
+#[test]
+fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
+    // The two smallest real transcripts with compactions, every line.
+    for name in [
+        "kvsankar__agent-history__claude-session_with_compaction.jsonl",
+        "kvsankar__agent-history__codex-session_with_compaction.jsonl",
+    ] {
+        let Some(path) = real_session("incremental_analysis_equals_from_scratch_on_real_transcripts", name) else {
+            return;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        grow_and_compare(name, &text);
+    }
+}
