@@ -49,7 +49,10 @@ fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
         "kvsankar__agent-history__claude-session_with_compaction.jsonl",
         "kvsankar__agent-history__codex-session_with_compaction.jsonl",
     ] {
-        let Some(path) = real_session("incremental_analysis_equals_from_scratch_on_real_transcripts", name) else {
+        let Some(path) = real_session(
+            "incremental_analysis_equals_from_scratch_on_real_transcripts",
+            name,
+        ) else {
             return;
         };
         let text = std::fs::read_to_string(&path).unwrap();

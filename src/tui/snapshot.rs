@@ -52,6 +52,11 @@ pub struct CompactionView {
 impl Snapshot {
     pub fn build(session: Session, sidecar: &[Decision]) -> Snapshot {
         let analysis = analyze(&session, sidecar, false);
+        Snapshot::from_analysis(session, analysis)
+    }
+
+    /// The snapshot of a session already analysed (by an incremental `Analyzer`).
+    pub fn from_analysis(session: Session, analysis: SessionAnalysis) -> Snapshot {
         let mut rows: Vec<(u64, Row)> = session
             .events
             .iter()

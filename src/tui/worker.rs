@@ -4,6 +4,7 @@
 
 use super::snapshot::Snapshot;
 use super::Msg;
+use crate::analysis::report::Analyzer;
 use crate::ingest::declared::attach_declared_tokens;
 use crate::ingest::display::{event_text, EventText};
 use crate::ingest::follow::{Change, Follower};
@@ -93,9 +94,13 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
         };
         let first = Follower::open_with_progress(&path, &mut report)
             .map_err(|e| format!("{}: {e}", path.display()))
-            .and_then(|follower| build(&path, &follower).map(|snapshot| (follower, snapshot)));
+            .and_then(|follower| {
+                let mut analyzer = Analyzer::default();
+                build(&path, &follower, &mut analyzer)
+                    .map(|snapshot| (follower, snapshot, analyzer))
+            });
         match first {
-            Ok((follower, snapshot)) => {
+            Ok((follower, snapshot, analyzer)) => {
                 let snapshot = Arc::new(snapshot);
                 if to_app
                     .send(Msg::Worker(Update::Snapshot(
@@ -104,7 +109,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
                     )))
                     .is_ok()
                 {
-                    run(path, follower, snapshot, rx, to_app);
+                    run(path, follower, analyzer, snapshot, rx, to_app);
                 }
             }
             Err(e) => {
@@ -131,6 +136,7 @@ pub fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
 fn run(
     path: PathBuf,
     mut follower: Follower,
+    mut analyzer: Analyzer,
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
@@ -182,7 +188,10 @@ fn run(
         if change == Change::None && !decided {
             continue;
         }
-        match build(&path, &follower) {
+        if matches!(change, Change::Truncated | Change::Replaced) {
+            analyzer = Analyzer::default();
+        }
+        match build(&path, &follower, &mut analyzer) {
             Ok(snapshot) => {
                 current = Arc::new(snapshot);
                 if !send(Update::Snapshot(current.clone(), change)) {
@@ -199,7 +208,11 @@ fn run(
 }
 
 /// Analyses what the follower has read, with the declared-token pass and the sidecar.
-pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
+pub fn build(
+    path: &Path,
+    follower: &Follower,
+    analyzer: &mut Analyzer,
+) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     attach_declared_tokens(&mut session, &file).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -207,7 +220,8 @@ pub fn build(path: &Path, follower: &Follower) -> Result<Snapshot, String> {
         .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_context_sources(&mut session);
     let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Snapshot::build(session, &sidecar.decisions))
+    let analysis = analyzer.analyze(&session, &sidecar.decisions, false);
+    Ok(Snapshot::from_analysis(session, analysis))
 }
 
 /// Reads the texts of events for display.
