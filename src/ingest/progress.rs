@@ -65,7 +65,8 @@ impl<R: Read> Read for ProgressReader<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
-        if self.last.elapsed() >= EVERY {
+        // Every 100 ms, and once at the end, so a reader always hears how it ended.
+        if self.last.elapsed() >= EVERY || (n == 0 && !buf.is_empty()) {
             self.last = Instant::now();
             (self.report)(Reading {
                 read: self.read,
