@@ -1,4 +1,7 @@
-//! `model/` and `analysis/` are pure: no file system, no terminal, no printing.
+//! The model and the analysis are pure: they live in the `ctxlens-core` crate, whose
+//! dependencies hold no terminal, file-watching or process crate (the compiler enforces
+//! the rest: core cannot reach `ingest`, `store`, `cli` or `tui`), and whose code does
+//! no I/O with the standard library either.
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
 
 use std::path::Path;
@@ -16,14 +19,15 @@ fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 #[test]
 fn model_and_analysis_do_no_io() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/ctxlens-core/src");
     let mut files = Vec::new();
-    sources(&root.join("model"), &mut files);
-    sources(&root.join("analysis"), &mut files);
+    sources(&root, &mut files);
     assert!(files.len() >= 5);
     let forbidden = [
         "std::fs",
         "std::io",
+        "std::{",
+        "std::env",
         "std::net",
         "std::process",
         "File::",
@@ -47,5 +51,32 @@ fn model_and_analysis_do_no_io() {
         for word in forbidden {
             assert!(!text.contains(word), "{} uses {word}", file.display());
         }
+    }
+}
+
+#[test]
+fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
+    let manifest = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/ctxlens-core/Cargo.toml"),
+    )
+    .unwrap();
+    let dependencies = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .unwrap()
+        .split("\n[")
+        .next()
+        .unwrap();
+    let allowed = [
+        "aho-corasick",
+        "memchr",
+        "regex",
+        "serde",
+        "serde_json",
+        "unicode-segmentation",
+    ];
+    for line in dependencies.lines().filter(|l| l.contains('=')) {
+        let name = line.split('=').next().unwrap().trim();
+        assert!(allowed.contains(&name), "ctxlens-core depends on {name}");
     }
 }

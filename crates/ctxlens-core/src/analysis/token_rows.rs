@@ -139,32 +139,6 @@ impl Sentences {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::analyze;
-    use crate::ingest::parse_bytes;
-
-    #[test]
-    fn rows_put_the_worst_first_and_name_the_sentence_that_kept_a_token() {
-        let log = br#"{"type":"session","seq":1,"cwd":"/p"}
-{"type":"tool_result","seq":2,"text":"rev 4f9a2c81d0e7 log /p/src/lib/a.rs tok_77 9c3e5b7a1f20aa"}
-{"type":"binding","seq":3,"token":"tok_77","regenerable":false}
-{"type":"compaction","seq":4,"id":"k1","range":{"from":2,"to":3},"summary":"Checked things.\n- Edited lib/a.rs. Deployed 9c3e5b7a1f20aa at noon."}
-"#;
-        let session = parse_bytes(log);
-        let analysis = analyze(&session, &[], false);
-        let rows = token_rows(&session, &analysis.compactions[0]);
-        let shown: Vec<(&str, TokenState, Option<&str>)> = rows
-            .iter()
-            .map(|r| (session.tokens.text(r.token), r.state, r.sentence.as_deref()))
-            .collect();
-        assert_eq!(shown[0], ("tok_77", TokenState::DroppedNoRefetch, None));
-        assert!(shown.contains(&("4f9a2c81d0e7", TokenState::Dropped, None)));
-        assert!(shown.contains(&(
-            "9c3e5b7a1f20aa",
-            TokenState::Kept,
-            Some("Deployed 9c3e5b7a1f20aa at noon.")
-        )));
-        assert!(rows.iter().all(|r| r.seen_at == 2));
-    }
 
     #[test]
     fn a_sentence_is_found_by_any_form_the_survival_check_accepts() {

@@ -701,12 +701,14 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::parse_bytes;
     use proptest::prelude::*;
 
     /// The one-pass check agrees with asking each token on its own.
     fn agrees(summary_text: &str, token_texts: &[&str]) {
-        let mut session = parse_bytes(b"{\"type\":\"session\",\"seq\":1,\"cwd\":\"/p\"}\n");
+        let mut session = Session {
+            cwd: Some("/p".into()),
+            ..Session::default()
+        };
         let ids: Vec<TokenId> = token_texts
             .iter()
             .map(|t| {
