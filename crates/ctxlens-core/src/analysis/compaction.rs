@@ -9,7 +9,7 @@ use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::regenerated;
 use super::state::{target_text, StateAt};
-use super::tokens::{contains_whole_word, is_whole_word, word_count};
+use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
 };
@@ -524,16 +524,31 @@ fn exact_survivors(
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
 ) -> HashSet<TokenId> {
+    // A whole-word occurrence of a token starts its first run of word characters on a
+    // run of the summary's: tokens whose first run the summary lacks cannot occur, and
+    // are left out of the matcher (most of a large region's tokens).
+    let runs: HashSet<&str> = summary
+        .text
+        .split(|c: char| !is_word_char(c))
+        .filter(|r| !r.is_empty())
+        .collect();
+    let may_occur = |text: &str| {
+        text.split(|c: char| !is_word_char(c))
+            .find(|r| !r.is_empty())
+            .is_none_or(|first| runs.contains(first))
+    };
     let ids: Vec<TokenId> = ids.collect();
     let mut kept = HashSet::new();
-    if ids.is_empty() {
-        return kept;
-    }
-    let texts: Vec<&str> = ids.iter().map(|&t| session.tokens.text(t)).collect();
+    let candidates: Vec<TokenId> = ids
+        .iter()
+        .copied()
+        .filter(|&id| may_occur(session.tokens.text(id)))
+        .collect();
+    let texts: Vec<&str> = candidates.iter().map(|&t| session.tokens.text(t)).collect();
     // Overlapping matches: a token may sit inside a longer one and still be a word.
     if let Ok(matcher) = aho_corasick::AhoCorasick::new(&texts) {
         for found in matcher.find_overlapping_iter(&summary.text) {
-            let id = ids[found.pattern().as_usize()];
+            let id = candidates[found.pattern().as_usize()];
             let class = session.tokens.class(id);
             if is_whole_word(&summary.text, found.start(), found.end(), class) {
                 kept.insert(id);

@@ -81,7 +81,9 @@ fn is_unspaced_script(c: char) -> bool {
 }
 
 /// Characters that continue a word on either side of a token.
-fn is_word_char(c: char) -> bool {
+/// A character that glues to a token next to it: a token is a whole word only with
+/// none of these on either side.
+pub fn is_word_char(c: char) -> bool {
     (c.is_alphanumeric() && !is_unspaced_script(c)) || c == '_' || c == '-'
 }
 
