@@ -174,3 +174,32 @@ fn the_guarantees_name_real_tests() {
     }
     assert!(named >= 15, "{named}");
 }
+
+/// The settings the README shows `install --hold` writing are what it writes (with the
+/// README's binary path for the real one).
+#[test]
+fn the_install_example_is_current() {
+    let readme = readme();
+    let start = readme
+        .find("which writes, with the full path")
+        .expect("the install example");
+    let block = &readme[start..];
+    let json_start = block.find("```json\n").unwrap() + "```json\n".len();
+    let json_end = json_start + block[json_start..].find("```").unwrap();
+    let shown: serde_json::Value = serde_json::from_str(&block[json_start..json_end]).unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let out = ctxlens()
+        .args(["hook", "claude-code", "install", "--hold", "--project"])
+        .arg(project.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let binary = assert_cmd::cargo::cargo_bin("ctxlens")
+        .display()
+        .to_string();
+    let written = std::fs::read_to_string(project.path().join(".claude/settings.json"))
+        .unwrap()
+        .replace(&binary, "/usr/local/bin/ctxlens");
+    let written: serde_json::Value = serde_json::from_str(&written).unwrap();
+    assert_eq!(shown, written);
+}
