@@ -222,8 +222,8 @@ type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
     std::thread::spawn(move || {
         let (wake, woken) = std::sync::mpsc::channel::<()>();
-        // Kept alive by the loop; without it (no inotify) the two-second rescan remains.
-        let _watchers: Vec<_> = roots
+        // Kept alive by the loop; without them (no inotify) it rescans every two seconds.
+        let watchers: Vec<_> = roots
             .iter()
             .filter_map(|root| {
                 let wake = wake.clone();
@@ -271,34 +271,65 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             if !send(&entries, &mut last) {
                 return;
             }
-            let mut sent = std::time::Instant::now();
-            for (i, (root, path, len, modified)) in files.iter().enumerate() {
-                if entries[i].read {
-                    continue;
+            // Read the logs not read yet on every core, most recent first; the list is
+            // sent as it fills in.
+            let unread: Vec<usize> = (0..files.len()).filter(|&i| !entries[i].read).collect();
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
+            let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+            let mut stopped = false;
+            std::thread::scope(|scope| {
+                for _ in 0..cores {
+                    let (done, next, unread, files) = (done.clone(), &next, &unread, &files);
+                    scope.spawn(move || loop {
+                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&i) = unread.get(at) else {
+                            return;
+                        };
+                        let (root, path, _, modified) = &files[i];
+                        if done.send((i, summarize(root, path, *modified))).is_err() {
+                            return;
+                        }
+                    });
                 }
-                let mut entry = summarize(root, path, *modified);
-                // It changed while we watched: live, whatever its records say.
-                if known.contains_key(path) {
-                    entry.live = age(*modified) < Duration::from_secs(60);
-                    entry.activity = entry.activity.max(*modified);
-                }
-                known.insert(
-                    path.clone(),
-                    (signature(path, *len, *modified), entry.clone()),
-                );
-                entries[i] = entry;
-                if sent.elapsed() > Duration::from_millis(300) {
-                    if !send(&entries, &mut last) {
-                        return;
+                drop(done);
+                let mut sent = std::time::Instant::now();
+                for (i, mut entry) in finished {
+                    let (_, path, len, modified) = &files[i];
+                    // It changed while we watched: live, whatever its records say.
+                    if known.contains_key(path) {
+                        entry.live = age(*modified) < Duration::from_secs(60);
+                        entry.activity = entry.activity.max(*modified);
                     }
-                    sent = std::time::Instant::now();
+                    known.insert(
+                        path.clone(),
+                        (signature(path, *len, *modified), entry.clone()),
+                    );
+                    entries[i] = entry;
+                    if sent.elapsed() > Duration::from_millis(300) {
+                        if !send(&entries, &mut last) {
+                            // The app is gone: let the readers run out and stop.
+                            stopped = true;
+                            next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        sent = std::time::Instant::now();
+                    }
                 }
+            });
+            if stopped {
+                return;
             }
             if !send(&entries, &mut last) {
                 return;
             }
+            // File events wake the rescan; without them it looks every two seconds.
+            let fallback = if watchers.is_empty() {
+                Duration::from_secs(2)
+            } else {
+                Duration::from_secs(10)
+            };
             // A burst of writes is one rescan.
-            if woken.recv_timeout(Duration::from_secs(2)).is_ok() {
+            if woken.recv_timeout(fallback).is_ok() {
                 std::thread::sleep(Duration::from_millis(50));
                 while woken.try_recv().is_ok() {}
             }
