@@ -59,3 +59,40 @@ fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
         grow_and_compare(name, &text);
     }
 }
+
+#[test]
+fn a_snapshot_that_keeps_settled_compactions_equals_a_fresh_one() {
+    use ctxlens::tui::snapshot::Snapshot;
+    for name in [
+        "summary-of-summary.jsonl",
+        "codex-rollout.jsonl",
+        "rotated-log.jsonl",
+    ] {
+        let text = std::fs::read_to_string(sample(name)).unwrap();
+        let mut analyzer = Analyzer::default();
+        let mut before: Option<Snapshot> = None;
+        let mut prefix = String::new();
+        for line in text.split_inclusive('\n') {
+            prefix.push_str(line);
+            let session = parse_bytes(prefix.as_bytes());
+            let analysis = analyzer.analyze(&session, &[], false);
+            let reuse = before.as_ref().map(|b| (b, analyzer.reused()));
+            let kept = Snapshot::from_analysis(session.clone(), analysis, reuse);
+            let fresh = Snapshot::build(session, &[]);
+            for c in &fresh.analysis.compactions {
+                let id = &c.info.id;
+                assert_eq!(
+                    format!("{:?}", kept.token_rows(id)),
+                    format!("{:?}", fresh.token_rows(id)),
+                    "{name} {id}"
+                );
+                assert_eq!(
+                    kept.compaction_view(id).map(|v| &v.summary),
+                    fresh.compaction_view(id).map(|v| &v.summary),
+                    "{name} {id}"
+                );
+            }
+            before = Some(kept);
+        }
+    }
+}

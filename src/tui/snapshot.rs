@@ -8,8 +8,9 @@ use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
 use crate::model::{Decision, Session};
 use crate::store::decisions;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
 
 /// A timeline row: an event, or a line that could not be read (shown, never hidden).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,9 +36,9 @@ pub struct Snapshot {
     /// Obligations and plan at the newest event, for when no compaction is selected.
     pub now: StateAt,
     /// Each compaction's tokens and what became of them, by compaction id.
-    token_rows: HashMap<String, Vec<TokenRow>>,
+    token_rows: HashMap<String, Arc<Vec<TokenRow>>>,
     /// What the compaction view draws of each compaction, computed once here.
-    views: HashMap<String, CompactionView>,
+    views: HashMap<String, Arc<CompactionView>>,
 }
 
 /// The parts of the compaction view that do not depend on the screen: the marker for
@@ -52,11 +53,17 @@ pub struct CompactionView {
 impl Snapshot {
     pub fn build(session: Session, sidecar: &[Decision]) -> Snapshot {
         let analysis = analyze(&session, sidecar, false);
-        Snapshot::from_analysis(session, analysis)
+        Snapshot::from_analysis(session, analysis, None)
     }
 
-    /// The snapshot of a session already analysed (by an incremental `Analyzer`).
-    pub fn from_analysis(session: Session, analysis: SessionAnalysis) -> Snapshot {
+    /// The snapshot of a session already analysed (by an incremental `Analyzer`). What
+    /// `reuse` names (compactions the analyzer did not analyse again) is taken from the
+    /// snapshot before.
+    pub fn from_analysis(
+        session: Session,
+        analysis: SessionAnalysis,
+        reuse: Option<(&Snapshot, &HashSet<String>)>,
+    ) -> Snapshot {
         let mut rows: Vec<(u64, Row)> = session
             .events
             .iter()
@@ -99,15 +106,29 @@ impl Snapshot {
                 }
             }
         }
+        let kept = |id: &str| {
+            reuse
+                .filter(|(_, ids)| ids.contains(id))
+                .and_then(|(before, _)| Some((before.token_rows.get(id)?, before.views.get(id)?)))
+        };
         let token_rows = analysis
             .compactions
             .iter()
-            .map(|c| (c.info.id.clone(), token_rows(&session, c)))
+            .map(|c| {
+                let rows = match kept(&c.info.id) {
+                    Some((rows, _)) => rows.clone(),
+                    None => Arc::new(token_rows(&session, c)),
+                };
+                (c.info.id.clone(), rows)
+            })
             .collect();
         let views = analysis
             .compactions
             .iter()
             .map(|c| {
+                if let Some((_, view)) = kept(&c.info.id) {
+                    return (c.info.id.clone(), view.clone());
+                }
                 let marker = Marker::new(&session, c);
                 let summary = match &session.events[c.info.def].kind {
                     crate::model::EventKind::Compaction {
@@ -119,7 +140,10 @@ impl Snapshot {
                     }
                     _ => None,
                 };
-                (c.info.id.clone(), CompactionView { marker, summary })
+                (
+                    c.info.id.clone(),
+                    Arc::new(CompactionView { marker, summary }),
+                )
             })
             .collect();
         Snapshot {
@@ -161,12 +185,14 @@ impl Snapshot {
 
     /// The tokens of a compaction's region and what became of each, worst first.
     pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
-        self.token_rows.get(compaction).map_or(&[], Vec::as_slice)
+        self.token_rows
+            .get(compaction)
+            .map_or(&[], |rows| rows.as_slice())
     }
 
     /// The screen-independent view of a compaction.
     pub fn compaction_view(&self, compaction: &str) -> Option<&CompactionView> {
-        self.views.get(compaction)
+        self.views.get(compaction).map(Arc::as_ref)
     }
 
     /// Compactions still proposed with no decision.

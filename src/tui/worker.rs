@@ -96,7 +96,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
             .map_err(|e| format!("{}: {e}", path.display()))
             .and_then(|follower| {
                 let mut analyzer = Analyzer::default();
-                build(&path, &follower, &mut analyzer)
+                build(&path, &follower, &mut analyzer, None)
                     .map(|snapshot| (follower, snapshot, analyzer))
             });
         match first {
@@ -191,7 +191,7 @@ fn run(
         if matches!(change, Change::Truncated | Change::Replaced) {
             analyzer = Analyzer::default();
         }
-        match build(&path, &follower, &mut analyzer) {
+        match build(&path, &follower, &mut analyzer, Some(&current)) {
             Ok(snapshot) => {
                 current = Arc::new(snapshot);
                 if !send(Update::Snapshot(current.clone(), change)) {
@@ -212,6 +212,7 @@ pub fn build(
     path: &Path,
     follower: &Follower,
     analyzer: &mut Analyzer,
+    before: Option<&Snapshot>,
 ) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -221,7 +222,8 @@ pub fn build(
     crate::ingest::attach_context_sources(&mut session);
     let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let analysis = analyzer.analyze(&session, &sidecar.decisions, false);
-    Ok(Snapshot::from_analysis(session, analysis))
+    let reuse = before.map(|b| (b, analyzer.reused()));
+    Ok(Snapshot::from_analysis(session, analysis, reuse))
 }
 
 /// Reads the texts of events for display.

@@ -90,6 +90,8 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
 #[derive(Debug, Default)]
 pub struct Analyzer {
     settled: Vec<Settled>,
+    /// The compactions the last `analyze` took from before, by id.
+    reused: std::collections::HashSet<String>,
 }
 
 #[derive(Debug)]
@@ -136,6 +138,7 @@ impl Analyzer {
     ) -> SessionAnalysis {
         let inputs = Inputs::of(session);
         let settled = std::mem::take(&mut self.settled);
+        self.reused.clear();
         let reuse = |info: &CompactionInfo, until: usize| {
             settled
                 .iter()
@@ -143,7 +146,13 @@ impl Analyzer {
                 .map(|s| s.analysis.clone())
         };
         analyze_with(session, sidecar, strict, &mut |info, until, fresh| {
-            let analysis = reuse(info, until).unwrap_or_else(fresh);
+            let analysis = match reuse(info, until) {
+                Some(analysis) => {
+                    self.reused.insert(info.id.clone());
+                    analysis
+                }
+                None => fresh(),
+            };
             // Complete windows only: the newest compaction's can still grow.
             if until < session.events.len() {
                 self.settled.push(Settled {
@@ -155,6 +164,14 @@ impl Analyzer {
             }
             analysis
         })
+    }
+}
+
+impl Analyzer {
+    /// The compactions the last `analyze` did not analyse again: everything derived
+    /// from their analysis alone (token lists, marks) can be kept too.
+    pub fn reused(&self) -> &std::collections::HashSet<String> {
+        &self.reused
     }
 }
 
