@@ -413,6 +413,10 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
     assert!(message.contains("arn:aws:rds"), "{message}");
 }
 
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
 fn hook_of(agent: &str, args: &[&str], stdin: &str) -> std::process::Output {
     ctxlens()
         .args(["hook", agent])
@@ -439,10 +443,7 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
         .output()
         .unwrap();
     assert_exit(&out, 0);
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".claude/settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings = read_json(&project.path().join(".claude/settings.json"));
     let binary = assert_cmd::cargo::cargo_bin("ctxlens");
     let pre = &settings["hooks"]["PreCompact"][0]["hooks"][0];
     assert_eq!(
@@ -464,10 +465,7 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
         .output()
         .unwrap();
     assert_exit(&out, 0);
-    let settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".claude/settings.json")).unwrap(),
-    )
-    .unwrap();
+    let settings = read_json(&project.path().join(".claude/settings.json"));
     let pre = settings["hooks"]["PreCompact"].as_array().unwrap();
     assert_eq!(pre.len(), 1);
     assert_eq!(pre[0]["hooks"][0]["timeout"], 30);
@@ -479,10 +477,7 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
         .unwrap();
     assert_exit(&out, 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("[features] hooks = true"));
-    let hooks: Value = serde_json::from_str(
-        &std::fs::read_to_string(project.path().join(".codex/hooks.json")).unwrap(),
-    )
-    .unwrap();
+    let hooks = read_json(&project.path().join(".codex/hooks.json"));
     let pre = &hooks["hooks"]["PreCompact"][0]["hooks"][0];
     assert_eq!(
         pre["command"],
