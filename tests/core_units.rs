@@ -65,7 +65,8 @@ mod marks {
         let analysis = analyze(&session, &[], false);
         let k1 = &analysis.compactions[0];
         let text = "4f9a2c81d0e7 then a/b.log and tok_77, 9c3e5b7a1f20";
-        let states: Vec<(&str, TokenState)> = marks(text, &session, k1)
+        let states: Vec<(&str, TokenState)> = Marker::new(&session, k1)
+            .marks(text, &session)
             .iter()
             .map(|m| (&text[m.start..m.end], m.state))
             .collect();

@@ -344,18 +344,6 @@ fn an_idle_tui_uses_no_cpu() {
     assert_eq!(tui.wait_exit(), (true, true));
 }
 
-/// The Claude Code sample cut before its compact boundary, and the rest of it: what
-/// Claude Code writes once the compaction goes ahead.
-fn claude_transcript() -> (tempfile::TempDir, std::path::PathBuf, String) {
-    let full = std::fs::read_to_string(sample("claude-code-compaction.jsonl")).unwrap();
-    let cut = full.find("\"subtype\": \"compact_boundary\"").unwrap();
-    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("8c1d2e3f.jsonl");
-    std::fs::write(&path, &full[..line_start]).unwrap();
-    (dir, path, full[line_start..].to_owned())
-}
-
 /// A process standing in for Claude Code: it runs the held pre-compact hook with the
 /// recorded payload and, when the hook lets the compaction go ahead (exit 0), writes the
 /// compaction to the transcript. Returns the hook's exit code and stdout.
@@ -405,7 +393,7 @@ fn confirm_if_asked(tui: &mut Tui, verdict: &str) {
 
 #[test]
 fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
-    let (_dir, transcript, rest) = claude_transcript();
+    let (_dir, transcript, rest) = claude_transcript_before_boundary();
     let mut tui = Tui::start(&[&transcript]);
     tui.wait_for("● following");
     // Refuse: the hook exits 2 and Claude Code does not compact.
@@ -452,7 +440,7 @@ fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
 
 #[test]
 fn a_held_compaction_is_pending_in_the_folder_list() {
-    let (dir, transcript, rest) = claude_transcript();
+    let (dir, transcript, rest) = claude_transcript_before_boundary();
     let mut tui = Tui::start(&[dir.path()]);
     tui.wait_for("1 sessions");
     tui.wait_for("0 with PENDING");

@@ -8,23 +8,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The sample transcript cut before its compact boundary, and the rest of it.
-fn transcript() -> (tempfile::TempDir, PathBuf, String) {
-    let full = std::fs::read_to_string(sample("claude-code-compaction.jsonl")).unwrap();
-    let cut = full
-        .find("\"subtype\": \"compact_boundary\"")
-        .expect("a boundary");
-    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("8c1d2e3f.jsonl");
-    std::fs::write(&path, &full[..line_start]).unwrap();
-    (dir, path, full[line_start..].to_owned())
-}
-
-fn payload(name: &str, transcript: &Path) -> String {
-    hook_payload(name, transcript)
-}
-
 fn hook(args: &[&str], stdin: &str) -> std::process::Output {
     ctxlens()
         .arg("hook")
@@ -46,8 +29,8 @@ fn ledger(transcript: &Path) -> Vec<Value> {
 
 #[test]
 fn pre_compact_spills_the_region_and_records_the_ledger() {
-    let (_dir, path, _) = transcript();
-    let out = hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    let out = hook(&["pre-compact"], &hook_payload("pre-compact.json", &path));
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("pre-compact-1: stored"));
     let entries = ledger(&path);
@@ -74,13 +57,16 @@ fn pre_compact_spills_the_region_and_records_the_ledger() {
 
 #[test]
 fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
-    let (_dir, path, rest) = transcript();
-    hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    hook(&["pre-compact"], &hook_payload("pre-compact.json", &path));
     // Claude Code compacts: the boundary and the summary land in the transcript.
     let mut all = std::fs::read_to_string(&path).unwrap();
     all.push_str(&rest);
     std::fs::write(&path, all).unwrap();
-    let out = hook(&["session-start"], &payload("session-start.json", &path));
+    let out = hook(
+        &["session-start"],
+        &hook_payload("session-start.json", &path),
+    );
     assert_eq!(out.status.code(), Some(0));
     let output: Value = serde_json::from_slice(&out.stdout).expect("hook output is JSON");
     assert_eq!(
@@ -110,7 +96,7 @@ fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
         "{context}"
     );
     // Other sources add nothing.
-    let startup = payload("session-start.json", &path).replace("\"compact\"", "\"startup\"");
+    let startup = hook_payload("session-start.json", &path).replace("\"compact\"", "\"startup\"");
     let out = hook(&["session-start"], &startup);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty());
@@ -118,9 +104,9 @@ fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
 
 #[test]
 fn post_compact_records_what_the_summary_dropped() {
-    let (_dir, path, _) = transcript();
-    hook(&["pre-compact"], &payload("pre-compact.json", &path));
-    let out = hook(&["post-compact"], &payload("post-compact.json", &path));
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    hook(&["pre-compact"], &hook_payload("pre-compact.json", &path));
+    let out = hook(&["post-compact"], &hook_payload("post-compact.json", &path));
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr)
         .contains("the summary dropped 3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d"));
@@ -135,12 +121,12 @@ fn post_compact_records_what_the_summary_dropped() {
 
 #[test]
 fn bad_stdin_exits_0_and_changes_nothing() {
-    let (dir, path, _) = transcript();
+    let (dir, path, _) = claude_transcript_before_boundary();
     let before: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|e| e.unwrap().path())
         .collect();
-    let missing = payload("pre-compact.json", Path::new("/nonexistent/t.jsonl"));
+    let missing = hook_payload("pre-compact.json", Path::new("/nonexistent/t.jsonl"));
     for (hook_name, stdin) in [
         ("pre-compact", "garbage"),
         ("pre-compact", "{}"),
@@ -156,7 +142,10 @@ fn bad_stdin_exits_0_and_changes_nothing() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains('\u{1b}'));
     }
     // session-start before any pre-compact: nothing to add, nothing written.
-    let out = hook(&["session-start"], &payload("session-start.json", &path));
+    let out = hook(
+        &["session-start"],
+        &hook_payload("session-start.json", &path),
+    );
     assert_eq!(out.status.code(), Some(0));
     let after: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
@@ -167,13 +156,13 @@ fn bad_stdin_exits_0_and_changes_nothing() {
 
 #[test]
 fn hold_waits_for_an_operator_and_refuse_blocks() {
-    let (_dir, path, _) = transcript();
+    let (_dir, path, _) = claude_transcript_before_boundary();
     let out = held("claude-code", "pre-compact.json", &path, "refuse");
     assert_exit(&out, 2);
     // A timeout lets the compaction go ahead.
     let out = hook(
         &["pre-compact", "--hold", "--timeout", "0.2"],
-        &payload("pre-compact.json", &path),
+        &hook_payload("pre-compact.json", &path),
     );
     assert_eq!(out.status.code(), Some(0));
     // A held compaction can be spilled: the decision names the hook's handle.
@@ -241,8 +230,8 @@ fn install_merges_with_existing_hooks_and_never_overwrites_them() {
 
 #[test]
 fn the_ledger_turns_a_drop_into_an_alert_as_the_compaction_lands() {
-    let (_dir, path, rest) = transcript();
-    hook(&["pre-compact"], &payload("pre-compact.json", &path));
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    hook(&["pre-compact"], &hook_payload("pre-compact.json", &path));
     // Only the boundary and its summary have landed: no later use yet.
     let landed: String = rest.lines().take(2).map(|l| format!("{l}\n")).collect();
     let mut all = std::fs::read_to_string(&path).unwrap();
@@ -309,7 +298,7 @@ fn spawn_hook(args: &[&str], stdin: &str) -> std::process::Child {
 fn held(agent: &str, payload_name: &str, path: &Path, verdict: &str) -> std::process::Output {
     let child = spawn_hook(
         &["hook", agent, "pre-compact", "--hold", "--timeout", "60"],
-        &payload(payload_name, path),
+        &hook_payload(payload_name, path),
     );
     let n = ledger_len(path) + 1;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -335,7 +324,7 @@ fn ledger_len(path: &Path) -> usize {
 
 #[test]
 fn claude_code_hears_each_decision_the_way_it_reads_a_hook() {
-    let (_dir, path, _) = transcript();
+    let (_dir, path, _) = claude_transcript_before_boundary();
     // Approve and spill: exit 0, nothing on stdout (the region is spilled already).
     for verdict in ["approve", "spill"] {
         let out = held("claude-code", "pre-compact.json", &path, verdict);
@@ -396,7 +385,7 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
     let out = hook_of(
         "codex",
         &["post-compact"],
-        &payload("codex-post-compact.json", &path),
+        &hook_payload("codex-post-compact.json", &path),
     );
     assert_exit(&out, 0);
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -495,8 +484,8 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
 
 #[test]
 fn hooks_at_once_get_distinct_ids() {
-    let (_dir, path, _) = transcript();
-    let input = payload("pre-compact.json", &path);
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    let input = hook_payload("pre-compact.json", &path);
     let children: Vec<_> = (0..6)
         .map(|_| spawn_hook(&["hook", "claude-code", "pre-compact"], &input))
         .collect();

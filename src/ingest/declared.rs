@@ -50,9 +50,8 @@ pub fn attach_declared_tokens(
         .collect();
     for index in wanted {
         let event = &session.events[index];
-        let mut bytes = source.line(event.offset, event.span)?;
-        super::lines::repair_lone_surrogates(&mut bytes);
-        let Ok(value) = serde_json::from_slice(&bytes) else {
+        let bytes = source.line(event.offset, event.span)?;
+        let Ok(value) = super::lines::json_record(&bytes) else {
             continue;
         };
         let region = region_texts(&value);

@@ -44,10 +44,7 @@ fn str_of(value: &Value, key: &str) -> String {
 
 /// The gist and texts of part `part` of one raw log line in `format`.
 pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
-    let mut repaired = bytes.to_vec();
-    super::lines::repair_lone_surrogates(&mut repaired);
-    let bytes = repaired.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&repaired);
-    let Ok(value) = serde_json::from_slice::<Value>(bytes) else {
+    let Ok(value) = super::lines::json_record(bytes) else {
         let lossy = String::from_utf8_lossy(&bytes[..bytes.len().min(BODY_LIMIT)]);
         return EventText {
             gist: gist_line(&lossy),

@@ -16,6 +16,16 @@ pub struct LineReader<R> {
 /// memory in proportion to their size, and no real record is this long).
 pub const MAX_LINE: usize = 64 << 20;
 
+/// A raw log line read again from the file (for display, for the declared-token pass)
+/// as JSON, the way the line reader gives it to the parsers: lone surrogates repaired,
+/// a leading byte order mark skipped.
+pub fn json_record(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
+    let mut repaired = bytes.to_vec();
+    repair_lone_surrogates(&mut repaired);
+    let bytes = repaired.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&repaired);
+    serde_json::from_slice(bytes)
+}
+
 /// Replaces every `\uD800`-`\uDFFF` escape that is not half of a valid pair with
 /// `\uFFFD`, in place (the same six bytes): Node's `JSON.stringify` writes them for an
 /// emoji cut in half, and the JSON parser would otherwise reject the whole record.

@@ -214,7 +214,7 @@ impl App {
         if let Some(found) = self.region_marks.borrow().get(&key) {
             return found.clone();
         }
-        let found = match self.snapshot.compaction_view(&c.info.id) {
+        let found = match self.snapshot.compaction_marks(&c.info.id) {
             Some(view) => view.marker.marks(text, &self.snapshot.session),
             None => Vec::new(),
         };

@@ -38,13 +38,13 @@ pub struct Snapshot {
     /// Each compaction's tokens and what became of them, by compaction id.
     token_rows: HashMap<String, Arc<Vec<TokenRow>>>,
     /// What the compaction view draws of each compaction, computed once here.
-    views: HashMap<String, Arc<CompactionView>>,
+    views: HashMap<String, Arc<CompactionMarks>>,
 }
 
 /// The parts of the compaction view that do not depend on the screen: the marker for
 /// its region's tokens, and its summary as shown (terminal-safe) with the tokens marked.
 #[derive(Debug, Default)]
-pub struct CompactionView {
+pub struct CompactionMarks {
     pub marker: Marker,
     /// `None` when the summary cannot be read.
     pub summary: Option<(String, Vec<Mark>)>,
@@ -142,7 +142,7 @@ impl Snapshot {
                 };
                 (
                     c.info.id.clone(),
-                    Arc::new(CompactionView { marker, summary }),
+                    Arc::new(CompactionMarks { marker, summary }),
                 )
             })
             .collect();
@@ -191,7 +191,7 @@ impl Snapshot {
     }
 
     /// The screen-independent view of a compaction.
-    pub fn compaction_view(&self, compaction: &str) -> Option<&CompactionView> {
+    pub fn compaction_marks(&self, compaction: &str) -> Option<&CompactionMarks> {
         self.views.get(compaction).map(Arc::as_ref)
     }
 

@@ -124,6 +124,21 @@ pub fn real_session(test: &str, name: &str) -> Option<PathBuf> {
     real_sessions_dir(test).map(|dir| dir.join(name))
 }
 
+/// The Claude Code sample cut before its compact boundary, and the rest of it: the
+/// transcript as it stands when PreCompact runs, and what Claude Code writes once the
+/// compaction goes ahead.
+pub fn claude_transcript_before_boundary() -> (tempfile::TempDir, PathBuf, String) {
+    let full = std::fs::read_to_string(sample("claude-code-compaction.jsonl")).expect("sample");
+    let cut = full
+        .find("\"subtype\": \"compact_boundary\"")
+        .expect("a boundary");
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("8c1d2e3f.jsonl");
+    std::fs::write(&path, &full[..line_start]).expect("write");
+    (dir, path, full[line_start..].to_owned())
+}
+
 /// A recorded hook payload (`tests/hook-payloads/NAME`) for `transcript`: its
 /// `transcript_path`, and a `cwd` the transcript lies under, as hooks require.
 pub fn hook_payload(name: &str, transcript: &Path) -> String {

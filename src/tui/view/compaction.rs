@@ -524,7 +524,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
 fn summary_of<'a>(app: &'a App, c: &CompactionAnalysis) -> Option<(&'a str, &'a [Mark])> {
     app.snapshot
-        .compaction_view(&c.info.id)
+        .compaction_marks(&c.info.id)
         .and_then(|v| v.summary.as_ref())
         .map(|(text, found)| (text.as_str(), found.as_slice()))
 }

@@ -146,12 +146,6 @@ impl Marker {
     }
 }
 
-/// The region tokens of `analysis` found in `text`, leftmost first (one text; for many,
-/// build a [`Marker`] once).
-pub fn marks(text: &str, session: &Session, analysis: &CompactionAnalysis) -> Vec<Mark> {
-    Marker::new(session, analysis).marks(text, session)
-}
-
 /// What a compaction did to a token some obligation requires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BindingState {
