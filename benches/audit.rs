@@ -3,7 +3,7 @@
 //! file with an identifier regex, and how long a followed log takes to show one appended
 //! event. Sizes: `CTXLENS_BENCH_MIB` (default 64). Ratios, not absolute times, are what
 //! to compare across machines.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use ctxlens::analysis::analyze;
 use ctxlens::ingest::follow::Follower;

@@ -2,7 +2,7 @@
 //! dependencies hold no terminal, file-watching or process crate (the compiler enforces
 //! the rest: core cannot reach `ingest`, `store`, `cli` or `tui`), and whose code does
 //! no I/O with the standard library either.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The decision channel under concurrency, and `await` meeting a decision written by
 //! another process.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,6 +1,6 @@
 //! Unit-level checks of the core analysis on logs the canonical reader parses (the
 //! reader lives in the main crate, so these tests do too).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod contract {
     use ctxlens::analysis::analyze;

@@ -1,6 +1,6 @@
 //! The demo's simulated agent, run headless: each decision leads to its branch, through
 //! the real decision channel.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,6 +1,6 @@
 //! The real binary in a pseudo-terminal, driven as an operator would drive it; the screen
 //! is read back through a terminal emulator (vt100).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! Property tests for the opaque-token extractor.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use ctxlens::analysis::tokens::extract;
 use ctxlens::model::TokenClass;

@@ -1,6 +1,6 @@
 //! The Claude Code hooks, fed recorded stdin payloads (`tests/hook-payloads/`) against a
 //! transcript written as Claude Code writes it: up to the compaction, then after it.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

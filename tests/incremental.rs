@@ -1,7 +1,7 @@
 //! The analysis of a growing log equals the analysis from scratch: each sample log is
 //! grown one line at a time, analysed by one `Analyzer` that keeps its settled
 //! compactions, and compared with a fresh analysis of the same lines.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

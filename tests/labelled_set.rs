@@ -1,7 +1,7 @@
 //! The labelled set of real compactions (tests/labelled/real-sessions.json): every
 //! compaction of ../shared/real-sessions is found, every finding ctxlens reports there
 //! was labelled by a person, and the precision holds.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! The README's examples are what the tool prints today.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,5 +1,5 @@
 //! The signals on small hand-written logs, through the library (no process).
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use ctxlens::analysis::{analyze, FindingKind};
 use ctxlens::ingest::parse_bytes;

@@ -1,7 +1,7 @@
 //! Writes that matter are atomic, durable, owner-only and never follow a link (issue 10,
 //! defects 4, 5, 7 and 8): each test plants what an attacker or a full disk would, and
 //! fails if the defect comes back.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,6 +1,6 @@
 //! The §8.5-8.6 rules on shapes taken from real transcripts: extraction, the failed
 //! call on a regenerated identifier, and findings resolved by a standing decision.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,6 +1,6 @@
 //! Real agents' transcripts (read from ../shared/real-sessions, never copied here) and
 //! our own samples of both formats.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -1,7 +1,7 @@
 //! The TUI's views, rendered with ratatui's TestBackend and kept as insta snapshots. Each
 //! snapshot holds the screen as text and, below it, every coloured run with its colour,
 //! so the marking of tokens is part of what is checked.
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod common;
 use common::*;

@@ -58,7 +58,9 @@ pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
     else {
         return Err(CliError::unusable("a divergence that is not one"));
     };
-    let compaction = &compactions[index];
+    let compaction = compactions
+        .get(index)
+        .ok_or_else(|| CliError::unusable("a divergence of no compaction"))?;
     // The spill to restore from, if the operator spilled this compaction.
     let handle = compaction
         .decision

@@ -129,6 +129,19 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
             );
         }
     }
+    dropped(out, c, style);
+    for finding in report
+        .findings
+        .iter()
+        .filter(|f| f.compaction.as_deref() == Some(&c.id))
+    {
+        let _ = writeln!(out, "  {}", style.finding(finding));
+    }
+}
+
+/// What a compaction dropped: counts by class, the tokens something needs, and (with
+/// `--tokens`) every dropped token.
+fn dropped(out: &mut String, c: &CompactionReport, style: Style) {
     if !c.dropped_counts.is_empty() {
         let counts: Vec<String> = c
             .dropped_counts
@@ -166,13 +179,6 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
                 t.class.as_str()
             );
         }
-    }
-    for finding in report
-        .findings
-        .iter()
-        .filter(|f| f.compaction.as_deref() == Some(&c.id))
-    {
-        let _ = writeln!(out, "  {}", style.finding(finding));
     }
 }
 

@@ -65,38 +65,72 @@ impl CanonicalParser {
             Err(reason) => self.session.malformed.push(Malformed {
                 line: line.number,
                 offset: line.offset,
-                reason,
+                reason: reason.to_string(),
             }),
         }
     }
+}
+
+/// Why a line of a canonical log is not an event (kept as the malformed line's reason).
+#[derive(Debug, thiserror::Error)]
+pub enum BadLine {
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+    #[error("not a JSON object")]
+    NotObject,
+    #[error("\"type\" is not a string")]
+    TypeNotString,
+    #[error("no \"type\" field")]
+    NoType,
+    #[error("seq {0} is not an integer from 0 to 18446744073709551615")]
+    BadSeq(Value),
+    #[error("seq {seq} is not greater than the previous event's seq {prev}")]
+    SeqNotIncreasing { seq: u64, prev: u64 },
+    #[error("{type_name} without a string \"{key}\"")]
+    MissingField {
+        type_name: String,
+        key: &'static str,
+    },
+    #[error("{type_name} with an empty \"{key}\"")]
+    EmptyField {
+        type_name: &'static str,
+        key: &'static str,
+    },
+    #[error("obligation status {0} is not open, done or dropped")]
+    BadStatus(Value),
+    #[error("plan without \"steps\"")]
+    PlanWithoutSteps,
+    #[error("plan steps are not a list of {{id, action, target}}: {0}")]
+    BadPlanSteps(serde_json::Error),
+    #[error("compaction phase {0} is not proposed, applied or refused")]
+    BadPhase(Value),
+    #[error("choice polarity is not chosen, rejected or forbidden")]
+    BadPolarity,
+    #[error("decision is not {{compaction, verdict, …}}: {0}")]
+    BadDecision(serde_json::Error),
 }
 
 fn parse_event(
     line: &Line,
     prev_seq: Option<u64>,
     table: &mut TokenTable,
-) -> Result<Event, String> {
-    let value: Value =
-        serde_json::from_slice(line.bytes).map_err(|e| format!("not valid JSON: {e}"))?;
+) -> Result<Event, BadLine> {
+    let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
     let Value::Object(obj) = value else {
-        return Err("not a JSON object".into());
+        return Err(BadLine::NotObject);
     };
     let type_name = match obj.get("type") {
         Some(Value::String(t)) => t.clone(),
-        Some(_) => return Err("\"type\" is not a string".into()),
-        None => return Err("no \"type\" field".into()),
+        Some(_) => return Err(BadLine::TypeNotString),
+        None => return Err(BadLine::NoType),
     };
     let seq = match obj.get("seq") {
         None | Some(Value::Null) => line.number,
-        Some(v) => v
-            .as_u64()
-            .ok_or_else(|| format!("seq {v} is not an integer from 0 to 18446744073709551615"))?,
+        Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
     if let Some(prev) = prev_seq {
         if seq <= prev {
-            return Err(format!(
-                "seq {seq} is not greater than the previous event's seq {prev}"
-            ));
+            return Err(BadLine::SeqNotIncreasing { seq, prev });
         }
     }
     let kind = parse_kind(&type_name, &obj, table)?;
@@ -115,8 +149,15 @@ fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key).and_then(Value::as_str).map(str::to_owned)
 }
 
-fn required_str(obj: &Map<String, Value>, type_name: &str, key: &str) -> Result<String, String> {
-    str_field(obj, key).ok_or_else(|| format!("{type_name} without a string \"{key}\""))
+fn required_str(
+    obj: &Map<String, Value>,
+    type_name: &str,
+    key: &'static str,
+) -> Result<String, BadLine> {
+    str_field(obj, key).ok_or_else(|| BadLine::MissingField {
+        type_name: type_name.to_owned(),
+        key,
+    })
 }
 
 /// Text of a field that should be a string; other JSON counts as its JSON text.
@@ -132,7 +173,7 @@ fn parse_kind(
     type_name: &str,
     obj: &Map<String, Value>,
     table: &mut TokenTable,
-) -> Result<EventKind, String> {
+) -> Result<EventKind, BadLine> {
     Ok(match type_name {
         "session" => EventKind::Session {
             cwd: str_field(obj, "cwd"),
@@ -168,45 +209,12 @@ fn parse_kind(
                 table,
             )
         }
-        "binding" => {
-            let token = required_str(obj, type_name, "token")?;
-            if token.trim().is_empty() {
-                return Err("binding with an empty \"token\"".into());
-            }
-            let class = tokens::classify(&token);
-            EventKind::Binding {
-                token: table.intern(&token, class),
-                // A binding that does not say it can be re-fetched is treated as one that
-                // cannot: the safe side for reachability.
-                regenerable: obj
-                    .get("regenerable")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                note: str_field(obj, "note"),
-            }
-        }
-        "obligation" => EventKind::Obligation {
-            id: required_str(obj, type_name, "id")?,
-            name: str_field(obj, "name"),
-            requires: obj.get("requires").and_then(Value::as_array).map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            }),
-            status: match obj.get("status") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(
-                    serde_json::from_value::<ObligationStatus>(v.clone()).map_err(|_| {
-                        format!("obligation status {v} is not open, done or dropped")
-                    })?,
-                ),
-            },
-        },
+        "binding" => binding(obj, table)?,
+        "obligation" => obligation(obj)?,
         "plan" => {
-            let steps = obj.get("steps").cloned().ok_or("plan without \"steps\"")?;
-            let steps: Vec<PlanStep> = serde_json::from_value(steps)
-                .map_err(|e| format!("plan steps are not a list of {{id, action, target}}: {e}"))?;
+            let steps = obj.get("steps").cloned().ok_or(BadLine::PlanWithoutSteps)?;
+            let steps: Vec<PlanStep> =
+                serde_json::from_value(steps).map_err(BadLine::BadPlanSteps)?;
             EventKind::Plan { steps }
         }
         "action" => EventKind::Action {
@@ -214,52 +222,101 @@ fn parse_kind(
             name: str_field(obj, "name").unwrap_or_default(),
             target: obj.get("target").cloned(),
         },
-        "compaction" => {
-            let summary = text_field(obj, "summary");
-            EventKind::Compaction {
-                id: required_str(obj, type_name, "id")?,
-                phase: match obj.get("phase") {
-                    None | Some(Value::Null) => None,
-                    Some(v) => Some(serde_json::from_value::<Phase>(v.clone()).map_err(|_| {
-                        format!("compaction phase {v} is not proposed, applied or refused")
-                    })?),
-                },
-                range: parse_range(obj.get("range")),
-                summary: Some(Summary {
-                    digest: digest(&[&summary], tokens::word_count(&summary), table),
-                    text: summary,
-                }),
-                input: str_field(obj, "input"),
-                region_elsewhere: false,
-                extra: Box::new(CompactionExtra {
-                    entities: entities(obj.get("entities")),
-                    ..CompactionExtra::default()
-                }),
-            }
-        }
-        "choice" => {
-            let entity = required_str(obj, type_name, "entity")?;
-            if entity.trim().is_empty() {
-                return Err("choice with an empty \"entity\"".into());
-            }
-            let polarity = obj
-                .get("polarity")
-                .and_then(|v| serde_json::from_value::<Polarity>(v.clone()).ok())
-                .ok_or("choice polarity is not chosen, rejected or forbidden")?;
-            EventKind::Choice {
-                entity,
-                polarity,
-                note: str_field(obj, "note"),
-            }
-        }
+        "compaction" => compaction(obj, table)?,
+        "choice" => choice(obj)?,
         "decision" => {
-            let decision: Decision = serde_json::from_value(Value::Object(obj.clone()))
-                .map_err(|e| format!("decision is not {{compaction, verdict, …}}: {e}"))?;
+            let decision: Decision =
+                serde_json::from_value(Value::Object(obj.clone())).map_err(BadLine::BadDecision)?;
             EventKind::Decision(decision)
         }
         other => EventKind::Other {
             type_name: other.to_owned(),
         },
+    })
+}
+
+fn binding(obj: &Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
+    let token = required_str(obj, "binding", "token")?;
+    if token.trim().is_empty() {
+        return Err(BadLine::EmptyField {
+            type_name: "binding",
+            key: "token",
+        });
+    }
+    let class = tokens::classify(&token);
+    Ok(EventKind::Binding {
+        token: table.intern(&token, class),
+        // A binding that does not say it can be re-fetched is treated as one that
+        // cannot: the safe side for reachability.
+        regenerable: obj
+            .get("regenerable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        note: str_field(obj, "note"),
+    })
+}
+
+fn obligation(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
+    Ok(EventKind::Obligation {
+        id: required_str(obj, "obligation", "id")?,
+        name: str_field(obj, "name"),
+        requires: obj.get("requires").and_then(Value::as_array).map(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        }),
+        status: match obj.get("status") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                serde_json::from_value::<ObligationStatus>(v.clone())
+                    .map_err(|_| BadLine::BadStatus(v.clone()))?,
+            ),
+        },
+    })
+}
+
+fn compaction(obj: &Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
+    let summary = text_field(obj, "summary");
+    Ok(EventKind::Compaction {
+        id: required_str(obj, "compaction", "id")?,
+        phase: match obj.get("phase") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(
+                serde_json::from_value::<Phase>(v.clone())
+                    .map_err(|_| BadLine::BadPhase(v.clone()))?,
+            ),
+        },
+        range: parse_range(obj.get("range")),
+        summary: Some(Summary {
+            digest: digest(&[&summary], tokens::word_count(&summary), table),
+            text: summary,
+        }),
+        input: str_field(obj, "input"),
+        region_elsewhere: false,
+        extra: Box::new(CompactionExtra {
+            entities: entities(obj.get("entities")),
+            ..CompactionExtra::default()
+        }),
+    })
+}
+
+fn choice(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
+    let entity = required_str(obj, "choice", "entity")?;
+    if entity.trim().is_empty() {
+        return Err(BadLine::EmptyField {
+            type_name: "choice",
+            key: "entity",
+        });
+    }
+    let polarity = obj
+        .get("polarity")
+        .and_then(|v| serde_json::from_value::<Polarity>(v.clone()).ok())
+        .ok_or(BadLine::BadPolarity)?;
+    Ok(EventKind::Choice {
+        entity,
+        polarity,
+        note: str_field(obj, "note"),
     })
 }
 

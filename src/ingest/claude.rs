@@ -84,8 +84,8 @@ impl ClaudeParser {
         match (summary_text, self.awaiting_summary.take()) {
             (Some(text), Some(at)) => {
                 let summary = self.builder.summary(&text);
-                if let EventKind::Compaction { summary: slot, .. } =
-                    &mut self.builder.session.events[at].kind
+                if let Some(EventKind::Compaction { summary: slot, .. }) =
+                    self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
                 {
                     *slot = Some(summary);
                 }
@@ -234,7 +234,9 @@ impl ClaudeParser {
         let mut texts = Vec::new();
         super::text::json_text_leaves(attached, &mut texts);
         let digest = super::text::digest(&texts, 0, &mut self.builder.session.tokens);
-        if let EventKind::Compaction { extra, .. } = &mut self.builder.session.events[at].kind {
+        if let Some(EventKind::Compaction { extra, .. }) =
+            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
+        {
             extra.carried.extend(digest.tokens);
         }
     }
@@ -414,7 +416,9 @@ impl ClaudeParser {
             .compaction(line, ts, str_of(record, "uuid"), None, !parent_known);
         let metadata = record.get("compactMetadata");
         let field = |k: &str| metadata.and_then(|m| m.get(k));
-        if let EventKind::Compaction { extra, .. } = &mut self.builder.session.events[at].kind {
+        if let Some(EventKind::Compaction { extra, .. }) =
+            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
+        {
             extra.trigger = field("trigger").and_then(Value::as_str).map(str::to_owned);
             extra.pre_tokens = field("preTokens").and_then(Value::as_u64);
             extra.post_tokens = field("postTokens").and_then(Value::as_u64);
@@ -442,7 +446,7 @@ impl ClaudeParser {
             let Some(record) = self.segment.get(&uuid) else {
                 break;
             };
-            for event in &self.builder.session.events[record.events.clone()] {
+            for event in self.builder.session.events_in(record.events.clone()) {
                 if let Some(digest) = event.kind.region_text() {
                     out.extend_from_slice(&digest.tokens);
                 }
@@ -489,7 +493,8 @@ impl ClaudeParser {
         }
         for (uuid, record) in &self.segment {
             if record.conversation && !chain.contains(uuid) {
-                for event in &mut self.builder.session.events[record.events.clone()] {
+                let events = self.builder.session.events.get_mut(record.events.clone());
+                for event in events.into_iter().flatten() {
                     event.kind = EventKind::Other {
                         type_name: "rewound".into(),
                     };

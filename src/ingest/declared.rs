@@ -49,7 +49,9 @@ pub fn attach_declared_tokens(
         .map(|&id| session.tokens.class(id))
         .collect();
     for index in wanted {
-        let event = &session.events[index];
+        let Some(event) = session.events.get(index) else {
+            continue;
+        };
         let bytes = source.line(event.offset, event.span)?;
         let Ok(value) = super::lines::json_record(&bytes) else {
             continue;
@@ -59,12 +61,18 @@ pub fn attach_declared_tokens(
         for text in &region {
             for m in matcher.find_overlapping_iter(text.as_str()) {
                 let at = m.pattern().as_usize();
-                if is_whole_word(text, m.start(), m.end(), classes[at]) {
-                    found.push(declared[at]);
+                if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
+                    if is_whole_word(text, m.start(), m.end(), class) {
+                        found.push(id);
+                    }
                 }
             }
         }
-        let Some(digest) = session.events[index].kind.region_text_mut() else {
+        let Some(digest) = session
+            .events
+            .get_mut(index)
+            .and_then(|e| e.kind.region_text_mut())
+        else {
             continue;
         };
         let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();

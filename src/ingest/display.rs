@@ -45,7 +45,7 @@ fn str_of(value: &Value, key: &str) -> String {
 /// The gist and texts of part `part` of one raw log line in `format`.
 pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
     let Ok(value) = super::lines::json_record(bytes) else {
-        let lossy = String::from_utf8_lossy(&bytes[..bytes.len().min(BODY_LIMIT)]);
+        let lossy = String::from_utf8_lossy(bytes.get(..BODY_LIMIT).unwrap_or(bytes));
         return EventText {
             gist: gist_line(&lossy),
             text: sanitize::block(&lossy).into_owned(),

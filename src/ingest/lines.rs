@@ -30,6 +30,11 @@ pub fn json_record(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
 /// `\uFFFD`, in place (the same six bytes): Node's `JSON.stringify` writes them for an
 /// emoji cut in half, and the JSON parser would otherwise reject the whole record.
 pub fn repair_lone_surrogates(bytes: &mut [u8]) {
+    fn replace_escape(bytes: &mut [u8], at: usize) {
+        if let Some(hex) = bytes.get_mut(at + 2..at + 6) {
+            hex.copy_from_slice(b"fffd");
+        }
+    }
     fn escape_at(bytes: &[u8], at: usize) -> Option<u16> {
         let hex = bytes.get(at + 2..at + 6)?;
         if bytes.get(at..at + 2)? != b"\\u" {
@@ -38,7 +43,7 @@ pub fn repair_lone_surrogates(bytes: &mut [u8]) {
         u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
     }
     let mut at = 0;
-    while let Some(found) = memchr::memchr(b'\\', &bytes[at..]) {
+    while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
         let i = at + found;
         match bytes.get(i + 1) {
             Some(b'u') => {
@@ -50,9 +55,9 @@ pub fn repair_lone_surrogates(bytes: &mut [u8]) {
                             at = i + 12;
                             continue;
                         }
-                        bytes[i + 2..i + 6].copy_from_slice(b"fffd");
+                        replace_escape(bytes, i);
                     }
-                    Some(0xdc00..=0xdfff) => bytes[i + 2..i + 6].copy_from_slice(b"fffd"),
+                    Some(0xdc00..=0xdfff) => replace_escape(bytes, i),
                     _ => {}
                 }
                 at = i + 2;
@@ -117,11 +122,12 @@ impl<R: BufRead> LineReader<R> {
                 return Ok((consumed, false));
             }
             let (chunk, done) = match memchr::memchr(b'\n', available) {
-                Some(i) => (&available[..=i], true),
+                Some(i) => (available.get(..=i).unwrap_or(available), true),
                 None => (available, false),
             };
             let room = (self.max_line + 1).saturating_sub(self.buf.len());
-            self.buf.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            self.buf
+                .extend_from_slice(chunk.get(..room).unwrap_or(chunk));
             let n = chunk.len();
             self.inner.consume(n);
             consumed += n;
@@ -149,10 +155,8 @@ impl<R: BufRead> LineReader<R> {
         }
         let mut bytes = &self.buf[..];
         if terminated && !oversized {
-            bytes = &bytes[..bytes.len() - 1];
-            if bytes.last() == Some(&b'\r') {
-                bytes = &bytes[..bytes.len() - 1];
-            }
+            bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+            bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
         }
         // A UTF-8 byte order mark opens some files: it is not part of the record.
         if offset == 0 {

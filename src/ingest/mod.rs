@@ -228,7 +228,8 @@ fn hold(
         .iter()
         .rposition(compaction)
         .map_or(0, |i| i + 1);
-    let first = session.events[after..]
+    let first = session
+        .events_in(after..session.events.len())
         .iter()
         .find(|e| e.kind.type_name() != "compact summary");
     let range = match (first, session.events.last()) {

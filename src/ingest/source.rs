@@ -26,7 +26,10 @@ impl LineSource for File {
         let mut buf = vec![0; len];
         let mut filled = 0;
         while filled < len {
-            let n = self.read_at(&mut buf[filled..], offset + filled as u64)?;
+            let Some(rest) = buf.get_mut(filled..) else {
+                break;
+            };
+            let n = self.read_at(rest, offset + filled as u64)?;
             if n == 0 {
                 break;
             }
@@ -43,6 +46,7 @@ impl LineSource for [u8] {
             .map_err(io::Error::other)?
             .min(self.len());
         let end = start.saturating_add(usize::try_from(span).map_err(io::Error::other)?);
-        Ok(trim_newline(self[start..end.min(self.len())].to_vec()))
+        let bytes = self.get(start..end.min(self.len())).unwrap_or_default();
+        Ok(trim_newline(bytes.to_vec()))
     }
 }

@@ -79,7 +79,7 @@ pub fn tool_call_digest(
         if !leaf.target {
             continue;
         }
-        targets.extend(ids[ids.len() - found.len()..].iter().copied());
+        targets.extend(ids.iter().rev().take(found.len()).rev().copied());
         for dir in tokens::extract_directories(leaf.text) {
             targets.push(table.intern(dir.text(leaf.text), dir.class));
         }

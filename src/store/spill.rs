@@ -56,8 +56,9 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
             if n == 0 {
                 break;
             }
-            hasher.update(&buf[..n]);
-            file.write_all(&buf[..n])?;
+            let read = buf.get(..n).unwrap_or_default();
+            hasher.update(read);
+            file.write_all(read)?;
         }
         file.sync_all()?;
         file.set_permissions(fs::Permissions::from_mode(0o400))?;

@@ -197,7 +197,9 @@ impl App {
                 Row::Event(i) => Some(*i),
                 Row::Malformed(_) => None,
             })?;
-        if let EventKind::Compaction { id, .. } = &self.snapshot.session.events[event].kind {
+        if let Some(EventKind::Compaction { id, .. }) =
+            self.snapshot.session.events.get(event).map(|e| &e.kind)
+        {
             return compactions.iter().find(|c| &c.info.id == id);
         }
         compactions.iter().rev().find(|c| c.info.at <= event)
@@ -228,8 +230,9 @@ impl App {
         c.region
             .clone()
             .filter(|&i| {
-                let kind = &events[i].kind;
-                kind.region_text().is_some() || matches!(kind, EventKind::Binding { .. })
+                events.get(i).is_some_and(|e| {
+                    e.kind.region_text().is_some() || matches!(e.kind, EventKind::Binding { .. })
+                })
             })
             .take(REGION_EVENTS_SHOWN)
             .collect()
@@ -456,85 +459,12 @@ impl App {
                     self.unseen = 0;
                 }
             }
-            Command::NextPane => {
-                self.focus = self.focus.next();
-                if self.is_narrow() && self.focus == Pane::Timeline {
-                    // Narrow: Tab walks the lower tabs too.
-                    self.lower = match self.lower {
-                        Pane::Compaction => Pane::Obligations,
-                        Pane::Obligations => Pane::Alerts,
-                        _ => Pane::Compaction,
-                    };
-                }
-                if self.focus != Pane::Timeline {
-                    self.lower = self.focus;
-                }
-            }
-            Command::Open => match self.focus {
-                Pane::Alerts => {
-                    if let Some(event) = self
-                        .alert_cursor
-                        .and_then(|i| self.snapshot.alerts.get(i))
-                        .and_then(|a| a.event)
-                    {
-                        self.pause();
-                        self.select_event(event);
-                    }
-                }
-                _ => {
-                    if let Some(event) = self.cursor_event() {
-                        self.overlay = Some(Overlay::Detail { event, scroll: 0 });
-                    }
-                }
-            },
-            Command::NextCompaction | Command::PrevCompaction => {
-                let starts: Vec<usize> = self
-                    .snapshot
-                    .analysis
-                    .compactions
-                    .iter()
-                    .map(|c| c.info.at)
-                    .collect();
-                if starts.is_empty() {
-                    return Vec::new();
-                }
-                let here = self.cursor_event();
-                let target = if command == Command::NextCompaction {
-                    starts
-                        .iter()
-                        .copied()
-                        .find(|&s| here.is_none_or(|h| s > h))
-                        .unwrap_or(starts[0])
-                } else {
-                    starts
-                        .iter()
-                        .rev()
-                        .copied()
-                        .find(|&s| here.is_some_and(|h| s < h))
-                        .unwrap_or(starts[starts.len() - 1])
-                };
-                self.pause();
-                self.select_event(target);
-                self.lower = Pane::Compaction;
-            }
-            Command::NextAlert | Command::PrevAlert => {
-                let n = self.snapshot.alerts.len();
-                if n == 0 {
-                    return Vec::new();
-                }
-                let next = match (self.alert_cursor, command == Command::NextAlert) {
-                    (None, true) => 0,
-                    (None, false) => n - 1,
-                    (Some(i), true) => (i + 1) % n,
-                    (Some(i), false) => (i + n - 1) % n,
-                };
-                self.alert_cursor = Some(next);
-                self.lower = Pane::Alerts;
-                if let Some(event) = self.snapshot.alerts[next].event {
-                    self.pause();
-                    self.select_event(event);
-                }
-            }
+            Command::NextPane => self.next_pane(),
+            Command::Open => self.open_selected(),
+            Command::NextCompaction => self.jump_to_compaction(true),
+            Command::PrevCompaction => self.jump_to_compaction(false),
+            Command::NextAlert => self.jump_to_alert(true),
+            Command::PrevAlert => self.jump_to_alert(false),
             Command::Search => {
                 self.overlay = Some(Overlay::Search {
                     input: String::new(),
@@ -562,6 +492,89 @@ impl App {
             Command::Preserve => return self.on_decision_key(Verdict::Preserve),
         }
         Vec::new()
+    }
+
+    /// Tab: the next pane (on a narrow screen, through the lower tabs too).
+    fn next_pane(&mut self) {
+        self.focus = self.focus.next();
+        if self.is_narrow() && self.focus == Pane::Timeline {
+            self.lower = match self.lower {
+                Pane::Compaction => Pane::Obligations,
+                Pane::Obligations => Pane::Alerts,
+                _ => Pane::Compaction,
+            };
+        }
+        if self.focus != Pane::Timeline {
+            self.lower = self.focus;
+        }
+    }
+
+    /// Enter: an alert's event in the timeline, or an event's detail.
+    fn open_selected(&mut self) {
+        if self.focus == Pane::Alerts {
+            if let Some(event) = self
+                .alert_cursor
+                .and_then(|i| self.snapshot.alerts.get(i))
+                .and_then(|a| a.event)
+            {
+                self.pause();
+                self.select_event(event);
+            }
+        } else if let Some(event) = self.cursor_event() {
+            self.overlay = Some(Overlay::Detail { event, scroll: 0 });
+        }
+    }
+
+    /// The next (or previous) compaction after the cursor, wrapping around.
+    fn jump_to_compaction(&mut self, forward: bool) {
+        let starts: Vec<usize> = self
+            .snapshot
+            .analysis
+            .compactions
+            .iter()
+            .map(|c| c.info.at)
+            .collect();
+        let (Some(&first), Some(&last)) = (starts.first(), starts.last()) else {
+            return;
+        };
+        let here = self.cursor_event();
+        let target = if forward {
+            starts
+                .iter()
+                .copied()
+                .find(|&s| here.is_none_or(|h| s > h))
+                .unwrap_or(first)
+        } else {
+            starts
+                .iter()
+                .rev()
+                .copied()
+                .find(|&s| here.is_some_and(|h| s < h))
+                .unwrap_or(last)
+        };
+        self.pause();
+        self.select_event(target);
+        self.lower = Pane::Compaction;
+    }
+
+    /// The next (or previous) alert, wrapping around, and its event.
+    fn jump_to_alert(&mut self, forward: bool) {
+        let n = self.snapshot.alerts.len();
+        if n == 0 {
+            return;
+        }
+        let next = match (self.alert_cursor, forward) {
+            (None, true) => 0,
+            (None, false) => n - 1,
+            (Some(i), true) => (i + 1) % n,
+            (Some(i), false) => (i + n - 1) % n,
+        };
+        self.alert_cursor = Some(next);
+        self.lower = Pane::Alerts;
+        if let Some(event) = self.snapshot.alerts.get(next).and_then(|a| a.event) {
+            self.pause();
+            self.select_event(event);
+        }
     }
 
     fn search(&mut self, forward: bool) -> Vec<Request> {
@@ -691,11 +704,10 @@ impl App {
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
         for index in wanted {
-            if index < events.len()
-                && !self.texts.contains_key(&index)
-                && self.requested.insert(index)
-            {
-                let e = &events[index];
+            let Some(e) = events.get(index) else {
+                continue;
+            };
+            if !self.texts.contains_key(&index) && self.requested.insert(index) {
                 out.push(TextRef {
                     index,
                     offset: e.offset,

@@ -74,9 +74,10 @@ fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<Str
     );
     let mut events = vec![serde_json::json!({"type": "message", "role": "system",
         "text": format!("runtime: {stopped}. Restoring from the spill.")})];
-    let handle = analysis.compactions[index]
-        .decision
-        .as_ref()
+    let handle = analysis
+        .compactions
+        .get(index)
+        .and_then(|c| c.decision.as_ref())
         .and_then(|d| d.handle.clone());
     if let Some(handle) = handle {
         let parsed = crate::store::spill::Handle::parse(&handle)

@@ -216,9 +216,53 @@ fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
 /// decision sidecar and hook ledger (a held compaction shows in the ledger first).
 type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
 
-/// Rescans the roots when a file under them changes (and every two seconds), re-reading only logs whose size or time changed,
-/// newest first, and sends what it has at least every 300 ms: a folder of many large
-/// transcripts lists at once and fills in.
+/// A log the scanner found: its root, path, size and modification time.
+type FoundLog<'a> = (&'a PathBuf, PathBuf, u64, SystemTime);
+
+/// Summarizes `files[i]` for every `i` of `unread`, in that order, on every core (up
+/// to 4). `on_read` gets each as it is done; when it returns false the readers stop
+/// taking work and this returns false.
+fn read_in_parallel(
+    files: &[FoundLog],
+    unread: &[usize],
+    mut on_read: impl FnMut(usize, Entry) -> bool,
+) -> bool {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let mut going = true;
+    std::thread::scope(|scope| {
+        for _ in 0..cores {
+            let (done, next) = (done.clone(), &next);
+            scope.spawn(move || loop {
+                let at = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&i) = unread.get(at) else {
+                    return;
+                };
+                let Some((root, path, _, modified)) = files.get(i) else {
+                    return;
+                };
+                if done.send((i, summarize(root, path, *modified))).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(done);
+        for (i, entry) in finished {
+            if going && !on_read(i, entry) {
+                going = false;
+                next.store(usize::MAX / 2, Ordering::Relaxed);
+            }
+        }
+    });
+    going
+}
+
+/// Rescans the roots when a file under them changes (or every ten seconds; every two
+/// without file events), re-reading only logs whose size or time changed, newest first,
+/// and sends what it has at least every 300 ms: a folder of many large transcripts
+/// lists at once and fills in.
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
     std::thread::spawn(move || {
         let (wake, woken) = std::sync::mpsc::channel::<()>();
@@ -242,7 +286,7 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             true
         };
         loop {
-            let mut files: Vec<(&PathBuf, PathBuf, u64, SystemTime)> = roots
+            let mut files: Vec<FoundLog> = roots
                 .iter()
                 .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)))
                 .filter_map(|(root, path)| {
@@ -273,48 +317,35 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             }
             // Read the logs not read yet on every core, most recent first; the list is
             // sent as it fills in.
-            let unread: Vec<usize> = (0..files.len()).filter(|&i| !entries[i].read).collect();
-            let next = std::sync::atomic::AtomicUsize::new(0);
-            let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
-            let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
-            let mut stopped = false;
-            std::thread::scope(|scope| {
-                for _ in 0..cores {
-                    let (done, next, unread, files) = (done.clone(), &next, &unread, &files);
-                    scope.spawn(move || loop {
-                        let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(&i) = unread.get(at) else {
-                            return;
-                        };
-                        let (root, path, _, modified) = &files[i];
-                        if done.send((i, summarize(root, path, *modified))).is_err() {
-                            return;
-                        }
-                    });
+            let unread: Vec<usize> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| !e.read)
+                .map(|(i, _)| i)
+                .collect();
+            let mut sent = std::time::Instant::now();
+            let stopped = !read_in_parallel(&files, &unread, |i, mut entry| {
+                let Some((_, path, len, modified)) = files.get(i) else {
+                    return true;
+                };
+                // It changed while we watched: live, whatever its records say.
+                if known.contains_key(path) {
+                    entry.live = age(*modified) < Duration::from_secs(60);
+                    entry.activity = entry.activity.max(*modified);
                 }
-                drop(done);
-                let mut sent = std::time::Instant::now();
-                for (i, mut entry) in finished {
-                    let (_, path, len, modified) = &files[i];
-                    // It changed while we watched: live, whatever its records say.
-                    if known.contains_key(path) {
-                        entry.live = age(*modified) < Duration::from_secs(60);
-                        entry.activity = entry.activity.max(*modified);
-                    }
-                    known.insert(
-                        path.clone(),
-                        (signature(path, *len, *modified), entry.clone()),
-                    );
-                    entries[i] = entry;
-                    if sent.elapsed() > Duration::from_millis(300) {
-                        if !send(&entries, &mut last) {
-                            // The app is gone: let the readers run out and stop.
-                            stopped = true;
-                            next.store(usize::MAX / 2, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        sent = std::time::Instant::now();
-                    }
+                known.insert(
+                    path.clone(),
+                    (signature(path, *len, *modified), entry.clone()),
+                );
+                if let Some(slot) = entries.get_mut(i) {
+                    *slot = entry;
                 }
+                if sent.elapsed() > Duration::from_millis(300) {
+                    sent = std::time::Instant::now();
+                    // The app is gone: let the readers run out and stop.
+                    return send(&entries, &mut last);
+                }
+                true
             });
             if stopped {
                 return;

@@ -130,10 +130,10 @@ impl Snapshot {
                     return (c.info.id.clone(), view.clone());
                 }
                 let marker = Marker::new(&session, c);
-                let summary = match &session.events[c.info.def].kind {
-                    crate::model::EventKind::Compaction {
+                let summary = match session.events.get(c.info.def).map(|e| &e.kind) {
+                    Some(crate::model::EventKind::Compaction {
                         summary: Some(s), ..
-                    } => {
+                    }) => {
                         let text = crate::sanitize::block(&s.text).into_owned();
                         let found = marker.marks(&text, &session);
                         Some((text, found))

@@ -317,9 +317,10 @@ pub fn search(
             }
         })
         .find(|&i| {
-            let event = &events[i];
-            source
-                .line(event.offset, event.span)
-                .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
+            events.get(i).is_some_and(|event| {
+                source
+                    .line(event.offset, event.span)
+                    .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
+            })
         })
 }

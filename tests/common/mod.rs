@@ -1,5 +1,5 @@
 #![allow(dead_code)]
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly on purpose
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use assert_cmd::Command;
 use serde_json::Value;

@@ -192,15 +192,14 @@ fn pre_compact(
         |e| matches!(&e.kind, EventKind::Compaction { extra, .. } if extra.held.is_none()),
     );
     let start = last_compaction
-        .map(|i| {
+        .and_then(|i| {
             let summary = session
                 .events
                 .get(i + 1)
                 .filter(|e| e.kind.type_name() == "compact summary");
-            let e = summary.unwrap_or(&session.events[i]);
-            e.offset + e.span
+            summary.or(session.events.get(i))
         })
-        .unwrap_or(0);
+        .map_or(0, |e| e.offset + e.span);
     let end = session
         .events
         .last()

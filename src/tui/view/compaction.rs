@@ -4,7 +4,7 @@
 use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, scrolled, wrapped_rows};
-use crate::analysis::compaction::CompactionAnalysis;
+use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{Mark, TokenState};
 use crate::model::RangeSpec;
@@ -51,6 +51,27 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
+    let head = head_lines(app, c, theme);
+    let head_height = wrapped_rows(&head, inner.width).min(inner.height / 2);
+    let [head_area, split_area, legend_area] = Layout::vertical([
+        Constraint::Length(head_height),
+        Constraint::Min(2),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
+
+    match app.compaction_view {
+        CompactionView::Tokens => draw_tokens(app, c, theme, frame, split_area, legend_area),
+        CompactionView::Events => draw_events(app, c, theme, frame, split_area, legend_area),
+        CompactionView::WordDiff => draw_inline_diff(app, theme, frame, split_area, legend_area),
+    }
+}
+
+/// The lines above the side-by-side view: ratios (or what a held compaction puts at
+/// risk), the dropped tokens something needs, signal 6, the reasons and the decision.
+fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Line<'a>> {
+    let verdict = c.flags.verdict(false);
     let mut head: Vec<Line> = Vec::new();
     let ratio = |r: Option<f64>| r.map_or("n/a".to_owned(), |v| format!("{v:.2}"));
     let mut ratios = vec![Span::raw(format!(
@@ -74,60 +95,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     } else {
         head.push(Line::from(ratios));
     }
-    for d in &c.dropped {
-        let (glyph, what, style) = match d.regenerable {
-            _ if c.extra.held.is_some() => ("⚠", "at risk", theme.yellow()),
-            Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
-            Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
-            None if d.fate.recalled() => ("⚠", "dropped, recalled", theme.yellow()),
-            None => ("✖", "dropped, not declared", theme.yellow()),
-        };
-        let needed = if d.required_by.is_empty() {
-            String::new()
-        } else {
-            format!(" needed by {}", sanitize::line(&d.required_by.join(", ")))
-        };
-        head.push(Line::from(vec![
-            Span::styled(format!("{glyph} {what}: "), style),
-            Span::styled(
-                sanitize::line(&d.token).into_owned(),
-                style.add_modifier(ratatui::style::Modifier::BOLD),
-            ),
-            Span::raw(format!(" ({}){needed}", d.class.as_str())),
-        ]));
-    }
-    // Signal 6: what the summary's schema did to the region's choices.
-    for finding in &c.findings {
-        let (text, style) = match &finding.kind {
-            FindingKind::PolarityFlip {
-                entity,
-                expected,
-                found,
-            } => (
-                format!(
-                    "⇄ {}: {} in the region, {} in the summary",
-                    sanitize::line(entity),
-                    expected.as_str(),
-                    found.as_str()
-                ),
-                theme.red(),
-            ),
-            FindingKind::EntityDropped { entity, polarity } => (
-                format!(
-                    "✖ {} ({}) is missing from the summary's schema",
-                    sanitize::line(entity),
-                    polarity.as_str()
-                ),
-                theme.yellow(),
-            ),
-            FindingKind::SchemaMissing => (
-                "? no entity schema: the region's choices are unchecked".to_owned(),
-                theme.yellow(),
-            ),
-            _ => continue,
-        };
-        head.push(Line::styled(text, style));
-    }
+    head.extend(c.dropped.iter().map(|d| dropped_line(c, d, theme)));
+    head.extend(schema_lines(c, theme));
     let reasons = c.flags.reasons(false);
     if !reasons.is_empty() {
         head.push(Line::styled(
@@ -160,22 +129,69 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ),
         None => Line::styled("no decision", theme.dim()),
     });
-    let head_height = wrapped_rows(&head, inner.width).min(inner.height / 2);
-    let [head_area, split_area, legend_area] = Layout::vertical([
-        Constraint::Length(head_height),
-        Constraint::Min(2),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
-
-    match app.compaction_view {
-        CompactionView::Tokens => draw_tokens(app, c, theme, frame, split_area, legend_area),
-        CompactionView::Events => draw_events(app, c, theme, frame, split_area, legend_area),
-        CompactionView::WordDiff => draw_inline_diff(app, theme, frame, split_area, legend_area),
-    }
+    head
 }
 
+/// One dropped token that something needs, with its mark.
+fn dropped_line<'a>(c: &CompactionAnalysis, d: &'a DroppedToken, theme: Theme) -> Line<'a> {
+    let (glyph, what, style) = match d.regenerable {
+        _ if c.extra.held.is_some() => ("⚠", "at risk", theme.yellow()),
+        Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
+        Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
+        None if d.fate.recalled() => ("⚠", "dropped, recalled", theme.yellow()),
+        None => ("✖", "dropped, not declared", theme.yellow()),
+    };
+    let needed = if d.required_by.is_empty() {
+        String::new()
+    } else {
+        format!(" needed by {}", sanitize::line(&d.required_by.join(", ")))
+    };
+    Line::from(vec![
+        Span::styled(format!("{glyph} {what}: "), style),
+        Span::styled(
+            sanitize::line(&d.token).into_owned(),
+            style.add_modifier(ratatui::style::Modifier::BOLD),
+        ),
+        Span::raw(format!(" ({}){needed}", d.class.as_str())),
+    ])
+}
+/// Signal 6: what the summary's schema did to the region's choices.
+fn schema_lines(c: &CompactionAnalysis, theme: Theme) -> Vec<Line<'static>> {
+    c.findings
+        .iter()
+        .filter_map(|finding| {
+            let (text, style) = match &finding.kind {
+                FindingKind::PolarityFlip {
+                    entity,
+                    expected,
+                    found,
+                } => (
+                    format!(
+                        "⇄ {}: {} in the region, {} in the summary",
+                        sanitize::line(entity),
+                        expected.as_str(),
+                        found.as_str()
+                    ),
+                    theme.red(),
+                ),
+                FindingKind::EntityDropped { entity, polarity } => (
+                    format!(
+                        "✖ {} ({}) is missing from the summary's schema",
+                        sanitize::line(entity),
+                        polarity.as_str()
+                    ),
+                    theme.yellow(),
+                ),
+                FindingKind::SchemaMissing => (
+                    "? no entity schema: the region's choices are unchecked".to_owned(),
+                    theme.yellow(),
+                ),
+                _ => return None,
+            };
+            Some(Line::styled(text, style))
+        })
+        .collect()
+}
 /// The legend of the token marks: a glyph for each, so colour is never the only signal.
 fn legend(theme: Theme) -> Line<'static> {
     let mut spans = Vec::new();
@@ -278,7 +294,10 @@ fn draw_tokens(
             let mut line = 0;
             let mut at = 0;
             for mark in found {
-                line += text.as_bytes()[at..mark.start]
+                line += text
+                    .as_bytes()
+                    .get(at..mark.start)
+                    .unwrap_or_default()
                     .iter()
                     .filter(|&&b| b == b'\n')
                     .count();
@@ -346,8 +365,10 @@ fn draw_events(
         .map(|d| d.token.as_str())
         .collect();
     let shown = app.region_shown(c);
-    for &index in &shown {
-        let event = &session.events[index];
+    for (index, event) in shown
+        .iter()
+        .filter_map(|&i| Some((i, session.events.get(i)?)))
+    {
         region.push(Line::styled(
             format!(
                 "── {} {}",
@@ -394,7 +415,8 @@ fn draw_events(
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])
             .areas(split_area);
     let text_width = left.width.saturating_sub(1).max(1);
-    let start_row = wrapped_rows(&region[..start_line.unwrap_or(0)], text_width);
+    let before_start = region.get(..start_line.unwrap_or(0)).unwrap_or_default();
+    let start_row = wrapped_rows(before_start, text_width);
     let region_scroll =
         (i32::from(start_row) + app.compaction_scroll).clamp(0, i32::from(u16::MAX)) as u16;
     let summary_scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;

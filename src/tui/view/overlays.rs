@@ -24,74 +24,9 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
     let area = frame.area();
     match &app.overlay {
         None => {}
-        Some(Overlay::Help { scroll }) => {
-            let mut lines = Vec::new();
-            for binding in BINDINGS {
-                let scope = match binding.scope {
-                    Scope::Pending => " (pending compaction)",
-                    Scope::Folder => " (folder)",
-                    _ => "",
-                };
-                lines.push(Line::from(vec![
-                    Span::styled(format!(" {:<6}", binding.keys), theme.bold()),
-                    Span::raw(format!("{}{scope}", binding.help)),
-                ]));
-            }
-            lines.push(Line::styled(
-                " mouse wheel scrolls the focused pane",
-                theme.dim(),
-            ));
-            let rect = centered(area, 76, lines.len() as u16 + 2);
-            // When the keys do not fit, the title says how to see the rest.
-            let title = if lines.len() as u16 + 2 > rect.height {
-                " Keys · j/k scroll · Esc closes "
-            } else {
-                " Keys · Esc closes "
-            };
-            let last_top = (lines.len() as u16).saturating_sub(rect.height.saturating_sub(2));
-            frame.render_widget(Clear, rect);
-            frame.render_widget(
-                scrolled(
-                    lines,
-                    Block::default().borders(Borders::ALL).title(title),
-                    (*scroll).min(last_top),
-                ),
-                rect,
-            );
-        }
+        Some(Overlay::Help { scroll }) => draw_help(*scroll, theme, frame, area),
         Some(Overlay::Detail { event, scroll }) => {
-            let rect = centered(
-                area,
-                area.width.saturating_sub(6),
-                area.height.saturating_sub(4),
-            );
-            let e = &app.snapshot.session.events[*event];
-            let title = format!(
-                " seq {} · {} · line {} · byte {} (Esc closes) ",
-                e.seq,
-                sanitize::line(e.kind.type_name()),
-                e.line,
-                e.offset
-            );
-            let lines = match app.texts.get(event) {
-                Some(text) => {
-                    let mut lines = plain_lines(&text.text, ratatui::style::Style::new());
-                    lines.push(Line::raw(""));
-                    lines.push(Line::styled("── the whole line ──", theme.dim()));
-                    lines.extend(plain_lines(&text.raw, theme.dim()));
-                    lines
-                }
-                None => vec![Line::styled("reading…", theme.dim())],
-            };
-            frame.render_widget(Clear, rect);
-            frame.render_widget(
-                scrolled(
-                    lines,
-                    Block::default().borders(Borders::ALL).title(title),
-                    *scroll,
-                ),
-                rect,
-            );
+            draw_detail(app, *event, *scroll, theme, frame, area)
         }
         Some(Overlay::Confirm {
             compaction,
@@ -138,4 +73,79 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
             );
         }
     }
+}
+
+/// The key table, scrolled when it does not fit.
+fn draw_help(scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
+    let mut lines = Vec::new();
+    for binding in BINDINGS {
+        let scope = match binding.scope {
+            Scope::Pending => " (pending compaction)",
+            Scope::Folder => " (folder)",
+            _ => "",
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<6}", binding.keys), theme.bold()),
+            Span::raw(format!("{}{scope}", binding.help)),
+        ]));
+    }
+    lines.push(Line::styled(
+        " mouse wheel scrolls the focused pane",
+        theme.dim(),
+    ));
+    let rect = centered(area, 76, lines.len() as u16 + 2);
+    // When the keys do not fit, the title says how to see the rest.
+    let title = if lines.len() as u16 + 2 > rect.height {
+        " Keys · j/k scroll · Esc closes "
+    } else {
+        " Keys · Esc closes "
+    };
+    let last_top = (lines.len() as u16).saturating_sub(rect.height.saturating_sub(2));
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        scrolled(
+            lines,
+            Block::default().borders(Borders::ALL).title(title),
+            scroll.min(last_top),
+        ),
+        rect,
+    );
+}
+
+/// One event in full: its text, then the whole line as the log holds it.
+fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
+    let rect = centered(
+        area,
+        area.width.saturating_sub(6),
+        area.height.saturating_sub(4),
+    );
+    let Some(e) = app.snapshot.session.events.get(event) else {
+        return;
+    };
+    let title = format!(
+        " seq {} · {} · line {} · byte {} (Esc closes) ",
+        e.seq,
+        sanitize::line(e.kind.type_name()),
+        e.line,
+        e.offset
+    );
+    let lines = match app.texts.get(&event) {
+        Some(text) => {
+            let mut lines = plain_lines(&text.text, ratatui::style::Style::new());
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("── the whole line ──", theme.dim()));
+            lines.extend(plain_lines(&text.raw, theme.dim()));
+            lines
+        }
+        None => vec![Line::styled("reading…", theme.dim())],
+    };
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        scrolled(
+            lines,
+            Block::default().borders(Borders::ALL).title(title),
+            scroll,
+        ),
+        rect,
+    );
 }

@@ -194,7 +194,7 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let total = wrapped_rows(&lines, width);
     let scroll = match app.alert_cursor {
         _ if total <= height => 0,
-        Some(_) => wrapped_rows(&lines[..selected_line], width),
+        Some(_) => wrapped_rows(lines.get(..selected_line).unwrap_or_default(), width),
         None => total - height,
     };
     frame.render_widget(

@@ -43,7 +43,7 @@ impl<'a> Bar<'a> {
             else {
                 break;
             };
-            if self.parts[least].0 == u8::MAX {
+            if self.parts.get(least).is_none_or(|p| p.0 == u8::MAX) {
                 break;
             }
             self.parts.remove(least);
@@ -60,9 +60,8 @@ impl<'a> Bar<'a> {
 /// Never dropped.
 const ALWAYS: u8 = u8::MAX;
 
-pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
-    let snapshot = &app.snapshot;
-    let meta = &snapshot.session.meta;
+/// Following or paused, and what happened to the file.
+fn live_spans(app: &App, theme: Theme) -> Vec<Span<'static>> {
     let follow = if app.follow {
         Span::styled("● following", theme.green())
     } else if app.unseen > 0 {
@@ -82,16 +81,14 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         FileEvent::Gone => Some(Span::styled(" ✖ file gone", theme.red())),
         FileEvent::Error(e) => Some(Span::styled(format!(" ✖ {e}"), theme.red())),
     };
-    let pending = snapshot.pending();
-    let errors = snapshot.errors();
-    let resolved = snapshot.resolved();
-    let file_name = app.title.rsplit('/').next().unwrap_or(&app.title);
-    let mut bar = Bar::new();
-    bar.push(1, vec![Span::styled(" ctxlens  ", theme.bold())]);
-    bar.push(
-        ALWAYS,
-        vec![Span::styled(file_name.to_owned(), theme.bold())],
-    );
+    let mut live = vec![Span::raw("  "), follow];
+    live.extend(file_event);
+    live
+}
+
+/// What the session is: its title or first prompt, format, model and branch.
+fn describe_session(snapshot: &crate::tui::snapshot::Snapshot, bar: &mut Bar) {
+    let meta = &snapshot.session.meta;
     if let Some(title) = meta.title.as_deref().or(meta.first_prompt.as_deref()) {
         let short: String = title.chars().take(40).collect();
         let cut = if short.len() < title.len() { "…" } else { "" };
@@ -113,9 +110,22 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             vec![Span::raw(format!("  ⎇ {}", sanitize::line(branch)))],
         );
     }
-    let mut live = vec![Span::raw("  "), follow];
-    live.extend(file_event);
-    bar.push(8, live);
+}
+
+pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let snapshot = &app.snapshot;
+    let pending = snapshot.pending();
+    let errors = snapshot.errors();
+    let resolved = snapshot.resolved();
+    let file_name = app.title.rsplit('/').next().unwrap_or(&app.title);
+    let mut bar = Bar::new();
+    bar.push(1, vec![Span::styled(" ctxlens  ", theme.bold())]);
+    bar.push(
+        ALWAYS,
+        vec![Span::styled(file_name.to_owned(), theme.bold())],
+    );
+    describe_session(snapshot, &mut bar);
+    bar.push(8, live_spans(app, theme));
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     bar.push(
         5,

@@ -66,7 +66,9 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
     let event_index = match row {
         Row::Event(i) => i,
         Row::Malformed(i) => {
-            let m = &snapshot.session.malformed.detailed()[i];
+            let Some(m) = snapshot.session.malformed.detailed().get(i) else {
+                return Line::default();
+            };
             return Line::from(vec![
                 Span::styled("✖", theme.red()),
                 Span::styled(
@@ -81,7 +83,9 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
             ]);
         }
     };
-    let event = &snapshot.session.events[event_index];
+    let Some(event) = snapshot.session.events.get(event_index) else {
+        return Line::default();
+    };
     let marker = match snapshot.markers.get(&event_index) {
         Some(&severity) => Span::styled(severity_glyph(severity), theme.severity(severity)),
         None => Span::raw(" "),

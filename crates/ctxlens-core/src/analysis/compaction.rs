@@ -11,7 +11,8 @@ use super::regenerated::regenerated;
 use super::state::{target_text, StateAt};
 use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
-    CompactionExtra, CompactionInfo, EventKind, RangeSpec, Session, Summary, TokenClass, TokenId,
+    CompactionExtra, CompactionInfo, EventKind, LedgerHint, RangeSpec, Session, Summary,
+    TokenClass, TokenId,
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -103,113 +104,214 @@ pub(super) fn analyze(
     info: &CompactionInfo,
     earlier: Earlier,
 ) -> CompactionAnalysis {
-    let id = info.id.as_str();
-    let before = &session.events[..info.at];
-    let state = earlier.state;
-    let def = &session.events[info.def];
-    let (summary, input, elsewhere, extra) = match &def.kind {
-        EventKind::Compaction {
-            summary,
-            input,
-            region_elsewhere,
-            extra,
-            ..
-        } => (
-            summary.as_ref(),
-            input.as_deref(),
-            *region_elsewhere,
-            (**extra).clone(),
-        ),
-        _ => (None, None, false, CompactionExtra::default()),
+    let def = DefParts::of(session, info);
+    let mut out = CompactionAnalysis {
+        info: info.clone(),
+        state: StateAt::default(),
+        region: 0..0,
+        region_words: 0,
+        tokens: Vec::new(),
+        opaque_ratio: None,
+        prose_ratio: None,
+        dropped: Vec::new(),
+        findings: Vec::new(),
+        flags: GateFlags::default(),
+        decision: None,
+        extra: def.extra.clone(),
     };
-    let mut findings = Vec::new();
-    let mut flags = GateFlags::default();
-    if elsewhere {
-        flags.originals_elsewhere = true;
-        if input == Some("summary") {
-            flags.summary_of_summary = true;
-            findings.push(Finding::new(
-                FindingKind::SummaryOfSummary,
-                Severity::Error,
-                Some(id),
-                format!("{id} summarizes a summary (input: summary), not the original events"),
-            ));
-        }
-        findings.push(Finding::new(
-            FindingKind::RegionElsewhere,
-            Severity::Warning,
-            Some(id),
-            format!("{id} compacted a region that lies in an earlier session file (this session was continued from a compacted one); it cannot be checked here"),
-        ));
-        return CompactionAnalysis {
-            info: info.clone(),
-            state,
-            region: 0..0,
-            region_words: 0,
-            tokens: Vec::new(),
-            opaque_ratio: None,
-            prose_ratio: None,
-            dropped: Vec::new(),
-            findings,
-            flags,
-            decision: None,
-            extra,
-        };
+    let state = earlier.state;
+    if def.elsewhere {
+        region_elsewhere(&mut out, def.input);
+        out.state = state;
+        return out;
     }
-    let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
-
-    let region = coverage::check(
+    out.region = coverage::check(
         session,
         info,
-        input,
+        def.input,
         earlier.applied,
-        &mut flags,
-        &mut findings,
+        &mut out.flags,
+        &mut out.findings,
     );
+    out.flags.unreadable = unreadable_part(session, info, &out.region);
+    let ctx = Ctx::new(session, info, &state, out.region.clone());
+    if let Some(summary) = def.summary {
+        super::instructions::check(
+            session,
+            ctx.id,
+            &out.region,
+            &summary.text,
+            &mut out.findings,
+        );
+    }
+    super::entities::check(
+        ctx.id,
+        &state,
+        &out.region,
+        def.extra.entities.as_deref(),
+        &mut out.flags,
+        &mut out.findings,
+    );
+    if def.extra.held.is_some() {
+        out.dropped = ctx.held_at_risk();
+        out.flags.dropped_binding = !out.dropped.is_empty();
+        out.state = state;
+        return out;
+    }
 
-    // A record that cannot be read never makes the verdict more lenient: a malformed
-    // line among the region's, or where the compaction's own records are, denies approve.
+    // Signal 1: what the region held and what the summary kept.
+    let (region_words, mut tokens) = ctx.region_tokens();
+    if let Some(summary) = def.summary {
+        ctx.mark_survivors(summary, &mut tokens);
+    }
+    ctx.mark_carried(&def.extra, &mut tokens);
+    out.region_words = region_words;
+    out.tokens = tokens;
+    ctx.density(def.summary, &mut out);
+
+    // Signal 2: what is required, and whether it was kept.
+    let after = info.applied_at.unwrap_or(info.at) + 1;
+    ctx.report_dropped(after, earlier.until, &mut out);
+    ctx.report_regenerated(after..earlier.until, earlier.first_seen, &mut out);
+    ctx.report_unknown_bindings(&mut out);
+    out.state = state;
+    out
+}
+
+/// What the compaction's defining event says.
+struct DefParts<'a> {
+    summary: Option<&'a Summary>,
+    input: Option<&'a str>,
+    elsewhere: bool,
+    extra: CompactionExtra,
+}
+
+impl<'a> DefParts<'a> {
+    fn of(session: &'a Session, info: &CompactionInfo) -> Self {
+        match session.events.get(info.def).map(|e| &e.kind) {
+            Some(EventKind::Compaction {
+                summary,
+                input,
+                region_elsewhere,
+                extra,
+                ..
+            }) => DefParts {
+                summary: summary.as_ref(),
+                input: input.as_deref(),
+                elsewhere: *region_elsewhere,
+                extra: (**extra).clone(),
+            },
+            _ => DefParts {
+                summary: None,
+                input: None,
+                elsewhere: false,
+                extra: CompactionExtra::default(),
+            },
+        }
+    }
+}
+
+/// A region that lies in an earlier session file: nothing here can be checked.
+fn region_elsewhere(out: &mut CompactionAnalysis, input: Option<&str>) {
+    let id = out.info.id.as_str();
+    out.flags.originals_elsewhere = true;
+    if input == Some("summary") {
+        out.flags.summary_of_summary = true;
+        out.findings.push(Finding::new(
+            FindingKind::SummaryOfSummary,
+            Severity::Error,
+            Some(id),
+            format!("{id} summarizes a summary (input: summary), not the original events"),
+        ));
+    }
+    out.findings.push(Finding::new(
+        FindingKind::RegionElsewhere,
+        Severity::Warning,
+        Some(id),
+        format!("{id} compacted a region that lies in an earlier session file (this session was continued from a compacted one); it cannot be checked here"),
+    ));
+}
+
+/// A record that cannot be read never makes the verdict more lenient: a malformed line
+/// among the region's, or where the compaction's own records are, denies approve.
+fn unreadable_part(
+    session: &Session,
+    info: &CompactionInfo,
+    region: &std::ops::Range<usize>,
+) -> bool {
+    let offset_of = |i: usize| session.events.get(i).map(|e| e.offset);
     let from = region
         .clone()
         .next()
-        .map_or(session.events[info.at].offset, |i| session.events[i].offset);
-    let to = session
-        .events
-        .get(info.def + 1)
-        .map_or(u64::MAX, |e| e.offset);
-    flags.unreadable = session
+        .or(Some(info.at))
+        .and_then(offset_of)
+        .unwrap_or(0);
+    let to = offset_of(info.def + 1).unwrap_or(u64::MAX);
+    session
         .malformed
         .offsets()
         .iter()
-        .any(|offset| (from..to).contains(offset));
-    if let Some(summary) = summary {
-        super::instructions::check(session, id, &region, &summary.text, &mut findings);
-    }
-    super::entities::check(
-        id,
-        &state,
-        &region,
-        extra.entities.as_deref(),
-        &mut flags,
-        &mut findings,
-    );
+        .any(|offset| (from..to).contains(offset))
+}
 
-    // Signal 1: what the region held and what the summary kept.
-    let cwd = session.cwd.as_deref();
-    let transcript = session.infers_bindings();
-    let key = |id: TokenId| token_key(session, id, cwd);
-    let region_start = region.clone().next().map(|i| session.events[i].offset);
-    let ledger_hint = session
-        .ledger
-        .iter()
-        .filter(|h| h.before <= def.offset && region_start.is_none_or(|s| h.before > s))
-        .max_by_key(|h| h.before);
-    if extra.held.is_some() {
-        // Held by a hook: no summary yet. What is at risk is what the ledger says the
-        // open todos and recent calls depend on; the gate spills when anything is.
-        let dropped: Vec<DroppedToken> = ledger_hint
+/// What every step of one compaction's analysis shares.
+struct Ctx<'a> {
+    session: &'a Session,
+    id: &'a str,
+    cwd: Option<&'a str>,
+    /// A transcript declares nothing: its tokens' needs are inferred (§8.6).
+    transcript: bool,
+    state: &'a StateAt,
+    region: std::ops::Range<usize>,
+    /// The ledger a pre-compact hook wrote just before this compaction.
+    ledger_hint: Option<&'a LedgerHint>,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        session: &'a Session,
+        info: &'a CompactionInfo,
+        state: &'a StateAt,
+        region: std::ops::Range<usize>,
+    ) -> Self {
+        let def_offset = session.events.get(info.def).map_or(u64::MAX, |e| e.offset);
+        let region_start = region
+            .clone()
+            .next()
+            .and_then(|i| session.events.get(i))
+            .map(|e| e.offset);
+        let ledger_hint = session
+            .ledger
             .iter()
-            .flat_map(|h| h.tokens.iter())
+            .filter(|h| h.before <= def_offset && region_start.is_none_or(|s| h.before > s))
+            .max_by_key(|h| h.before);
+        Ctx {
+            session,
+            id: info.id.as_str(),
+            cwd: session.cwd.as_deref(),
+            transcript: session.infers_bindings(),
+            state,
+            region,
+            ledger_hint,
+        }
+    }
+
+    fn key(&self, id: TokenId) -> String {
+        token_key(self.session, id, self.cwd)
+    }
+
+    fn ledger_tokens(&self) -> impl Iterator<Item = &'a (String, String)> {
+        self.ledger_hint.into_iter().flat_map(|h| h.tokens.iter())
+    }
+
+    fn error(&self, kind: FindingKind, message: String) -> Finding {
+        Finding::new(kind, Severity::Error, Some(self.id), message)
+    }
+
+    /// Held by a hook: no summary yet. What is at risk is what the ledger says the open
+    /// todos and recent calls depend on; the gate spills when anything is.
+    fn held_at_risk(&self) -> Vec<DroppedToken> {
+        self.ledger_tokens()
             .map(|(token, why)| DroppedToken {
                 token: token.clone(),
                 class: super::tokens::classify(token),
@@ -217,68 +319,66 @@ pub(super) fn analyze(
                 required_by: vec![format!("ledger: {why}")],
                 fate: Fate::default(),
             })
-            .collect();
-        flags.dropped_binding = !dropped.is_empty();
-        return CompactionAnalysis {
-            info: info.clone(),
-            state,
-            region,
-            region_words: 0,
-            tokens: Vec::new(),
-            opaque_ratio: None,
-            prose_ratio: None,
-            dropped,
-            findings,
-            flags,
-            decision: None,
-            extra,
-        };
+            .collect()
     }
-    let mut region_words = 0;
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut tokens: Vec<RegionToken> = Vec::new();
-    for index in region.clone() {
-        let event = &before[index];
-        let (words, ids): (u64, &[TokenId]) = match &event.kind {
-            EventKind::Binding { token, .. } => (
-                word_count(session.tokens.text(*token)),
-                std::slice::from_ref(token),
-            ),
-            kind => match kind.region_text() {
-                Some(digest) => (digest.words, &digest.tokens),
-                None => continue,
-            },
-        };
-        region_words += words;
-        for &token in ids {
-            seen.entry(key(token)).or_insert_with(|| {
-                tokens.push(RegionToken {
-                    id: token,
-                    survived: None,
-                    declared: state.binding(token).map(|b| b.regenerable),
-                    fate: Fate::default(),
-                    first_event: index,
+
+    /// The region's words and its distinct tokens, in order of first appearance.
+    fn region_tokens(&self) -> (u64, Vec<RegionToken>) {
+        let session = self.session;
+        let mut region_words = 0;
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut tokens: Vec<RegionToken> = Vec::new();
+        for index in self.region.clone() {
+            let Some(event) = session.events.get(index) else {
+                break;
+            };
+            let (words, ids): (u64, &[TokenId]) = match &event.kind {
+                EventKind::Binding { token, .. } => (
+                    word_count(session.tokens.text(*token)),
+                    std::slice::from_ref(token),
+                ),
+                kind => match kind.region_text() {
+                    Some(digest) => (digest.words, &digest.tokens),
+                    None => continue,
+                },
+            };
+            region_words += words;
+            for &token in ids {
+                seen.entry(self.key(token)).or_insert_with(|| {
+                    tokens.push(RegionToken {
+                        id: token,
+                        survived: None,
+                        declared: self.state.binding(token).map(|b| b.regenerable),
+                        fate: Fate::default(),
+                        first_event: index,
+                    });
+                    tokens.len() - 1
                 });
-                tokens.len() - 1
-            });
+            }
         }
-    }
-    // A declared token shows up under its own id even when a path variant came first.
-    for binding in &state.bindings {
-        if let Some(&at) = seen.get(&key(binding.token)) {
-            tokens[at].declared = Some(binding.regenerable);
-            tokens[at].id = binding.token;
+        // A declared token shows up under its own id even when a path variant came first.
+        for binding in &self.state.bindings {
+            let at = seen.get(&self.key(binding.token)).copied();
+            if let Some(token) = at.and_then(|at| tokens.get_mut(at)) {
+                token.declared = Some(binding.regenerable);
+                token.id = binding.token;
+            }
         }
+        (region_words, tokens)
     }
-    // What survived. Declared tokens (binding events, the hooks' ledger) by the rules
-    // of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
-    if let Some(summary) = summary {
-        let ledger_keys: HashSet<String> = ledger_hint
-            .iter()
-            .flat_map(|h| h.tokens.iter())
+
+    /// What survived. Declared tokens (binding events, the hooks' ledger) by the rules
+    /// of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
+    fn mark_survivors(&self, summary: &Summary, tokens: &mut [RegionToken]) {
+        let session = self.session;
+        let cwd = self.cwd;
+        let ledger_keys: HashSet<String> = self
+            .ledger_tokens()
             .map(|(t, _)| text_key(t, super::tokens::classify(t), cwd))
             .collect();
-        let forms = transcript.then(|| SummaryForms::new(session, summary, cwd));
+        let forms = self
+            .transcript
+            .then(|| SummaryForms::new(session, summary, cwd));
         let region_paths: Vec<&str> = tokens
             .iter()
             .filter(|t| session.tokens.class(t.id) == TokenClass::Path)
@@ -287,7 +387,7 @@ pub(super) fn analyze(
         let basenames = basename_counts(region_paths.into_iter());
         let declared: Vec<bool> = tokens
             .iter()
-            .map(|t| t.declared.is_some() || ledger_keys.contains(&key(t.id)))
+            .map(|t| t.declared.is_some() || ledger_keys.contains(&self.key(t.id)))
             .collect();
         // The §2 check for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
@@ -311,55 +411,61 @@ pub(super) fn analyze(
             token.survived = Some(kept);
         }
     }
-    // Carried over: put back by the runtime after the boundary (§8.6).
-    let carried: HashSet<String> = extra
-        .carried
-        .iter()
-        .chain(session.context_sources.iter().flat_map(|c| c.tokens.iter()))
-        .map(|&t| key(t))
-        .collect();
-    // The runtime states the session's folder in every context, so the cwd and the
-    // folders above it are never lost.
-    let in_cwd_chain = |id: TokenId| {
-        session.tokens.class(id) == TokenClass::Path
-            && cwd.is_some_and(|c| {
-                let k = key(id);
-                k.len() > 1 && (c == k || c.starts_with(&format!("{k}/")))
-            })
-    };
-    for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
-        token.fate.carried = carried.contains(&key(token.id)) || in_cwd_chain(token.id);
-    }
-    let (opaque_ratio, prose_ratio) = match summary {
-        Some(summary) if !region.is_empty() => {
-            let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
-            let opaque = if tokens.is_empty() {
-                1.0
-            } else {
-                kept as f64 / tokens.len() as f64
-            };
-            let prose = summary.digest.words as f64 / region_words.max(1) as f64;
-            (Some(opaque.min(1.0)), Some(prose.min(1.0)))
+
+    /// Carried over: put back by the runtime after the boundary (§8.6). The runtime
+    /// states the session's folder in every context, so the cwd and the folders above
+    /// it are never lost.
+    fn mark_carried(&self, extra: &CompactionExtra, tokens: &mut [RegionToken]) {
+        let session = self.session;
+        let carried: HashSet<String> = extra
+            .carried
+            .iter()
+            .chain(session.context_sources.iter().flat_map(|c| c.tokens.iter()))
+            .map(|&t| self.key(t))
+            .collect();
+        let in_cwd_chain = |id: TokenId| {
+            session.tokens.class(id) == TokenClass::Path
+                && self.cwd.is_some_and(|c| {
+                    let k = self.key(id);
+                    k.len() > 1 && (c == k || c.starts_with(&format!("{k}/")))
+                })
+        };
+        for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
+            token.fate.carried = carried.contains(&self.key(token.id)) || in_cwd_chain(token.id);
         }
-        Some(_) => (None, None),
-        None => {
-            findings.push(Finding::new(
+    }
+
+    /// The share of identifiers and of words kept, and signal 4 (density collapse).
+    fn density(&self, summary: Option<&Summary>, out: &mut CompactionAnalysis) {
+        let id = self.id;
+        let Some(summary) = summary else {
+            out.findings.push(Finding::new(
                 FindingKind::OpaqueSummary,
                 Severity::Warning,
                 Some(id),
                 format!("{id}'s summary cannot be read (encrypted by the runtime, or missing from the log): what it dropped cannot be checked"),
             ));
-            (None, None)
+            return;
+        };
+        if out.region.is_empty() {
+            return;
         }
-    };
-    if let (Some(opaque), Some(prose)) = (opaque_ratio, prose_ratio) {
+        let kept = out.kept();
+        let total = out.tokens.len();
+        let opaque = if total == 0 {
+            1.0
+        } else {
+            (kept as f64 / total as f64).min(1.0)
+        };
+        let prose = (summary.digest.words as f64 / out.region_words.max(1) as f64).min(1.0);
+        out.opaque_ratio = Some(opaque);
+        out.prose_ratio = Some(prose);
         // A margin: a summary keeps a smaller share of identifiers than of words by
         // nature (it names a file once, the region many times); only a drop well past
         // its own shrinking is a collapse.
         if opaque < prose / 2.0 {
-            flags.density_collapse = true;
-            let kept = tokens.iter().filter(|t| t.survived == Some(true)).count();
-            findings.push(Finding::new(
+            out.flags.density_collapse = true;
+            out.findings.push(Finding::new(
                 FindingKind::DensityCollapse {
                     opaque_ratio: opaque,
                     prose_ratio: prose,
@@ -367,154 +473,159 @@ pub(super) fn analyze(
                 Severity::Warning,
                 Some(id),
                 format!(
-                    "{id} kept {kept} of {} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped more than twice as fast as the text shrank",
-                    tokens.len()
+                    "{id} kept {kept} of {total} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped more than twice as fast as the text shrank"
                 ),
             ));
         }
     }
 
-    // Signal 2: what is required, and whether it was kept.
-    let required_by = |token: TokenId| -> Vec<String> {
+    /// What requires `token`: open obligations, pending steps and the hooks' ledger.
+    fn required_by(&self, token: TokenId) -> Vec<String> {
+        let session = self.session;
         let text = session.tokens.text(token);
         let class = session.tokens.class(token);
-        let by_obligation = state
+        let by_obligation = self
+            .state
             .open_obligations()
             .filter(|o| {
                 o.requires
                     .iter()
-                    .any(|r| same_token(session, r, token, cwd))
+                    .any(|r| same_token(session, r, token, self.cwd))
             })
             .map(|o| o.id.clone());
-        let by_step = state
+        let by_step = self
+            .state
             .pending
             .iter()
             .filter(|s| contains_whole_word(&target_text(&s.target), text, class))
             .map(|s| s.id.clone());
-        // The ledger a pre-compact hook wrote just before this compaction.
-        let by_ledger = ledger_hint
-            .iter()
-            .flat_map(|hint| hint.tokens.iter())
-            .filter(|(t, _)| same_token(session, t, token, cwd))
+        let by_ledger = self
+            .ledger_tokens()
+            .filter(|(t, _)| same_token(session, t, token, self.cwd))
             .map(|(_, why)| format!("ledger: {why}"));
         by_obligation.chain(by_step).chain(by_ledger).collect()
-    };
-    let after = info.applied_at.unwrap_or(info.at) + 1;
-    let uses = if transcript {
-        let dropped_keys: HashMap<String, TokenId> = tokens
-            .iter()
-            .filter(|t| t.survived == Some(false) && !t.fate.carried)
-            .map(|t| (key(t.id), t.id))
-            .collect();
-        later_uses(session, after, earlier.until, &dropped_keys)
-    } else {
-        Vec::new()
-    };
-    let mut dropped = Vec::new();
-    for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
-        let used = uses.iter().find(|u| u.token == token.id);
-        token.fate.reused = used.map(|u| u.reuse);
-        let mut needed_by = required_by(token.id);
-        let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
-        if let Some(used) = used {
-            needed_by.push(step_name(session, used));
-        }
-        if token.declared.is_none() && needed_by.is_empty() {
-            continue;
-        }
-        dropped.push(DroppedToken {
-            token: session.tokens.text(token.id).to_owned(),
-            class: session.tokens.class(token.id),
-            regenerable: token.declared,
-            required_by: needed_by.clone(),
-            fate: token.fate,
-        });
-        if token.fate.carried {
-            continue;
-        }
-        if token.declared == Some(false) && !needed_by.is_empty() {
-            flags.dropped_binding = true;
-            findings.push(dropped_binding_finding(session, id, token.id, &state));
-        } else if token.declared.is_none() && transcript && by_ledger {
-            // Declared through the hooks' ledger: at stake, so an error as it lands.
-            flags.dropped_binding = true;
-            findings.push(inferred_finding(
-                session, id, token.id, &state, used, &needed_by,
-            ));
-        } else if let Some(used) =
-            used.filter(|_| token.declared.is_none() && token.fate.recalled())
-        {
-            findings.push(recalled_finding(session, id, token.id, used));
-        }
     }
-    // The harm itself: a failed call on a look-alike of a dropped token (any format).
-    let lost: Vec<TokenId> = tokens
-        .iter()
-        .filter(|t| t.survived == Some(false) && !t.fate.carried)
-        .map(|t| t.id)
-        .collect();
-    for found in regenerated(session, after, earlier.until, &lost, earlier.first_seen) {
-        let d = session.tokens.text(found.token);
-        let t = session.tokens.text(found.regenerated);
-        let step = call_name(session, found.event);
-        findings.push(error(
-            FindingKind::RegeneratedBinding {
-                token: d.to_owned(),
-                regenerated: t.to_owned(),
-                step: step.clone(),
-            },
-            format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
-        ));
-    }
-    // Transcripts declare nothing: their todos' tokens are candidates, not unknowns.
-    let open = if transcript {
-        Vec::new()
-    } else {
-        state.open_obligations().collect()
-    };
-    for obligation in open {
-        for required in &obligation.requires {
-            let declared = state
-                .bindings
+
+    /// The dropped tokens something needs, and the findings they raise.
+    fn report_dropped(&self, after: usize, until: usize, out: &mut CompactionAnalysis) {
+        let session = self.session;
+        let uses = if self.transcript {
+            let dropped_keys: HashMap<String, TokenId> = out
+                .tokens
                 .iter()
-                .any(|b| same_token(session, required, b.token, cwd));
-            let reported = findings.iter().any(|f| {
-                matches!(&f.kind, FindingKind::UnknownBinding { token, .. } if token == required)
+                .filter(|t| t.survived == Some(false) && !t.fate.carried)
+                .map(|t| (self.key(t.id), t.id))
+                .collect();
+            later_uses(session, after, until, &dropped_keys)
+        } else {
+            Vec::new()
+        };
+        for token in out.tokens.iter_mut().filter(|t| t.survived == Some(false)) {
+            let used = uses.iter().find(|u| u.token == token.id);
+            token.fate.reused = used.map(|u| u.reuse);
+            let mut needed_by = self.required_by(token.id);
+            let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
+            if let Some(used) = used {
+                needed_by.push(step_name(session, used));
+            }
+            if token.declared.is_none() && needed_by.is_empty() {
+                continue;
+            }
+            out.dropped.push(DroppedToken {
+                token: session.tokens.text(token.id).to_owned(),
+                class: session.tokens.class(token.id),
+                regenerable: token.declared,
+                required_by: needed_by.clone(),
+                fate: token.fate,
             });
-            if !declared && !reported {
-                flags.unknown_binding = true;
-                findings.push(error(
-                    FindingKind::UnknownBinding {
-                        token: required.clone(),
-                        obligation: obligation.id.clone(),
-                    },
-                    format!(
-                        "obligation {} requires {required}, but no binding declares it before {id}, so nothing says whether it may be lost",
-                        obligation.id
-                    ),
+            if token.fate.carried {
+                continue;
+            }
+            if token.declared == Some(false) && !needed_by.is_empty() {
+                out.flags.dropped_binding = true;
+                out.findings.push(dropped_binding_finding(
+                    session, self.id, token.id, self.state,
                 ));
+            } else if token.declared.is_none() && self.transcript && by_ledger {
+                // Declared through the hooks' ledger: at stake, so an error as it lands.
+                out.flags.dropped_binding = true;
+                out.findings.push(inferred_finding(
+                    session, self.id, token.id, self.state, used, &needed_by,
+                ));
+            } else if let Some(used) =
+                used.filter(|_| token.declared.is_none() && token.fate.recalled())
+            {
+                out.findings
+                    .push(recalled_finding(session, self.id, token.id, used));
             }
         }
     }
 
-    CompactionAnalysis {
-        info: info.clone(),
-        state,
-        region,
-        region_words,
-        tokens,
-        opaque_ratio,
-        prose_ratio,
-        dropped,
-        findings,
-        flags,
-        decision: None,
-        extra,
+    /// The harm itself: a failed call on a look-alike of a dropped token (any format).
+    fn report_regenerated(
+        &self,
+        window: std::ops::Range<usize>,
+        first_seen: &HashMap<TokenId, usize>,
+        out: &mut CompactionAnalysis,
+    ) {
+        let session = self.session;
+        let id = self.id;
+        let lost: Vec<TokenId> = out
+            .tokens
+            .iter()
+            .filter(|t| t.survived == Some(false) && !t.fate.carried)
+            .map(|t| t.id)
+            .collect();
+        for found in regenerated(session, window.start, window.end, &lost, first_seen) {
+            let d = session.tokens.text(found.token);
+            let t = session.tokens.text(found.regenerated);
+            let step = call_name(session, found.event);
+            out.findings.push(self.error(
+                FindingKind::RegeneratedBinding {
+                    token: d.to_owned(),
+                    regenerated: t.to_owned(),
+                    step: step.clone(),
+                },
+                format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
+            ));
+        }
+    }
+
+    /// An open obligation that requires a token no binding declares. Transcripts
+    /// declare nothing: their todos' tokens are candidates, not unknowns.
+    fn report_unknown_bindings(&self, out: &mut CompactionAnalysis) {
+        if self.transcript {
+            return;
+        }
+        let session = self.session;
+        for obligation in self.state.open_obligations() {
+            for required in &obligation.requires {
+                let declared = self
+                    .state
+                    .bindings
+                    .iter()
+                    .any(|b| same_token(session, required, b.token, self.cwd));
+                let reported = out.findings.iter().any(|f| {
+                    matches!(&f.kind, FindingKind::UnknownBinding { token, .. } if token == required)
+                });
+                if !declared && !reported {
+                    out.flags.unknown_binding = true;
+                    out.findings.push(self.error(
+                        FindingKind::UnknownBinding {
+                            token: required.clone(),
+                            obligation: obligation.id.clone(),
+                        },
+                        format!(
+                            "obligation {} requires {required}, but no binding declares it before {}, so nothing says whether it may be lost",
+                            obligation.id, self.id
+                        ),
+                    ));
+                }
+            }
+        }
     }
 }
 
-/// Whether a region token occurs in the summary (spec §2): as a whole word, or for a path
-/// as the same file written relative to the cwd or made absolute against it.
 /// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
 /// a path naming the same file as one of the summary's. One multi-pattern pass over the
 /// summary, so the cost is the summary plus the tokens, never their product.
@@ -548,7 +659,9 @@ fn exact_survivors(
     // Overlapping matches: a token may sit inside a longer one and still be a word.
     if let Ok(matcher) = aho_corasick::AhoCorasick::new(&texts) {
         for found in matcher.find_overlapping_iter(&summary.text) {
-            let id = candidates[found.pattern().as_usize()];
+            let Some(&id) = candidates.get(found.pattern().as_usize()) else {
+                continue;
+            };
             let class = session.tokens.class(id);
             if is_whole_word(&summary.text, found.start(), found.end(), class) {
                 kept.insert(id);
@@ -571,7 +684,6 @@ fn exact_survivors(
     kept
 }
 
-/// Whether the token text `written` (from an obligation's `requires`) names `token`.
 /// Whether `written` names declared token `token` (a path in any form of the same file).
 pub(super) fn same_token(
     session: &Session,
@@ -639,7 +751,9 @@ fn step_name(session: &Session, used: &LaterUse) -> String {
 
 /// A tool call event as findings name it: `NAME CALL_ID (seq N)`.
 fn call_name(session: &Session, index: usize) -> String {
-    let event = &session.events[index];
+    let Some(event) = session.events.get(index) else {
+        return format!("event {index}");
+    };
     match &event.kind {
         EventKind::ToolCall {
             name,

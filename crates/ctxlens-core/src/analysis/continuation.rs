@@ -59,7 +59,9 @@ fn check(
     next: Option<&ProposedAction>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
-    let analysis = &analyses[index];
+    let Some(analysis) = analyses.get(index) else {
+        return out;
+    };
     let Some(applied) = analysis.info.applied_at else {
         return out;
     };
@@ -73,7 +75,7 @@ fn check(
     let mut pending = analysis.state.pending.clone();
     // Actions while the compaction waited for its decision are not checked, but they do
     // act on their steps.
-    for event in session.events[analysis.info.at..applied].iter().skip(1) {
+    for event in session.events_in(analysis.info.at..applied).iter().skip(1) {
         if let EventKind::Action {
             step: Some(step), ..
         } = &event.kind
@@ -101,7 +103,7 @@ fn check(
             out.push(finding(session, analysis, &expected, actual, target));
         }
     };
-    for event in &session.events[applied + 1..end] {
+    for event in session.events_in(applied + 1..end) {
         match &event.kind {
             EventKind::Plan { steps } => {
                 for new in steps {

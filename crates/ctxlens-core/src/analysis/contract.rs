@@ -183,6 +183,6 @@ pub fn for_compaction(session: &Session, compaction: &CompactionAnalysis) -> Con
             builder.require(&d.token, "ledger", Some(why));
         }
     }
-    let at = session.events[compaction.info.at].seq;
+    let at = session.seq_at(compaction.info.at);
     builder.finish(at)
 }

@@ -25,7 +25,7 @@ pub(super) fn check(
     findings: &mut Vec<Finding>,
 ) -> Range<usize> {
     let id = info.id.as_str();
-    let before = &session.events[..info.at];
+    let before = session.events_in(0..info.at);
     let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
     let newest = before.last().map(|e| e.seq);
     let region: std::ops::Range<usize> = match info.range {

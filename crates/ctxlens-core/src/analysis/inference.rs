@@ -74,8 +74,9 @@ pub fn later_uses(
     let mut used: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
-    for index in from.min(end)..end {
-        match &session.events[index].kind {
+    for (index, event) in session.events_in(from..end).iter().enumerate() {
+        let index = from + index;
+        match &event.kind {
             EventKind::ToolResult { text, .. } => {
                 brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
             }

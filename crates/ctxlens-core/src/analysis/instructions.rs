@@ -106,7 +106,7 @@ pub(super) fn check(
         }
         let text: String = prompt.text.chars().take(200).collect();
         let start: String = text.chars().take(80).collect();
-        let seq = session.events[prompt.event].seq;
+        let seq = session.seq_at(prompt.event);
         findings.push(Finding::new(
             FindingKind::InstructionDropped { text: text.clone() },
             Severity::Warning,

@@ -5,7 +5,7 @@ use super::kept::text_key;
 use super::paths::path_key;
 use super::state::StateAt;
 use super::tokens::{classify, contains_whole_word, extract};
-use crate::model::{EventKind, Session, TokenClass};
+use crate::model::{Event, EventKind, Session, TokenClass};
 use std::collections::HashSet;
 
 /// A candidate binding: the token, its class, and what depends on it.
@@ -43,18 +43,19 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         }
     }
     let start = since.map_or(0, |i| i + 1);
-    let recent: Vec<usize> = (start..session.events.len())
+    let recent: Vec<&Event> = session
+        .events_in(start..session.events.len())
+        .iter()
         .rev()
-        .filter(|&i| {
+        .filter(|e| {
             matches!(
-                session.events[i].kind,
+                e.kind,
                 EventKind::ToolCall { .. } | EventKind::ToolResult { .. }
             )
         })
         .take(RECENT)
         .collect();
-    for &i in recent.iter().rev() {
-        let event = &session.events[i];
+    for &event in recent.iter().rev() {
         let (digest, why) = match &event.kind {
             EventKind::ToolCall { name, input, .. } => {
                 (input, format!("tool call {name} (seq {})", event.seq))

@@ -84,8 +84,9 @@ pub fn regenerated(
     let dropped_set: HashSet<TokenId> = dropped.iter().copied().collect();
     let mut calls: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::new();
-    for index in from.min(end)..end {
-        match &session.events[index].kind {
+    for (index, event) in session.events_in(from..end).iter().enumerate() {
+        let index = from + index;
+        match &event.kind {
             EventKind::ToolCall {
                 call_id: Some(id), ..
             } => {
@@ -101,7 +102,9 @@ pub fn regenerated(
                 let Some(&call) = calls.get(id.as_str()) else {
                     continue;
                 };
-                let EventKind::ToolCall { targets, .. } = &session.events[call].kind else {
+                let Some(EventKind::ToolCall { targets, .. }) =
+                    session.events.get(call).map(|e| &e.kind)
+                else {
                     continue;
                 };
                 // A "not found" message counts where it names a token of the call.
@@ -140,6 +143,10 @@ pub fn regenerated(
 }
 
 /// Edit distance between two short strings (names, ids), by characters.
+#[expect(
+    clippy::indexing_slicing,
+    reason = "j + 1 <= b.len() and the row holds b.len() + 1 cells"
+)]
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();

@@ -195,7 +195,7 @@ fn analyze_with(
     let mut applied_up_to = 0;
     let first_seen = super::regenerated::first_seen(session);
     for info in &infos {
-        for event in &session.events[applied_up_to..info.at] {
+        for event in session.events_in(applied_up_to..info.at) {
             state.apply(event);
         }
         applied_up_to = info.at;
@@ -223,77 +223,13 @@ fn analyze_with(
     let divergences = continuation::divergences(session, &compactions);
     let decisions = DecisionIndex::new(session, sidecar);
 
-    let mut findings: Vec<Finding> = session
-        .malformed
-        .detailed()
-        .iter()
-        .map(|m| {
-            Finding::new(
-                FindingKind::MalformedLine {
-                    line: m.line,
-                    offset: m.offset,
-                },
-                Severity::Warning,
-                None,
-                format!(
-                    "line {} (byte {}) was skipped: {}",
-                    m.line, m.offset, m.reason
-                ),
-            )
-        })
-        .collect();
-    let unlisted = session.malformed.total() - session.malformed.detailed().len();
-    if unlisted > 0 {
-        let first = session.malformed.offsets()[session.malformed.detailed().len()];
-        findings.push(Finding::new(
-            FindingKind::MalformedLine {
-                line: 0,
-                offset: first,
-            },
-            Severity::Warning,
-            None,
-            format!("{unlisted} more lines were skipped, from byte {first} on; only the first {} are listed", crate::model::MalformedLines::DETAILED),
-        ));
-    }
+    let mut findings = malformed_findings(session);
     for (index, analysis) in compactions.iter_mut().enumerate() {
-        if strict {
-            for finding in &mut analysis.findings {
-                if matches!(
-                    finding.kind,
-                    FindingKind::DensityCollapse { .. } | FindingKind::SchemaMissing
-                ) {
-                    finding.severity = Severity::Error;
-                }
-            }
-        }
         let mine = divergences
             .iter()
             .filter(|(i, _)| *i == index)
             .map(|(_, f)| f.clone());
-        analysis.findings.extend(mine);
-        analysis
-            .findings
-            .extend(decision_findings(&decisions, analysis));
-        analysis.decision = decisions.standing(&analysis.info.id).cloned();
-        if let Some(decision) = &analysis.decision {
-            let applied = analysis.info.applied_at.is_some();
-            for finding in &mut analysis.findings {
-                if finding.signal().is_some_and(|signal| {
-                    super::finding::resolves(decision.verdict, signal, applied)
-                }) {
-                    finding.resolved_by = Some(decision.verdict);
-                }
-            }
-        }
-        // Messages name a long compaction id by its first 8 characters; the finding's
-        // `compaction` field keeps it whole.
-        let id = analysis.info.id.as_str();
-        let short = super::finding::short_id(id);
-        if short != id {
-            for finding in &mut analysis.findings {
-                finding.message = finding.message.replace(id, short);
-            }
-        }
+        finish_findings(analysis, mine, &decisions, strict);
         findings.extend(analysis.findings.iter().cloned());
     }
     let degraded = degraded(&compactions);
@@ -317,6 +253,93 @@ fn analyze_with(
         findings,
         strict,
         degraded,
+    }
+}
+
+/// A finding for each skipped line (the first ones in detail, then a count).
+fn malformed_findings(session: &Session) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = session
+        .malformed
+        .detailed()
+        .iter()
+        .map(|m| {
+            Finding::new(
+                FindingKind::MalformedLine {
+                    line: m.line,
+                    offset: m.offset,
+                },
+                Severity::Warning,
+                None,
+                format!(
+                    "line {} (byte {}) was skipped: {}",
+                    m.line, m.offset, m.reason
+                ),
+            )
+        })
+        .collect();
+    let unlisted = session.malformed.total() - session.malformed.detailed().len();
+    if unlisted > 0 {
+        let first = session
+            .malformed
+            .offsets()
+            .get(session.malformed.detailed().len())
+            .copied()
+            .unwrap_or(0);
+        findings.push(Finding::new(
+            FindingKind::MalformedLine {
+                line: 0,
+                offset: first,
+            },
+            Severity::Warning,
+            None,
+            format!("{unlisted} more lines were skipped, from byte {first} on; only the first {} are listed", crate::model::MalformedLines::DETAILED),
+        ));
+    }
+    findings
+}
+
+/// A compaction's findings once the whole log is known: strict severities, its
+/// divergences, its decision and what that decision resolves, short ids in messages.
+fn finish_findings(
+    analysis: &mut CompactionAnalysis,
+    divergences: impl Iterator<Item = Finding>,
+    decisions: &DecisionIndex,
+    strict: bool,
+) {
+    if strict {
+        for finding in &mut analysis.findings {
+            if matches!(
+                finding.kind,
+                FindingKind::DensityCollapse { .. } | FindingKind::SchemaMissing
+            ) {
+                finding.severity = Severity::Error;
+            }
+        }
+    }
+    analysis.findings.extend(divergences);
+    analysis
+        .findings
+        .extend(decision_findings(decisions, analysis));
+    analysis.decision = decisions.standing(&analysis.info.id).cloned();
+    if let Some(decision) = &analysis.decision {
+        let applied = analysis.info.applied_at.is_some();
+        for finding in &mut analysis.findings {
+            if finding
+                .signal()
+                .is_some_and(|signal| super::finding::resolves(decision.verdict, signal, applied))
+            {
+                finding.resolved_by = Some(decision.verdict);
+            }
+        }
+    }
+    // Messages name a long compaction id by its first 8 characters; the finding's
+    // `compaction` field keeps it whole.
+    let id = analysis.info.id.clone();
+    let short = super::finding::short_id(&id);
+    if short != id {
+        for finding in &mut analysis.findings {
+            finding.message = finding.message.replace(&id, short);
+        }
     }
 }
 
@@ -501,9 +524,10 @@ pub fn report(
         microcompactions: session
             .microcompactions
             .iter()
-            .map(|&i| MicrocompactionReport {
-                seq: session.events[i].seq,
-                line: session.events[i].line,
+            .filter_map(|&i| session.events.get(i))
+            .map(|e| MicrocompactionReport {
+                seq: e.seq,
+                line: e.line,
             })
             .collect(),
         findings: analysis.findings.clone(),

@@ -37,11 +37,11 @@ fn rank(state: TokenState) -> u8 {
 }
 
 pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<TokenRow> {
-    let sentences = match &session.events[analysis.info.def].kind {
-        EventKind::Compaction {
+    let sentences = match session.events.get(analysis.info.def).map(|e| &e.kind) {
+        Some(EventKind::Compaction {
             summary: Some(summary),
             ..
-        } => Sentences::of(&summary.text),
+        }) => Sentences::of(&summary.text),
         _ => Sentences::default(),
     };
     let cwd = session.cwd.as_deref();
@@ -64,7 +64,7 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
             TokenRow {
                 token: t.id,
                 state,
-                seen_at: session.events[t.first_event].seq,
+                seen_at: session.seq_at(t.first_event),
                 needed_by,
                 sentence,
             }
@@ -132,7 +132,8 @@ impl Sentences {
             .chain(hex_prefixes)
             .filter(|f| !f.is_empty())
             .find_map(|f| self.first.get(f))
-            .map(|&i| self.texts[i].as_str())
+            .and_then(|&i| self.texts.get(i))
+            .map(String::as_str)
     }
 }
 

@@ -184,6 +184,19 @@ pub struct CompactionInfo {
 }
 
 impl Session {
+    /// The events in `range`, clamped to the log: an index out of it names no event.
+    pub fn events_in(&self, range: std::ops::Range<usize>) -> &[Event] {
+        let end = range.end.min(self.events.len());
+        self.events
+            .get(range.start.min(end)..end)
+            .unwrap_or_default()
+    }
+
+    /// The seq of event `index` (0 when there is none).
+    pub fn seq_at(&self, index: usize) -> u64 {
+        self.events.get(index).map_or(0, |e| e.seq)
+    }
+
     pub fn new(format: Format) -> Session {
         Session {
             format,
@@ -219,7 +232,9 @@ impl Session {
             let phase = phase.unwrap_or(Phase::Proposed);
             match by_id.get(id.as_str()) {
                 Some(&at) => {
-                    let known = &mut out[at];
+                    let Some(known) = out.get_mut(at) else {
+                        continue;
+                    };
                     // The first event of an id that carries a range defines it.
                     if known.range == RangeSpec::Missing && *range != RangeSpec::Missing {
                         known.def = index;

@@ -84,6 +84,10 @@ impl TokenTable {
         self.index.get(text).copied()
     }
 
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "a TokenId is only made by this table, which never shrinks"
+    )]
     pub fn get(&self, id: TokenId) -> &TokenInfo {
         &self.tokens[id.0 as usize]
     }
