@@ -204,3 +204,51 @@ fn the_readme_documents_every_key() {
         assert!(readme.contains(&row), "README has no row {row:?}");
     }
 }
+
+#[test]
+fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
+    // 600 events whose texts are 64 KiB each: the whole log's texts would be 75 MiB.
+    let lines: String = (1..=600)
+        .map(|seq| {
+            format!(
+                "{{\"type\":\"message\",\"seq\":{seq},\"role\":\"user\",\"text\":\"m{seq}\"}}\n"
+            )
+        })
+        .collect();
+    let session = ctxlens::ingest::parse(lines.as_bytes()).unwrap();
+    let mut app = App::new(
+        "big".into(),
+        Arc::new(Snapshot::build(session, &[])),
+        "tester".into(),
+    );
+    let big = "x".repeat(32 * 1024);
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    chars(&mut app, "g");
+    let mut most = 0;
+    for _ in 0..600 {
+        term.draw(|f| view::draw(&app, f)).unwrap();
+        let wanted = app.wanted_texts();
+        let texts = wanted
+            .iter()
+            .map(|t| {
+                let text = ctxlens::ingest::display::EventText {
+                    gist: format!("event {}", t.index),
+                    text: big.clone(),
+                    raw: big.clone(),
+                };
+                (t.index, text)
+            })
+            .collect();
+        app.update(Action::Worker(Update::Texts(texts)));
+        let bytes: usize = app.texts.values().map(|t| t.size()).sum();
+        most = most.max(bytes);
+        press(&mut app, KeyCode::Down);
+    }
+    assert!(
+        app.texts.len() < 600,
+        "every text is still held: {} texts, {most} bytes at most",
+        app.texts.len()
+    );
+    // The budget (4 MiB) plus what one look at the view may add before it is trimmed.
+    assert!(most < 6 << 20, "the cache reached {most} bytes");
+}

@@ -116,7 +116,7 @@ fn parse_event(
     table: &mut TokenTable,
 ) -> Result<Event, BadLine> {
     let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
-    let Value::Object(obj) = value else {
+    let Value::Object(mut obj) = value else {
         return Err(BadLine::NotObject);
     };
     let type_name = match obj.get("type") {
@@ -133,7 +133,7 @@ fn parse_event(
             return Err(BadLine::SeqNotIncreasing { seq, prev });
         }
     }
-    let kind = parse_kind(&type_name, &obj, table)?;
+    let kind = parse_kind(&type_name, &mut obj, table)?;
     Ok(Event {
         seq,
         line: line.number,
@@ -169,9 +169,19 @@ fn text_field(obj: &Map<String, Value>, key: &str) -> String {
     }
 }
 
+/// The text of a field that should be a string, taken out of the record: a long text
+/// is not copied (a line may hold tens of megabytes).
+fn take_text(obj: &mut Map<String, Value>, key: &str) -> String {
+    match obj.get_mut(key).map(Value::take) {
+        None | Some(Value::Null) => String::new(),
+        Some(Value::String(s)) => s,
+        Some(other) => other.to_string(),
+    }
+}
+
 fn parse_kind(
     type_name: &str,
-    obj: &Map<String, Value>,
+    obj: &mut Map<String, Value>,
     table: &mut TokenTable,
 ) -> Result<EventKind, BadLine> {
     Ok(match type_name {
@@ -180,7 +190,7 @@ fn parse_kind(
             agent: str_field(obj, "agent"),
         },
         "message" => {
-            let text = text_field(obj, "text");
+            let text = take_text(obj, "text");
             EventKind::Message {
                 role: str_field(obj, "role").unwrap_or_default(),
                 text: digest(&[&text], tokens::word_count(&text), table),
@@ -205,7 +215,7 @@ fn parse_kind(
             super::text::tool_result(
                 str_field(obj, "call_id"),
                 is_error,
-                &text_field(obj, "text"),
+                &take_text(obj, "text"),
                 table,
             )
         }
@@ -276,8 +286,8 @@ fn obligation(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
     })
 }
 
-fn compaction(obj: &Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
-    let summary = text_field(obj, "summary");
+fn compaction(obj: &mut Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
+    let summary = take_text(obj, "summary");
     Ok(EventKind::Compaction {
         id: required_str(obj, "compaction", "id")?,
         phase: match obj.get("phase") {

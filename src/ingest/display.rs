@@ -19,6 +19,13 @@ pub struct EventText {
     pub raw: String,
 }
 
+impl EventText {
+    /// The bytes it holds.
+    pub fn size(&self) -> usize {
+        self.gist.len() + self.text.len() + self.raw.len()
+    }
+}
+
 fn cut(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_owned();

@@ -97,6 +97,9 @@ pub enum Action {
 /// Most region events the compaction view shows.
 pub const REGION_EVENTS_SHOWN: usize = 200;
 
+/// What the cache of shown event texts may hold before what is out of view is dropped.
+const TEXT_CACHE_BYTES: usize = 4 << 20;
+
 pub struct App {
     pub title: String,
     pub snapshot: Arc<Snapshot>,
@@ -703,7 +706,7 @@ impl App {
         }
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
-        for index in wanted {
+        for &index in &wanted {
             let Some(e) = events.get(index) else {
                 continue;
             };
@@ -716,9 +719,12 @@ impl App {
                 });
             }
         }
-        // The cache holds what is near the view, not the whole log.
-        if self.texts.len() > 20_000 {
-            self.texts.clear();
+        // The cache holds what is near the view, not the whole log: past its budget,
+        // what is out of view goes (a line's text can be 64 KiB, its raw form as much).
+        let bytes: usize = self.texts.values().map(EventText::size).sum();
+        if bytes > TEXT_CACHE_BYTES {
+            let near: HashSet<usize> = wanted.into_iter().collect();
+            self.texts.retain(|index, _| near.contains(index));
         }
         out
     }
