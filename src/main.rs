@@ -34,9 +34,10 @@ fn main() -> ExitCode {
         Some(Command::Await(a)) => cli::await_decision::run(a, &mut out),
         Some(Command::Contract(a)) => cli::contract::run(a, &mut out),
         Some(Command::Check(a)) => cli::check::run(a, &mut out),
-        Some(Command::Spill(SpillCommand::Get { log, handle })) => {
-            cli::spill::get(log, handle, &mut out, terminal)
+        Some(Command::Spill(SpillCommand::Get { log, handle, fleet })) => {
+            cli::spill::get(log, handle, fleet, &mut out, terminal)
         }
+        Some(Command::Ship(a)) => cli::ship::run(a),
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => Ok(claude_hook(hook, &mut out)),
         Some(Command::Hook(HookAgent::Codex(hook))) => Ok(codex_hook(hook, &mut out)),
         Some(Command::Demo) => ctxlens::tui::demo::run()

@@ -76,6 +76,13 @@ pub enum Command {
     /// The spill store: read a spilled region back by its handle.
     #[command(subcommand)]
     Spill(SpillCommand),
+    /// Publish session logs to NATS JetStream for a fleet view: every line once, on
+    /// ctxlens.<host>.<session>.events; a folder means every log in it. Follows them
+    /// until stopped, resuming where the server's copy ends.
+    ///
+    /// Exit status: 0 stopped after --once, 2 no server or unreadable logs.
+    #[command(after_help = "Example:\n  ctxlens ship --nats nats://ops:4222 ~/.claude/projects")]
+    Ship(ShipArgs),
     /// Hooks for agents, so bindings survive compactions in live sessions.
     #[command(subcommand)]
     Hook(HookAgent),
@@ -176,9 +183,37 @@ pub struct InstallArgs {
     pub timeout: Option<f64>,
 }
 
+/// Where a fleet keeps decisions, spills and shipped logs.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FleetArgs {
+    /// A NATS server with JetStream (nats://HOST:PORT or tls://…): decisions and spills
+    /// go there instead of beside the log.
+    #[arg(long, value_name = "URL", env = "CTXLENS_NATS_URL")]
+    pub nats: Option<String>,
+    /// NATS credentials (a .creds file).
+    #[arg(long, value_name = "FILE", env = "CTXLENS_NATS_CREDS")]
+    pub nats_creds: Option<PathBuf>,
+    /// A CA certificate (PEM) for the server's TLS certificate.
+    #[arg(long, value_name = "FILE", env = "CTXLENS_NATS_CA")]
+    pub nats_ca: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShipArgs {
+    /// Session logs or folders of them (canonical, Claude Code, Codex).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Ship what the logs hold now, then stop (without it, follow them).
+    #[arg(long)]
+    pub once: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct AuditArgs {
-    /// Session logs to audit.
+    /// Session logs to audit; with --nats, an argument that is not a file is a subject
+    /// of the events stream (wildcards allowed), e.g. ctxlens.HOST.SESSION.events.
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// One JSON report object per line, per file.
@@ -190,6 +225,8 @@ pub struct AuditArgs {
     /// List every dropped token, not only declared and required ones.
     #[arg(long)]
     pub tokens: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -222,6 +259,8 @@ pub struct DecideArgs {
     /// Why, in a few words.
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -257,6 +296,8 @@ pub struct AwaitArgs {
     /// decision that stands.
     #[arg(long, requires = "timeout")]
     pub auto: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -270,5 +311,7 @@ pub enum SpillCommand {
         log: PathBuf,
         /// sha256:<64 lowercase hex digits>
         handle: String,
+        #[command(flatten)]
+        fleet: FleetArgs,
     },
 }

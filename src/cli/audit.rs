@@ -1,7 +1,7 @@
 //! `ctxlens audit PATH… [--json] [--strict] [--tokens]`
 
 use super::human::{self, Style};
-use super::{json_line, load_reporting, EXIT_FINDING, EXIT_OK, EXIT_UNUSABLE};
+use super::{json_line, load_from, CliError, Loaded, EXIT_FINDING, EXIT_OK, EXIT_UNUSABLE};
 use crate::analysis::{report, Options};
 use crate::cli::args::AuditArgs;
 use crate::ingest::progress::Reading;
@@ -21,8 +21,31 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
         .ok()
         .and_then(|v| v.parse().ok())
         .map_or(Duration::from_secs(1), Duration::from_millis);
-    for path in &args.paths {
-        let file = path.display().to_string();
+    let server = match super::fleet::connect(&args.fleet) {
+        Ok(server) => server,
+        Err(error) => {
+            eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
+            return error.code;
+        }
+    };
+    for source in sources(&args.paths, server.as_deref()) {
+        let (file, path) = match source {
+            Ok(Source::File(path)) => (path.display().to_string(), path),
+            Ok(Source::Subject(subject)) => {
+                let loaded = server
+                    .as_ref()
+                    .ok_or_else(|| CliError::unusable("no server"))
+                    .and_then(|server| from_stream(server, &subject, args.strict));
+                worst = worst.max(print(&subject, loaded, args, out, options, style));
+                continue;
+            }
+            Err(error) => {
+                eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
+                worst = worst.max(error.code);
+                continue;
+            }
+        };
+        let path = &path;
         let shown = crate::sanitize::line(&file).into_owned();
         let mut drew = false;
         let mut progress = |reading: Reading| {
@@ -31,10 +54,83 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 drew = true;
             }
         };
-        let loaded = load_reporting(path, args.strict, &mut progress);
+        let backend = match &server {
+            Some(server) => crate::store::nats::backend(
+                server,
+                &crate::store::nats::keys::session_of_log(&crate::store::nats::keys::host(), path),
+            ),
+            None => crate::store::channel::Backend::files(path),
+        };
+        let loaded = load_from(path, &*backend.channel, args.strict, &mut progress);
         if drew {
             eprint!("\r\x1b[K");
         }
+        worst = worst.max(print(&file, loaded, args, out, options, style));
+    }
+    worst.min(EXIT_UNUSABLE)
+}
+
+/// Where a report's log comes from.
+enum Source {
+    File(std::path::PathBuf),
+    /// A subject of the events stream.
+    Subject(String),
+}
+
+/// The logs `paths` name: files, and with a server, subjects (wildcards expanded).
+fn sources(
+    paths: &[std::path::PathBuf],
+    server: Option<&crate::store::nats::Nats>,
+) -> Vec<Result<Source, CliError>> {
+    let mut out = Vec::new();
+    for path in paths {
+        let Some(server) = server.filter(|_| !path.exists()) else {
+            out.push(Ok(Source::File(path.clone())));
+            continue;
+        };
+        let filter = path.to_string_lossy();
+        match server.subjects(&filter) {
+            Ok(subjects) if subjects.is_empty() => out.push(Err(CliError::unusable(format!(
+                "{}: no such file, and no session on the events stream matches it",
+                crate::sanitize::line(&filter)
+            )))),
+            Ok(subjects) => out.extend(subjects.into_iter().map(|s| Ok(Source::Subject(s)))),
+            Err(e) => out.push(Err(CliError::unusable(format!(
+                "{}: {e}",
+                crate::sanitize::line(&filter)
+            )))),
+        }
+    }
+    out
+}
+
+/// A session replayed from the stream, with its decisions from the server.
+fn from_stream(
+    server: &std::sync::Arc<crate::store::nats::Nats>,
+    subject: &str,
+    strict: bool,
+) -> Result<Loaded, CliError> {
+    let bytes = server
+        .replay(subject)
+        .map_err(|e| CliError::unusable(e.to_string()))?;
+    let session = crate::ingest::parse_bytes(&bytes);
+    let key = crate::store::nats::keys::session_of_subject(subject)
+        .ok_or_else(|| CliError::unusable(format!("{subject}: not an events subject")))?;
+    let backend = crate::store::nats::backend(server, &key);
+    super::analyze_with(session, &*backend.channel, strict)
+}
+
+/// Writes the report of one log; returns its exit status.
+fn print(
+    file: &str,
+    loaded: Result<Loaded, CliError>,
+    args: &AuditArgs,
+    out: &mut impl Write,
+    options: Options,
+    style: Style,
+) -> u8 {
+    let file = file.to_owned();
+    {
         let code = match loaded {
             Ok(loaded) => {
                 let report = report(&file, &loaded.session, &loaded.analysis, options);
@@ -59,7 +155,6 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 error.code
             }
         };
-        worst = worst.max(code);
+        code
     }
-    worst.min(EXIT_UNUSABLE)
 }

@@ -13,57 +13,6 @@ use std::time::{Duration, Instant};
 /// How often to look when no file event arrives (a fallback: file events wake it).
 const POLL: Duration = Duration::from_millis(500);
 
-/// The sidecar as read so far: only what was appended is read on each look.
-struct SidecarTail {
-    path: std::path::PathBuf,
-    offset: u64,
-    /// An incomplete last line, kept until its newline arrives.
-    partial: Vec<u8>,
-}
-
-impl SidecarTail {
-    fn new(log: &Path) -> SidecarTail {
-        SidecarTail {
-            path: crate::store::paths::decisions_path(log),
-            offset: 0,
-            partial: Vec::new(),
-        }
-    }
-
-    /// The first decision for `id` among the lines appended since the last look.
-    fn find(&mut self, id: &str) -> Result<Option<Decision>, CliError> {
-        use std::io::{Read, Seek, SeekFrom};
-        let unusable =
-            |e: std::io::Error| CliError::unusable(format!("{}: {e}", self.path.display()));
-        let mut file = match crate::store::private::open_read(&self.path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(unusable(e)),
-        };
-        let len = file.metadata().map_err(unusable)?.len();
-        if len < self.offset {
-            // Rewritten from scratch: read it all again.
-            self.offset = 0;
-            self.partial.clear();
-        }
-        file.seek(SeekFrom::Start(self.offset)).map_err(unusable)?;
-        let mut fresh = Vec::new();
-        file.read_to_end(&mut fresh).map_err(unusable)?;
-        self.offset += fresh.len() as u64;
-        self.partial.extend_from_slice(&fresh);
-        let complete = self
-            .partial
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let lines: Vec<u8> = self.partial.drain(..complete).collect();
-        Ok(lines
-            .split(|&b| b == b'\n')
-            .filter_map(|line| serde_json::from_slice::<Decision>(line).ok())
-            .find(|d| d.compaction == id))
-    }
-}
-
 /// A decision for `id` written as an event in the log, or an error when the log has
 /// gone or no longer holds the compaction (a replaced file): waiting would never end.
 fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decision>, CliError> {
@@ -117,14 +66,28 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     // File events in the log's folder (a decision appended, the log replaced) wake the
     // wait; without them it looks every half second.
     let (wake, woken) = std::sync::mpsc::channel::<()>();
+    let wake_on_file = wake.clone();
     let _watcher = crate::ingest::watch::watch_folder_of(&args.log, move || {
-        let _ = wake.send(());
+        let _ = wake_on_file.send(());
     });
-    let mut sidecar = SidecarTail::new(&args.log);
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let location = backend.channel.location();
+    let unusable = |e: std::io::Error| CliError::unusable(format!("{location}: {e}"));
+    // A decision on the server wakes the wait as file events do.
+    let wake_on_decision = wake.clone();
+    let mut channel = backend
+        .channel
+        .subscribe(
+            &args.id,
+            Box::new(move || {
+                let _ = wake_on_decision.send(());
+            }),
+        )
+        .map_err(unusable)?;
     loop {
         let decided = match in_log(&args.log, &mut follower, &args.id)? {
             Some(decision) => Some(decision),
-            None => sidecar.find(&args.id)?,
+            None => channel.check().map_err(unusable)?,
         };
         if let Some(decision) = decided {
             let _ = writeln!(out, "{}", json_line(&decision));
@@ -141,11 +104,12 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
         return Ok(EXIT_FINDING);
     }
     // The log may have grown while we waited: decide on what it says now.
-    let loaded = load(&args.log, false)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
     let compaction = require_compaction(&loaded, &args.log, &args.id)?;
     let verdict = compaction.flags.verdict(false);
     let decision = match decide::record(
         &args.log,
+        &backend,
         &loaded,
         &args.id,
         verdict,

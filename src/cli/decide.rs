@@ -1,8 +1,9 @@
 //! `ctxlens decide LOG ID VERDICT [--by NAME] [--reason TEXT]`
 
-use super::{json_line, load, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
+use super::{json_line, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::DecideArgs;
 use crate::model::Verdict;
+use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry};
 use crate::store::record::{default_operator, record_decision, record_pre_compact, Outcome};
 use std::io::Write;
@@ -11,6 +12,7 @@ use std::path::Path;
 /// Records `verdict` for compaction `id` of a loaded log.
 pub fn record(
     log: &Path,
+    backend: &Backend,
     loaded: &Loaded,
     id: &str,
     verdict: Verdict,
@@ -32,22 +34,32 @@ pub fn record(
                     "{id} is no longer held: its hook has stopped waiting, so there is nothing to preserve"
                 )));
             }
-            return record_pre_compact(log, id, handle, verdict, by, reason, None)
+            return record_pre_compact(backend, (id, handle), verdict, by, reason, None)
                 .map_err(|e| CliError::unusable(e.to_string()));
         }
     }
     let compaction = require_compaction(loaded, log, id)?;
-    record_decision(log, &loaded.session, compaction, verdict, by, reason)
-        .map_err(|e| CliError::unusable(e.to_string()))
+    record_decision(
+        log,
+        backend,
+        &loaded.session,
+        compaction,
+        verdict,
+        by,
+        reason,
+    )
+    .map_err(|e| CliError::unusable(e.to_string()))
 }
 
 pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let verdict = Verdict::parse(&args.verdict)
         .ok_or_else(|| CliError::unusable(format!("unknown verdict {}", args.verdict)))?;
-    let loaded = load(&args.log, false)?;
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
     let by = args.by.clone().unwrap_or_else(default_operator);
     match record(
         &args.log,
+        &backend,
         &loaded,
         &args.id,
         verdict,

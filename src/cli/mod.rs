@@ -6,15 +6,17 @@ pub mod await_decision;
 pub mod check;
 pub mod contract;
 pub mod decide;
+pub mod fleet;
 pub mod gate;
 pub mod hook;
 pub mod human;
+pub mod ship;
 pub mod spill;
 
 use crate::analysis::{self, SessionAnalysis};
 use crate::ingest;
 use crate::model::{Decision, Session};
-use crate::store::decisions;
+use crate::store::channel::{Backend, DecisionChannel};
 use std::fmt;
 use std::path::Path;
 
@@ -52,32 +54,36 @@ pub struct Loaded {
     pub analysis: SessionAnalysis,
 }
 
+/// A log and its decisions beside it.
 pub fn load(path: &Path, strict: bool) -> Result<Loaded, CliError> {
-    load_reporting(path, strict, &mut |_| {})
+    load_from(path, &*Backend::files(path).channel, strict, &mut |_| {})
 }
 
-/// [`load`], calling `report` while the log is read.
-pub fn load_reporting(
+/// [`load`] with the decisions of `channel`, calling `report` while the log is read.
+pub fn load_from(
     path: &Path,
+    channel: &dyn DecisionChannel,
     strict: bool,
     report: &mut dyn FnMut(ingest::progress::Reading),
 ) -> Result<Loaded, CliError> {
     let session =
         ingest::load_with_progress(path, report).map_err(|e| CliError::unusable(e.to_string()))?;
-    let sidecar = decisions::read(path).map_err(|e| {
-        CliError::unusable(format!(
-            "{}: {e}",
-            crate::store::paths::decisions_path(path).display()
-        ))
-    })?;
+    analyze_with(session, channel, strict)
+}
+
+/// The analysis of a session read already, with the decisions of `channel`.
+pub fn analyze_with(
+    session: crate::model::Session,
+    channel: &dyn DecisionChannel,
+    strict: bool,
+) -> Result<Loaded, CliError> {
+    let sidecar = channel
+        .standing()
+        .map_err(|e| CliError::unusable(format!("{}: {e}", channel.location())))?;
     for line in &sidecar.unreadable {
         eprintln!(
             "ctxlens: warning: {}:{line}: not a decision, ignored",
-            crate::sanitize::line(
-                &crate::store::paths::decisions_path(path)
-                    .display()
-                    .to_string()
-            )
+            crate::sanitize::line(&channel.location())
         );
     }
     let analysis = analysis::analyze(&session, &sidecar.decisions, strict);

@@ -1,5 +1,6 @@
 //! `ctxlens spill get LOG HANDLE`
 
+use super::args::FleetArgs;
 use super::CliError;
 use crate::sanitize;
 use crate::store::spill::{self, Handle};
@@ -10,6 +11,7 @@ use std::path::Path;
 pub fn get(
     log: &Path,
     handle: &str,
+    fleet: &FleetArgs,
     out: &mut impl Write,
     to_terminal: bool,
 ) -> Result<u8, CliError> {
@@ -19,6 +21,22 @@ pub fn get(
             sanitize::line(handle)
         ))
     })?;
+    if let Some(server) = super::fleet::connect(fleet)? {
+        let backend = crate::store::nats::backend(&server, "");
+        let bytes = backend
+            .spills
+            .get(&parsed)
+            .map_err(|e| CliError::unusable(e.to_string()))?;
+        let written = if to_terminal {
+            out.write_all(sanitize::block(&String::from_utf8_lossy(&bytes)).as_bytes())
+        } else {
+            out.write_all(&bytes)
+        };
+        written
+            .and_then(|()| out.flush())
+            .map_err(|e| CliError::unusable(format!("cannot write the region: {e}")))?;
+        return Ok(0);
+    }
     let mut file =
         spill::open_verified(log, &parsed).map_err(|e| CliError::unusable(e.to_string()))?;
     let written = if to_terminal {

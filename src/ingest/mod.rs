@@ -6,6 +6,7 @@ pub mod codex;
 pub mod declared;
 pub mod detect;
 pub mod display;
+mod find;
 pub mod follow;
 pub mod lines;
 pub mod progress;
@@ -36,6 +37,8 @@ impl fmt::Display for LoadError {
 }
 
 impl std::error::Error for LoadError {}
+
+pub use find::find_logs;
 
 const READ_BUFFER: usize = 1 << 20;
 

@@ -1,8 +1,12 @@
-//! The only code that writes files: the decision channel and the spill store.
+//! The only code that writes: the decision channel and the spill store, behind the
+//! traits of `channel` (files beside the log, or NATS JetStream for fleets), the hooks'
+//! ledger, and what `ship` publishes.
 
 pub mod atomic;
+pub mod channel;
 pub mod decisions;
 pub mod ledger;
+pub mod nats;
 pub mod paths;
 pub mod private;
 pub mod record;

@@ -2,7 +2,8 @@
 //! recorded when it cannot be stored. Shared by `ctxlens decide`, `await --auto` and the
 //! TUI.
 
-use super::{decisions as channel, paths, spill};
+use super::channel::Backend;
+use super::decisions::Recorded;
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest;
 use crate::model::{Decision, RangeSpec, Session, Verdict};
@@ -32,9 +33,9 @@ pub enum RecordError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{sidecar}: cannot record the decision: {source}")]
+    #[error("{channel}: cannot record the decision: {source}")]
     Channel {
-        sidecar: PathBuf,
+        channel: String,
         #[source]
         source: std::io::Error,
     },
@@ -49,6 +50,7 @@ pub enum Outcome {
 
 pub fn record_decision(
     log: &Path,
+    backend: &Backend,
     session: &Session,
     compaction: &CompactionAnalysis,
     verdict: Verdict,
@@ -74,7 +76,8 @@ pub fn record_decision(
     };
     // Held by a pre-compact hook: its region is spilled already.
     if let Some(held) = &compaction.extra.held {
-        return record_pre_compact(log, id, held.handle.clone(), verdict, by, reason, contract);
+        let held = (id.as_str(), held.handle.clone());
+        return record_pre_compact(backend, held, verdict, by, reason, contract);
     }
     let handle = if verdict == Verdict::Spill {
         let RangeSpec::Seqs { from, to } = compaction.info.range else {
@@ -91,8 +94,8 @@ pub fn record_decision(
                 to,
             });
         };
-        let stored =
-            ingest::open_range(log, start, end).and_then(|region| spill::store(log, region));
+        let stored = ingest::open_range(log, start, end)
+            .and_then(|mut region| backend.spills.put(&mut region));
         let handle = stored.map_err(|source| RecordError::Spill {
             id: id.clone(),
             source,
@@ -114,16 +117,16 @@ pub fn record_decision(
         )),
         contract,
     };
-    write(log, decision)
+    write(backend, decision)
 }
 
-/// Appends the decision to the channel unless one stands already.
-fn write(log: &Path, decision: Decision) -> Result<Outcome, RecordError> {
-    match channel::record(log, &decision) {
-        Ok(channel::Recorded::Written) => Ok(Outcome::Recorded(decision)),
-        Ok(channel::Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
+/// Records the decision on the channel unless one stands already.
+fn write(backend: &Backend, decision: Decision) -> Result<Outcome, RecordError> {
+    match backend.channel.record(&decision) {
+        Ok(Recorded::Written) => Ok(Outcome::Recorded(decision)),
+        Ok(Recorded::AlreadyDecided(standing)) => Ok(Outcome::AlreadyStood(standing)),
         Err(source) => Err(RecordError::Channel {
-            sidecar: paths::decisions_path(log),
+            channel: backend.channel.location(),
             source,
         }),
     }
@@ -137,9 +140,8 @@ fn now() -> Option<String> {
 /// the binding ledger): it is not in the transcript yet, and its region is already
 /// spilled under `handle`.
 pub fn record_pre_compact(
-    log: &Path,
-    id: &str,
-    handle: Option<String>,
+    backend: &Backend,
+    (id, handle): (&str, Option<String>),
     verdict: Verdict,
     by: &str,
     reason: Option<String>,
@@ -158,7 +160,7 @@ pub fn record_pre_compact(
         is_override: None,
         contract,
     };
-    write(log, decision)
+    write(backend, decision)
 }
 
 /// Who decides when nobody says: the login name, or "operator".

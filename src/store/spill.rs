@@ -23,7 +23,7 @@ impl Handle {
         valid.then(|| Handle(hex.to_owned()))
     }
 
-    fn hex(&self) -> &str {
+    pub fn hex(&self) -> &str {
         &self.0
     }
 }

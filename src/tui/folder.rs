@@ -158,32 +158,7 @@ fn thousands(n: u64) -> String {
     }
 }
 
-/// Session logs under `root` (`*.jsonl`, not sidecars), at most four folders deep.
-pub fn find_logs(root: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() && depth < 4 && !name.ends_with(".spill") && !name.starts_with('.') {
-                walk(&path, depth + 1, out);
-            } else if kind.is_file()
-                && name.ends_with(".jsonl")
-                && !name.ends_with(".decisions.jsonl")
-            {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, 0, &mut out);
-    out
-}
+pub use crate::ingest::find_logs;
 
 fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
     let entry = summarize_name(root, path, modified);

@@ -279,6 +279,7 @@ fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
             let result = match snapshot.analysis.compaction(&compaction) {
                 Some(analysis) => record_decision(
                     path,
+                    &crate::store::channel::Backend::files(path),
                     &snapshot.session,
                     analysis,
                     verdict,

@@ -1,0 +1,185 @@
+//! `ctxlens ship PATH… --nats URL [--once]`: publishes session logs to the fleet's
+//! events stream, each line once, and follows them.
+
+use super::args::ShipArgs;
+use super::{CliError, EXIT_OK};
+use crate::sanitize;
+use crate::store::nats::events::{Chunk, Position, MAX_CHUNK};
+use crate::store::nats::{keys, Nats};
+use std::collections::BTreeMap;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How often the logs are looked at for new lines.
+const LOOK_EVERY: Duration = Duration::from_millis(250);
+/// The most read from one log in one go.
+const READ_AT_ONCE: u64 = 8 << 20;
+
+/// One log being shipped.
+struct Shipper {
+    subject: String,
+    /// Where the server's copy ends; `None` until asked (and after a failed publish).
+    at: Option<Position>,
+    /// The file the shipped bytes came from (device, inode): another one at the path
+    /// is a new epoch.
+    identity: Option<(u64, u64)>,
+    lines: u64,
+    bytes: u64,
+}
+
+pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
+    let server = super::fleet::connect(&args.fleet)?
+        .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
+    let host = keys::host();
+    let mut shippers: BTreeMap<PathBuf, Shipper> = BTreeMap::new();
+    let mut reported = Instant::now();
+    loop {
+        for log in logs(&args.paths) {
+            let shipper = shippers.entry(log.clone()).or_insert_with(|| Shipper {
+                subject: keys::events_subject(&keys::session_of_log(&host, &log)),
+                at: None,
+                identity: None,
+                lines: 0,
+                bytes: 0,
+            });
+            if let Err(e) = ship(&server, &log, shipper) {
+                // Asked again next time: the server's copy says where to go on.
+                shipper.at = None;
+                eprintln!(
+                    "ctxlens: {}: {}",
+                    sanitize::line(&log.display().to_string()),
+                    sanitize::line(&e.to_string())
+                );
+            }
+        }
+        if args.once {
+            break;
+        }
+        if reported.elapsed() > Duration::from_secs(10) {
+            progress(&shippers);
+            reported = Instant::now();
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+    server
+        .flush()
+        .map_err(|e| CliError::unusable(e.to_string()))?;
+    progress(&shippers);
+    Ok(EXIT_OK)
+}
+
+/// The logs named: files as they are, folders by what they hold.
+fn logs(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            out.extend(crate::ingest::find_logs(path));
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn progress(shippers: &BTreeMap<PathBuf, Shipper>) {
+    let lines: u64 = shippers.values().map(|s| s.lines).sum();
+    let bytes: u64 = shippers.values().map(|s| s.bytes).sum();
+    eprintln!(
+        "ctxlens: shipped {lines} lines ({:.1} MB) of {} logs this run",
+        bytes as f64 / 1e6,
+        shippers.len()
+    );
+}
+
+/// Publishes the complete lines of `log` the server does not have yet.
+fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<()> {
+    let mut file = std::fs::File::open(log)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::other("not a regular file"));
+    }
+    let identity = (meta.dev(), meta.ino());
+    let mut at = match shipper.at {
+        Some(at) => at,
+        None => server.resume_point(&shipper.subject)?,
+    };
+    let replaced = shipper.identity.is_some_and(|known| known != identity);
+    if replaced || meta.len() < at.offset {
+        // Truncated or replaced: the log starts over, as a new epoch.
+        at = Position {
+            epoch: at.epoch + 1,
+            offset: 0,
+        };
+    }
+    shipper.identity = Some(identity);
+    shipper.at = Some(at);
+    while at.offset < meta.len() {
+        let want = (meta.len() - at.offset).min(READ_AT_ONCE);
+        file.seek(SeekFrom::Start(at.offset))?;
+        let mut bytes = Vec::new();
+        file.by_ref().take(want).read_to_end(&mut bytes)?;
+        // Only complete lines: a line still being written waits for its newline.
+        let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
+            if want == READ_AT_ONCE {
+                // One line longer than a read: take it whole, in chunks, once complete.
+                return ship_long_line(server, &mut file, shipper, at, meta.len());
+            }
+            break;
+        };
+        bytes.truncate(end);
+        let (chunks, lines) = chunks(at.offset, &bytes);
+        server.publish(&shipper.subject, at.epoch, chunks)?;
+        at.offset += end as u64;
+        shipper.at = Some(at);
+        shipper.lines += lines;
+        shipper.bytes += end as u64;
+    }
+    Ok(())
+}
+
+/// The messages for `bytes` (complete lines starting at `offset`): one per line, and
+/// a long line in pieces of at most `MAX_CHUNK`.
+fn chunks(offset: u64, bytes: &[u8]) -> (Vec<Chunk>, u64) {
+    let mut out = Vec::new();
+    let mut lines = 0;
+    let mut start = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        lines += 1;
+        for piece in line.chunks(MAX_CHUNK) {
+            out.push(Chunk {
+                offset: offset + start as u64,
+                bytes: piece.to_vec(),
+            });
+            start += piece.len();
+        }
+    }
+    (out, lines)
+}
+
+/// A line longer than one read: shipped once its newline is there.
+fn ship_long_line(
+    server: &Nats,
+    file: &mut std::fs::File,
+    shipper: &mut Shipper,
+    mut at: Position,
+    len: u64,
+) -> io::Result<()> {
+    file.seek(SeekFrom::Start(at.offset))?;
+    let mut reader = io::BufReader::new(file.by_ref().take(len - at.offset));
+    let mut line = Vec::new();
+    io::BufRead::read_until(&mut reader, b'\n', &mut line)?;
+    if line.last() != Some(&b'\n') {
+        return Ok(());
+    }
+    let (chunks, lines) = chunks(at.offset, &line);
+    server.publish(&shipper.subject, at.epoch, chunks)?;
+    at.offset += line.len() as u64;
+    shipper.at = Some(at);
+    shipper.lines += lines;
+    shipper.bytes += line.len() as u64;
+    Ok(())
+}

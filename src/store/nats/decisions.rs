@@ -1,0 +1,197 @@
+//! Decisions in the key-value bucket `ctxlens-decisions`, one key per compaction
+//! (`<host>.<session>.<compaction>`). A decision is a `create`: the server refuses a
+//! second one, so the first stands across the fleet.
+
+use super::keys::{decision_key, decode};
+use super::{failed, Nats, DECISIONS_BUCKET};
+use crate::model::Decision;
+use crate::store::channel::{DecisionChannel, Subscription};
+use crate::store::decisions::{Recorded, Sidecar};
+use async_nats::jetstream::kv;
+use futures_util::StreamExt;
+use std::io;
+use std::sync::{Arc, Mutex};
+
+pub struct NatsChannel {
+    nats: Arc<Nats>,
+    session: String,
+}
+
+impl NatsChannel {
+    pub fn new(nats: Arc<Nats>, session: &str) -> NatsChannel {
+        NatsChannel {
+            nats,
+            session: session.to_owned(),
+        }
+    }
+}
+
+/// The bucket, created on first use.
+pub(super) async fn bucket(js: &async_nats::jetstream::Context) -> io::Result<kv::Store> {
+    if let Ok(store) = js.get_key_value(DECISIONS_BUCKET).await {
+        return Ok(store);
+    }
+    js.create_key_value(kv::Config {
+        bucket: DECISIONS_BUCKET.into(),
+        description: "ctxlens: the first decision on each compaction".into(),
+        history: 1,
+        storage: async_nats::jetstream::stream::StorageType::File,
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| failed("cannot open the decisions bucket", e))
+}
+
+fn parse(key: &str, value: &[u8]) -> io::Result<Decision> {
+    serde_json::from_slice(value)
+        .map_err(|e| io::Error::other(format!("decision {key} cannot be read: {e}")))
+}
+
+impl DecisionChannel for NatsChannel {
+    fn standing(&self) -> io::Result<Sidecar> {
+        let js = self.nats.js();
+        let prefix = format!("{}.", self.session);
+        let entries = self.nats.run(async move {
+            let store = bucket(&js).await?;
+            let mut keys = store
+                .keys()
+                .await
+                .map_err(|e| failed("cannot list decisions", e))?;
+            let mut found = Vec::new();
+            while let Some(key) = keys.next().await {
+                let key = key.map_err(|e| failed("cannot list decisions", e))?;
+                if !key.starts_with(&prefix) {
+                    continue;
+                }
+                let entry = store
+                    .entry(key.clone())
+                    .await
+                    .map_err(|e| failed("cannot read a decision", e))?;
+                if let Some(entry) = entry.filter(|e| e.operation == kv::Operation::Put) {
+                    found.push((entry.revision, key, entry.value));
+                }
+            }
+            Ok(found)
+        })?;
+        let mut sidecar = Sidecar::default();
+        let mut entries = entries;
+        // In the order they were recorded.
+        entries.sort_by_key(|(revision, _, _)| *revision);
+        for (revision, key, value) in entries {
+            match parse(&key, &value) {
+                Ok(decision) => sidecar.decisions.push(decision),
+                Err(_) => sidecar.unreadable.push(revision),
+            }
+        }
+        Ok(sidecar)
+    }
+
+    fn record(&self, decision: &Decision) -> io::Result<Recorded> {
+        let js = self.nats.js();
+        let key = decision_key(&self.session, &decision.compaction);
+        let value = serde_json::to_vec(decision).map_err(io::Error::other)?;
+        let standing = self.nats.run(async move {
+            let store = bucket(&js).await?;
+            match store.create(&key, value.into()).await {
+                Ok(_) => Ok(None),
+                Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {
+                    let value = store
+                        .get(key.clone())
+                        .await
+                        .map_err(|e| failed("cannot read the standing decision", e))?
+                        .ok_or_else(|| io::Error::other("a decision stands but cannot be read"))?;
+                    Ok(Some(parse(&key, &value)?))
+                }
+                Err(e) => Err(failed("cannot record the decision", e)),
+            }
+        })?;
+        Ok(match standing {
+            None => Recorded::Written,
+            Some(standing) => Recorded::AlreadyDecided(standing),
+        })
+    }
+
+    fn subscribe(
+        &self,
+        compaction: &str,
+        wake: Box<dyn Fn() + Send + Sync>,
+    ) -> io::Result<Box<dyn Subscription>> {
+        let js = self.nats.js();
+        let key = decision_key(&self.session, compaction);
+        let found: Arc<Mutex<Option<io::Result<Decision>>>> = Arc::new(Mutex::new(None));
+        // Watch first, then look: a decision made in between is seen either way.
+        let watch = {
+            let key = key.clone();
+            self.nats.run(async move {
+                let store = bucket(&js).await?;
+                let watch = store
+                    .watch(&key)
+                    .await
+                    .map_err(|e| failed("cannot watch for the decision", e))?;
+                let now = store
+                    .get(key.clone())
+                    .await
+                    .map_err(|e| failed("cannot read the decision", e))?;
+                Ok((watch, now))
+            })?
+        };
+        let (mut watch, now) = watch;
+        if let Some(value) = now {
+            if let Ok(mut slot) = found.lock() {
+                *slot = Some(parse(&key, &value));
+            }
+        }
+        let slot = found.clone();
+        self.nats.spawn(async move {
+            while let Some(entry) = watch.next().await {
+                let result = match entry {
+                    Ok(entry) if entry.operation == kv::Operation::Put => {
+                        parse(&entry.key, &entry.value)
+                    }
+                    Ok(_) => continue,
+                    Err(e) => Err(failed("the watch for the decision failed", e)),
+                };
+                if let Ok(mut slot) = slot.lock() {
+                    slot.get_or_insert(result);
+                }
+                wake();
+                return;
+            }
+        });
+        Ok(Box::new(Watched { found }))
+    }
+
+    fn location(&self) -> String {
+        let session = self
+            .session
+            .split('.')
+            .map(|part| decode(part).unwrap_or_else(|| part.to_owned()))
+            .collect::<Vec<_>>()
+            .join("/");
+        format!(
+            "{} bucket {DECISIONS_BUCKET}, session {session}",
+            self.nats.url()
+        )
+    }
+}
+
+struct Watched {
+    found: Arc<Mutex<Option<io::Result<Decision>>>>,
+}
+
+impl Subscription for Watched {
+    fn check(&mut self) -> io::Result<Option<Decision>> {
+        let mut slot = self
+            .found
+            .lock()
+            .map_err(|_| io::Error::other("the decision watch failed"))?;
+        match slot.take() {
+            None => Ok(None),
+            Some(Ok(decision)) => {
+                *slot = Some(Ok(decision.clone()));
+                Ok(Some(decision))
+            }
+            Some(Err(e)) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Session logs on the stream `CTXLENS_EVENTS`: the lines of one log on
+//! `ctxlens.<host>.<session>.events`, each message headed by the byte offset it starts
+//! at and the log's epoch (which grows when the log is truncated or replaced). A
+//! message's id is `<host>.<session>.<epoch>.<offset>`, so the server drops a repeat;
+//! shipping resumes after the last message stored, so nothing is sent twice even past
+//! the server's duplicate window.
+
+use super::{failed, Nats, EVENTS_STREAM};
+use async_nats::jetstream::{self, consumer, stream};
+use futures_util::StreamExt;
+use std::io;
+use std::time::Duration;
+
+/// The byte offset header.
+const OFFSET: &str = "Ctxlens-Offset";
+/// The epoch header.
+const EPOCH: &str = "Ctxlens-Epoch";
+/// The most of a line one message carries: longer lines take several.
+pub const MAX_CHUNK: usize = 256 * 1024;
+/// Messages in flight before their acknowledgements are awaited.
+const IN_FLIGHT: usize = 256;
+
+/// Where shipping a log stands on the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Position {
+    pub epoch: u64,
+    /// The byte after the last one stored.
+    pub offset: u64,
+}
+
+async fn events_stream(js: &jetstream::Context) -> io::Result<stream::Stream> {
+    js.get_or_create_stream(stream::Config {
+        name: EVENTS_STREAM.into(),
+        description: Some("ctxlens: session logs, one subject per session".into()),
+        subjects: vec!["ctxlens.*.*.events".into()],
+        storage: stream::StorageType::File,
+        duplicate_window: Duration::from_secs(120),
+        ..Default::default()
+    })
+    .await
+    .map_err(|e| failed("cannot open the events stream", e))
+}
+
+fn header_u64(headers: Option<&async_nats::HeaderMap>, name: &str) -> Option<u64> {
+    headers?.get(name)?.as_str().parse().ok()
+}
+
+/// One chunk to publish: where it starts in the log and its bytes.
+pub struct Chunk {
+    pub offset: u64,
+    pub bytes: Vec<u8>,
+}
+
+impl Nats {
+    /// Where shipping `subject` resumes: after its last stored message, or at the start.
+    pub fn resume_point(&self, subject: &str) -> io::Result<Position> {
+        let js = self.js();
+        let subject = subject.to_owned();
+        self.run(async move {
+            let stream = events_stream(&js).await?;
+            match stream.get_last_raw_message_by_subject(&subject).await {
+                Ok(message) => {
+                    let headers = Some(&message.headers);
+                    let offset = header_u64(headers, OFFSET).unwrap_or(0);
+                    Ok(Position {
+                        epoch: header_u64(headers, EPOCH).unwrap_or(0),
+                        offset: offset + message.payload.len() as u64,
+                    })
+                }
+                Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
+                    Ok(Position::default())
+                }
+                Err(e) => Err(failed("cannot read where shipping stopped", e)),
+            }
+        })
+    }
+
+    /// Publishes `chunks` of `subject` in `epoch`, and waits until the server has
+    /// acknowledged every one. Returns how many it already had.
+    pub fn publish(&self, subject: &str, epoch: u64, chunks: Vec<Chunk>) -> io::Result<usize> {
+        let js = self.js();
+        let subject = subject.to_owned();
+        self.run(async move {
+            events_stream(&js).await?;
+            let session = subject
+                .strip_prefix("ctxlens.")
+                .and_then(|s| s.strip_suffix(".events"))
+                .unwrap_or(&subject)
+                .to_owned();
+            let mut duplicates = 0;
+            let mut pending = Vec::with_capacity(IN_FLIGHT);
+            for chunk in chunks {
+                let message = jetstream::message::PublishMessage::build()
+                    .message_id(format!("{session}.{epoch}.{}", chunk.offset))
+                    .header(OFFSET, chunk.offset.to_string().as_str())
+                    .header(EPOCH, epoch.to_string().as_str())
+                    .payload(chunk.bytes.into());
+                let ack = js
+                    .send_publish(subject.clone(), message)
+                    .await
+                    .map_err(|e| failed("cannot publish", e))?;
+                pending.push(ack);
+                if pending.len() >= IN_FLIGHT {
+                    duplicates += settle(&mut pending).await?;
+                }
+            }
+            duplicates += settle(&mut pending).await?;
+            Ok(duplicates)
+        })
+    }
+
+    /// The bytes of the newest epoch of `subject`'s log, as shipped, in order.
+    pub fn replay(&self, subject: &str) -> io::Result<Vec<u8>> {
+        let js = self.js();
+        let subject = subject.to_owned();
+        self.run(async move {
+            let stream = events_stream(&js).await?;
+            let last = match stream.get_last_raw_message_by_subject(&subject).await {
+                Ok(message) => message,
+                Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::NotFound,
+                        format!("{subject}: nothing was shipped on this subject"),
+                    ))
+                }
+                Err(e) => return Err(failed(&subject, e)),
+            };
+            let epoch = header_u64(Some(&last.headers), EPOCH).unwrap_or(0);
+            let consumer = stream
+                .create_consumer(consumer::pull::OrderedConfig {
+                    filter_subject: subject.clone(),
+                    deliver_policy: consumer::DeliverPolicy::All,
+                    ..Default::default()
+                })
+                .await
+                .map_err(|e| failed(&subject, e))?;
+            let mut messages = consumer.messages().await.map_err(|e| failed(&subject, e))?;
+            let mut bytes = Vec::new();
+            while let Some(message) = messages.next().await {
+                let message = message.map_err(|e| failed(&subject, e))?;
+                let sequence = message
+                    .info()
+                    .map_err(|e| failed(&subject, e))?
+                    .stream_sequence;
+                if header_u64(message.headers.as_ref(), EPOCH).unwrap_or(0) == epoch {
+                    bytes.extend_from_slice(&message.payload);
+                }
+                if sequence >= last.sequence {
+                    break;
+                }
+            }
+            Ok(bytes)
+        })
+    }
+
+    /// The events subjects on the stream that match `filter` (wildcards allowed).
+    pub fn subjects(&self, filter: &str) -> io::Result<Vec<String>> {
+        let js = self.js();
+        let filter = filter.to_owned();
+        self.run(async move {
+            let stream = events_stream(&js).await?;
+            let mut subjects = stream
+                .info_with_subjects(&filter)
+                .await
+                .map_err(|e| failed(&filter, e))?;
+            let mut found = Vec::new();
+            while let Some(item) = subjects.next().await {
+                found.push(item.map_err(|e| failed(&filter, e))?.0);
+            }
+            found.sort();
+            Ok(found)
+        })
+    }
+}
+
+/// Awaits the acknowledgements in `pending`; returns how many were duplicates.
+async fn settle(pending: &mut Vec<jetstream::context::PublishAckFuture>) -> io::Result<usize> {
+    let mut duplicates = 0;
+    for ack in pending.drain(..) {
+        let ack = ack.await.map_err(|e| failed("not acknowledged", e))?;
+        duplicates += usize::from(ack.duplicate);
+    }
+    Ok(duplicates)
+}

@@ -1,0 +1,109 @@
+//! Names on the server. A subject token or a key-value key allows only some
+//! characters, so hosts, sessions and compaction ids are encoded: letters, digits and
+//! `-` stay, every other byte becomes `_` and two hex digits. The encoding is
+//! reversible and never yields `.`, `*` or `>`.
+
+use std::fmt::Write;
+use std::path::Path;
+
+/// One subject token or key part for `text`.
+pub fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || byte == b'-' {
+            out.push(char::from(byte));
+        } else {
+            let _ = write!(out, "_{byte:02X}");
+        }
+    }
+    if out.is_empty() {
+        out.push('_');
+    }
+    out
+}
+
+/// The text `encode` made `token` from, when it is one of its outputs.
+pub fn decode(token: &str) -> Option<String> {
+    if token == "_" {
+        return Some(String::new());
+    }
+    let mut bytes = Vec::with_capacity(token.len());
+    let mut rest = token.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == b'_' {
+            let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
+            bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            rest = tail.get(2..)?;
+        } else {
+            bytes.push(first);
+            rest = tail;
+        }
+    }
+    String::from_utf8(bytes).ok()
+}
+
+/// This machine's name, as the fleet knows it.
+pub fn host() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The session key of a local log: `<host>.<file name without .jsonl>`, encoded.
+pub fn session_of_log(host: &str, log: &Path) -> String {
+    let name = log
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
+    format!("{}.{}", encode(host), encode(stem))
+}
+
+/// The subject a session's log lines are published on.
+pub fn events_subject(session: &str) -> String {
+    format!("ctxlens.{session}.events")
+}
+
+/// The session key in an events subject (`ctxlens.<host>.<session>.events`).
+pub fn session_of_subject(subject: &str) -> Option<String> {
+    let inner = subject.strip_prefix("ctxlens.")?.strip_suffix(".events")?;
+    let (host, session) = inner.split_once('.')?;
+    (!session.contains('.') && !host.is_empty() && !session.is_empty())
+        .then(|| format!("{host}.{session}"))
+}
+
+/// The key of a compaction's decision in the decisions bucket.
+pub fn decision_key(session: &str, compaction: &str) -> String {
+    format!("{session}.{}", encode(compaction))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_is_reversible_and_safe() {
+        for text in ["k1", "pre-compact-3", "a.b*c>d e", "Ω/..", "", "_5F"] {
+            let token = encode(text);
+            assert!(token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+            assert_eq!(decode(&token).as_deref(), Some(text));
+        }
+        assert_eq!(decode("_Z1"), None);
+    }
+
+    #[test]
+    fn subjects_and_keys() {
+        let session = session_of_log("build-7", Path::new("/x/4f2a.jsonl"));
+        assert_eq!(session, "build-7.4f2a");
+        let subject = events_subject(&session);
+        assert_eq!(subject, "ctxlens.build-7.4f2a.events");
+        assert_eq!(
+            session_of_subject(&subject).as_deref(),
+            Some("build-7.4f2a")
+        );
+        assert_eq!(decision_key(&session, "k.1"), "build-7.4f2a.k_2E1");
+    }
+}
