@@ -94,7 +94,12 @@ fn sources(
                 "{}: no such file, and no session on the events stream matches it",
                 crate::sanitize::line(&filter)
             )))),
-            Ok(subjects) => out.extend(subjects.into_iter().map(|s| Ok(Source::Subject(s)))),
+            Ok(subjects) => out.extend(
+                subjects
+                    .into_iter()
+                    .filter(|s| s.ends_with(".events"))
+                    .map(|s| Ok(Source::Subject(s))),
+            ),
             Err(e) => out.push(Err(CliError::unusable(format!(
                 "{}: {e}",
                 crate::sanitize::line(&filter)

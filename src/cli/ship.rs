@@ -29,6 +29,21 @@ struct Shipper {
     bytes: u64,
 }
 
+/// What to ship: each log, and its hooks' ledger when there is one (held compactions
+/// show in the fleet from it), with their subjects.
+fn targets(paths: &[PathBuf], host: &str) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for log in logs(paths) {
+        let session = keys::session_of_log(host, &log);
+        let ledger = crate::store::ledger::ledger_path(&log);
+        if ledger.is_file() {
+            out.push((ledger, keys::ledger_subject(&session)));
+        }
+        out.push((log, keys::events_subject(&session)));
+    }
+    out
+}
+
 pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let server = super::fleet::connect(&args.fleet)?
         .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
@@ -36,9 +51,9 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let mut shippers: BTreeMap<PathBuf, Shipper> = BTreeMap::new();
     let mut reported = Instant::now();
     loop {
-        for log in logs(&args.paths) {
+        for (log, subject) in targets(&args.paths, &host) {
             let shipper = shippers.entry(log.clone()).or_insert_with(|| Shipper {
-                subject: keys::events_subject(&keys::session_of_log(&host, &log)),
+                subject,
                 at: None,
                 identity: None,
                 lines: 0,

@@ -1,6 +1,8 @@
 #![allow(dead_code)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
+pub mod nats;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,8 @@ pub fn sample_copy(name: &str) -> (tempfile::TempDir, PathBuf) {
 pub fn ctxlens() -> Command {
     let mut cmd = Command::cargo_bin("ctxlens").expect("binary builds");
     cmd.env_remove("NO_COLOR");
+    // Files beside the log, whatever the developer's shell says.
+    cmd.env_remove("CTXLENS_NATS_URL");
     cmd
 }
 

@@ -10,7 +10,7 @@ use crate::analysis::ledger::{candidates, dropped_by, restore_context, Candidate
 use crate::ingest;
 use crate::model::{Decision, EventKind, Verdict};
 use crate::store::ledger::{self, Entry, LedgerToken};
-use crate::store::{decisions, spill};
+
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
@@ -205,10 +205,14 @@ fn pre_compact(
         .last()
         .map_or(0, |e| e.offset + e.span)
         .max(start);
+    let backend = backend_of(&transcript);
     let handle = if end > start {
-        let region = ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
+        let mut region =
+            ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
         Some(
-            spill::store(&transcript, region)
+            backend
+                .spills
+                .put(&mut region)
                 .map_err(|e| format!("cannot store the region: {e}"))?
                 .to_string(),
         )
@@ -254,9 +258,18 @@ fn pre_compact(
         transcript.display()
     ));
     let deadline = Instant::now() + wait;
+    let (wake, woken) = std::sync::mpsc::channel::<()>();
+    let mut channel = backend
+        .channel
+        .subscribe(
+            &id,
+            Box::new(move || {
+                let _ = wake.send(());
+            }),
+        )
+        .map_err(|e| e.to_string())?;
     let decision = loop {
-        let sidecar = decisions::read(&transcript).map_err(|e| e.to_string())?;
-        if let Some(decision) = sidecar.decisions.into_iter().find(|d| d.compaction == id) {
+        if let Some(decision) = channel.check().map_err(|e| e.to_string())? {
             log(&format!(
                 "{id}: {} by {}",
                 decision.verdict.as_str(),
@@ -270,7 +283,8 @@ fn pre_compact(
             ));
             break None;
         }
-        std::thread::sleep(Duration::from_millis(100));
+        // A decision on the server wakes the wait; the sidecar is looked at often.
+        let _ = woken.recv_timeout(Duration::from_millis(100));
     };
     // Viewers stop showing it as held the moment the hook answers.
     let released = Entry::Released {
@@ -282,6 +296,25 @@ fn pre_compact(
         log(&format!("cannot write the ledger: {e}"));
     }
     Ok(decision)
+}
+
+/// Where the hooks keep spills and read decisions: the NATS server of
+/// `CTXLENS_NATS_URL` (with `CTXLENS_NATS_CREDS` and `CTXLENS_NATS_CA`) when the
+/// agent's environment names one, files beside the transcript otherwise. A server that
+/// cannot be reached never breaks the agent: the hook says so and uses the files.
+fn backend_of(transcript: &std::path::Path) -> crate::store::channel::Backend {
+    let fleet = crate::cli::args::FleetArgs {
+        nats: std::env::var("CTXLENS_NATS_URL").ok(),
+        nats_creds: std::env::var_os("CTXLENS_NATS_CREDS").map(Into::into),
+        nats_ca: std::env::var_os("CTXLENS_NATS_CA").map(Into::into),
+    };
+    match crate::cli::fleet::backend(transcript, &fleet) {
+        Ok(backend) => backend,
+        Err(e) => {
+            log(&format!("{}; decisions and spills stay beside the transcript", e.message));
+            crate::store::channel::Backend::files(transcript)
+        }
+    }
 }
 
 /// This binary's path, so commands put in an agent's context run the ctxlens that
@@ -332,7 +365,10 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
     );
     // Preserved: the contract comes back whatever the summary made of it, in case
     // this Claude Code did not take the hook's output into its instructions.
-    let sidecar = decisions::read(&transcript).map_err(|e| e.to_string())?;
+    let sidecar = backend_of(&transcript)
+        .channel
+        .standing()
+        .map_err(|e| e.to_string())?;
     if let Some(contract) = sidecar
         .decisions
         .iter()

@@ -1,7 +1,8 @@
 //! Session logs on the stream `CTXLENS_EVENTS`: the lines of one log on
-//! `ctxlens.<host>.<session>.events`, each message headed by the byte offset it starts
-//! at and the log's epoch (which grows when the log is truncated or replaced). A
-//! message's id is `<host>.<session>.<epoch>.<offset>`, so the server drops a repeat;
+//! `ctxlens.<host>.<session>.events` (its hooks' ledger on `….ledger`), each message
+//! headed by the byte offset it starts at and the log's epoch (which grows when the
+//! log is truncated or replaced). A message's id is
+//! `<host>.<session>.<events|ledger>.<epoch>.<offset>`, so the server drops a repeat;
 //! shipping resumes after the last message stored, so nothing is sent twice even past
 //! the server's duplicate window.
 
@@ -32,7 +33,7 @@ async fn events_stream(js: &jetstream::Context) -> io::Result<stream::Stream> {
     js.get_or_create_stream(stream::Config {
         name: EVENTS_STREAM.into(),
         description: Some("ctxlens: session logs, one subject per session".into()),
-        subjects: vec!["ctxlens.*.*.events".into()],
+        subjects: vec!["ctxlens.*.*.events".into(), "ctxlens.*.*.ledger".into()],
         storage: stream::StorageType::File,
         duplicate_window: Duration::from_secs(120),
         ..Default::default()
@@ -82,9 +83,9 @@ impl Nats {
         let subject = subject.to_owned();
         self.run(async move {
             events_stream(&js).await?;
+            // The subject without its `ctxlens.` prefix names the file uniquely.
             let session = subject
                 .strip_prefix("ctxlens.")
-                .and_then(|s| s.strip_suffix(".events"))
                 .unwrap_or(&subject)
                 .to_owned();
             let mut duplicates = 0;

@@ -65,6 +65,11 @@ pub fn events_subject(session: &str) -> String {
     format!("ctxlens.{session}.events")
 }
 
+/// The subject a session's hook ledger is published on.
+pub fn ledger_subject(session: &str) -> String {
+    format!("ctxlens.{session}.ledger")
+}
+
 /// The session key in an events subject (`ctxlens.<host>.<session>.events`).
 pub fn session_of_subject(subject: &str) -> Option<String> {
     let inner = subject.strip_prefix("ctxlens.")?.strip_suffix(".events")?;

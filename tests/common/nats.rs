@@ -1,0 +1,108 @@
+//! A real `nats-server` with JetStream, started by the test on a free loopback port
+//! with a store folder of its own, and stopped when dropped.
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct NatsServer {
+    bin: PathBuf,
+    child: Child,
+    pub port: u16,
+    store: tempfile::TempDir,
+}
+
+/// The server binary: `$CTXLENS_NATS_SERVER`, or `nats-server` on the PATH, at least
+/// 2.10 (the client speaks its JetStream API). `None` prints why the test is skipped.
+fn server_binary(test: &str) -> Option<PathBuf> {
+    let bin = std::env::var_os("CTXLENS_NATS_SERVER")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("nats-server"));
+    let version = Command::new(&bin).arg("--version").output().ok();
+    let text = version
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    let Some(text) = text else {
+        eprintln!("skipped {test}: no nats-server (install it with scripts/install-nats-server)");
+        return None;
+    };
+    let numbers: Vec<u32> = text
+        .trim()
+        .rsplit('v')
+        .next()
+        .unwrap_or("")
+        .split('.')
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    if numbers.as_slice() < [2, 10].as_slice() {
+        eprintln!(
+            "skipped {test}: {} is older than 2.10 (install a newer one with scripts/install-nats-server)",
+            text.trim()
+        );
+        return None;
+    }
+    Some(bin)
+}
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+fn spawn(bin: &Path, port: u16, store: &Path) -> Child {
+    let child = Command::new(bin)
+        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
+        .arg(store)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("nats-server starts");
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "nats-server did not listen on {port}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+impl NatsServer {
+    /// A server for `test`, or `None` (with a skip notice) when none is installed.
+    pub fn start(test: &str) -> Option<NatsServer> {
+        let bin = server_binary(test)?;
+        let store = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = spawn(&bin, port, store.path());
+        Some(NatsServer {
+            bin,
+            child,
+            port,
+            store,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("nats://127.0.0.1:{}", self.port)
+    }
+
+    /// `kill -9`: no chance to flush anything.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Starts it again on the same port and store.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.child = spawn(&self.bin, self.port, self.store.path());
+    }
+}
+
+impl Drop for NatsServer {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

@@ -1,0 +1,299 @@
+//! Fleet mode against a real `nats-server` (started by each test): decisions, spills
+//! and shipped logs on JetStream, across processes, kills and restarts.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
+
+mod common;
+use common::nats::NatsServer;
+use common::*;
+use ctxlens::store::nats::{keys, Nats, NatsConfig};
+use serde_json::Value;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn on(server: &NatsServer) -> assert_cmd::Command {
+    let mut cmd = ctxlens();
+    cmd.env("CTXLENS_NATS_URL", server.url());
+    cmd
+}
+
+fn spawn_on(server: &NatsServer, args: &[&str], log: &Path) -> Child {
+    let bin = assert_cmd::cargo::cargo_bin("ctxlens");
+    let mut cmd = Command::new(bin);
+    cmd.args(args.iter().take(1))
+        .arg(log)
+        .args(args.iter().skip(1))
+        .env("CTXLENS_NATS_URL", server.url())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd.spawn().unwrap()
+}
+
+/// What the stream holds of `log`, replayed through the library.
+fn replayed(server: &NatsServer, log: &Path) -> Vec<u8> {
+    let nats = Nats::connect(&NatsConfig {
+        url: server.url(),
+        ..NatsConfig::default()
+    })
+    .unwrap();
+    let subject = keys::events_subject(&keys::session_of_log(&keys::host(), log));
+    nats.replay(&subject).unwrap()
+}
+
+#[test]
+fn the_first_decision_stands_across_forty_deciders() {
+    let Some(server) = NatsServer::start("the_first_decision_stands_across_forty_deciders")
+    else {
+        return;
+    };
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let deciders: Vec<Child> = (0..40)
+        .map(|i| {
+            let verdict = if i % 2 == 0 { "spill" } else { "refuse" };
+            let by = format!("operator-{i}");
+            spawn_on(&server, &["decide", "k1", verdict, "--by", &by], &log)
+        })
+        .collect();
+    let outputs: Vec<_> = deciders
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let winners: Vec<_> = outputs.iter().filter(|o| o.status.code() == Some(0)).collect();
+    assert_eq!(winners.len(), 1, "exactly one decision stands");
+    let standing: Value = serde_json::from_slice(&winners[0].stdout).unwrap();
+    for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
+        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        let told: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(told, standing, "every other decider is told which stands");
+    }
+    // Nothing was written beside the log: the server holds the decision and the spill.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+#[test]
+fn a_decision_reaches_an_await_in_another_process() {
+    let Some(server) = NatsServer::start("a_decision_reaches_an_await_in_another_process") else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let waiting = spawn_on(&server, &["await", "k1", "--timeout", "60"], &log);
+    // The waiter subscribes before it looks, so the order does not matter; give it
+    // time to be waiting for real.
+    std::thread::sleep(Duration::from_millis(700));
+    let decided = on(&server)
+        .args(["decide"])
+        .arg(&log)
+        .args(["k1", "refuse", "--by", "remote"])
+        .output()
+        .unwrap();
+    let decided_at = Instant::now();
+    assert_exit(&decided, 0);
+    let out = waiting.wait_with_output().unwrap();
+    eprintln!(
+        "await returned {} ms after decide exited",
+        decided_at.elapsed().as_millis()
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["verdict"], "refuse");
+    assert_eq!(got["by"], "remote");
+}
+
+#[test]
+fn a_spill_is_stored_on_the_server_and_checked_when_read() {
+    let Some(server) = NatsServer::start("a_spill_is_stored_on_the_server_and_checked_when_read")
+    else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let out = on(&server)
+        .args(["decide"])
+        .arg(&log)
+        .args(["k1", "spill", "--by", "ops"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let handle = decision["handle"].as_str().unwrap().to_owned();
+    let region = on(&server)
+        .args(["spill", "get"])
+        .arg(&log)
+        .arg(&handle)
+        .output()
+        .unwrap();
+    assert_exit(&region, 0);
+    let text = String::from_utf8(region.stdout).unwrap();
+    assert!(text.contains("4f9a2c81d0e7"), "the region holds the rollback revision");
+    assert!(text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()));
+
+    // An object planted under another region's hash is refused, not printed.
+    let forged = format!("{:064x}", 7);
+    let url = server.url();
+    let name = forged.clone();
+    tokio::runtime::Runtime::new().unwrap().block_on(async move {
+        let client = async_nats::connect(url).await.unwrap();
+        let js = async_nats::jetstream::new(client);
+        let store = js.get_object_store("ctxlens-spills").await.unwrap();
+        store
+            .put(name.as_str(), &mut &b"not what was spilled\n"[..])
+            .await
+            .unwrap();
+    });
+    let refused = on(&server)
+        .args(["spill", "get"])
+        .arg(&log)
+        .arg(format!("sha256:{forged}"))
+        .output()
+        .unwrap();
+    assert_exit(&refused, 2);
+    assert!(refused.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("corrupt"));
+}
+
+/// A canonical log of `lines` messages, with one line longer than a message may be.
+fn grow_log(log: &Path, from: u64, lines: u64) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    let mut text = String::new();
+    for seq in from..from + lines {
+        let body = if seq % 500 == 7 {
+            "long ".repeat(70_000)
+        } else {
+            format!("step {seq} touched rev-{seq:08x} and went on")
+        };
+        text.push_str(&format!(
+            "{{\"type\":\"message\",\"seq\":{seq},\"role\":\"assistant\",\"text\":\"{body}\"}}\n"
+        ));
+    }
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+#[test]
+fn ship_publishes_every_line_once_when_it_is_killed_and_restarted() {
+    let Some(server) =
+        NatsServer::start("ship_publishes_every_line_once_when_it_is_killed_and_restarted")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("shipped.jsonl");
+    grow_log(&log, 1, 1500);
+    let mut seq = 1501;
+    // Kill the shipper at varied moments while the log grows.
+    for round in 0..6u64 {
+        let mut ship = spawn_on(&server, &["ship"], &log);
+        std::thread::sleep(Duration::from_millis(40 + round * 70));
+        grow_log(&log, seq, 300);
+        seq += 300;
+        std::thread::sleep(Duration::from_millis(30 * round));
+        ship.kill().unwrap();
+        ship.wait().unwrap();
+    }
+    let last = on(&server)
+        .args(["ship", "--once"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_exit(&last, 0);
+    // Shipping again resumes where the server's copy ends: nothing is sent twice (the
+    // server's duplicate window would hide a repeat; this does not rely on it).
+    let again = on(&server)
+        .args(["ship", "--once"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_exit(&again, 0);
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(said.contains("shipped 0 lines"), "{said}");
+    let shipped = replayed(&server, &log);
+    let local = std::fs::read(&log).unwrap();
+    assert_eq!(shipped.len(), local.len(), "no line lost or sent twice");
+    assert!(shipped == local, "the stream equals the log byte for byte");
+    // The fleet audits it from the stream as it would the file.
+    let subject = keys::events_subject(&keys::session_of_log(&keys::host(), &log));
+    let from_stream = on(&server)
+        .args(["audit", "--json", &subject])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&from_stream.stdout).unwrap();
+    assert_eq!(report["events"], seq - 1);
+}
+
+#[test]
+fn a_server_killed_and_restarted_keeps_every_acknowledged_decision_and_line() {
+    let Some(mut server) = NatsServer::start(
+        "a_server_killed_and_restarted_keeps_every_acknowledged_decision_and_line",
+    ) else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let decided = on(&server)
+        .args(["decide"])
+        .arg(&log)
+        .args(["k1", "spill", "--by", "ops"])
+        .output()
+        .unwrap();
+    assert_exit(&decided, 0);
+    let mut ship = spawn_on(&server, &["ship"], &log);
+    std::thread::sleep(Duration::from_millis(500));
+    server.kill();
+    grow_log(&log, 100, 200);
+    server.restart();
+    grow_log(&log, 300, 200);
+    // The shipper reconnects and goes on where the server's copy ends.
+    let started = Instant::now();
+    let local = std::fs::read(&log).unwrap();
+    while replayed_or_empty(&server, &log).len() < local.len()
+        && started.elapsed() < Duration::from_secs(30)
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    ship.kill().unwrap();
+    ship.wait().unwrap();
+    assert!(replayed(&server, &log) == local, "0 lost, 0 duplicated");
+    let standing = on(&server)
+        .args(["await"])
+        .arg(&log)
+        .args(["k1", "--timeout", "5"])
+        .output()
+        .unwrap();
+    assert_exit(&standing, 0);
+    let decision: Value = serde_json::from_slice(&standing.stdout).unwrap();
+    assert_eq!(decision["verdict"], "spill");
+}
+
+fn replayed_or_empty(server: &NatsServer, log: &Path) -> Vec<u8> {
+    let nats = Nats::connect(&NatsConfig {
+        url: server.url(),
+        ..NatsConfig::default()
+    });
+    let subject = keys::events_subject(&keys::session_of_log(&keys::host(), log));
+    nats.and_then(|n| n.replay(&subject)).unwrap_or_default()
+}
+
+#[test]
+fn a_truncated_log_is_shipped_again_as_a_new_epoch() {
+    let Some(server) = NatsServer::start("a_truncated_log_is_shipped_again_as_a_new_epoch") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("rotating.jsonl");
+    grow_log(&log, 1, 50);
+    let ship = |server: &NatsServer| {
+        let out = on(server).args(["ship", "--once"]).arg(&log).output().unwrap();
+        assert_exit(&out, 0);
+    };
+    ship(&server);
+    std::fs::write(&log, b"").unwrap();
+    grow_log(&log, 1, 10);
+    ship(&server);
+    assert!(replayed(&server, &log) == std::fs::read(&log).unwrap());
+}
