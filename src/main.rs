@@ -38,6 +38,7 @@ fn main() -> ExitCode {
             cli::spill::get(log, handle, fleet, &mut out, terminal)
         }
         Some(Command::Ship(a)) => cli::ship::run(a),
+        Some(Command::Fleet(a)) => cli::fleet::run_view(a),
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => Ok(claude_hook(hook, &mut out)),
         Some(Command::Hook(HookAgent::Codex(hook))) => Ok(codex_hook(hook, &mut out)),
         Some(Command::Demo) => ctxlens::tui::demo::run()

@@ -224,8 +224,8 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     assert!(
         screen.contains("pending-compaction.jsonl") && screen.contains("benign-compaction.jsonl")
     );
-    // Copies are not live: their records are old. Writing to one makes it live and
-    // moves it to the top.
+    // Copies are not live: their records are old. Writing to one makes it live; a
+    // session waiting for a decision stays on top of it.
     assert!(!screen.contains("● live"), "{screen}");
     let mut file = std::fs::OpenOptions::new()
         .append(true)
@@ -237,13 +237,13 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     let screen = tui.screen();
     let row = |name: &str| screen.lines().position(|l| l.contains(name)).unwrap();
     assert!(
-        row("benign-compaction") < row("pending-compaction"),
+        row("pending-compaction") < row("benign-compaction"),
         "{screen}"
     );
     tui.keys("g\r");
     tui.wait_for("Timeline");
     tui.keys("\x1b");
-    tui.wait_for("Sessions (most recent activity first)");
+    tui.wait_for("Sessions (PENDING first, then most recent activity)");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
@@ -558,6 +558,66 @@ fn memory_stays_bounded_while_following_a_growing_log() {
         grown < 12 * 1024,
         "following {grown_mib} MiB more of log grew resident memory by {grown} KiB ({warm} KiB → {after} KiB)"
     );
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+#[test]
+fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote_agent() {
+    let Some(server) = common::nats::NatsServer::start(
+        "the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote_agent",
+    ) else {
+        return;
+    };
+    let url = server.url();
+    // Machine A: an agent's log, shipped, and the runtime waiting for a decision.
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let shipped = ctxlens()
+        .env("CTXLENS_NATS_URL", &url)
+        .args(["ship", "--once"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_exit(&shipped, 0);
+    let waiting = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args(["await"])
+        .arg(&log)
+        .args(["k1", "--timeout", "60"])
+        .env("CTXLENS_NATS_URL", &url)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The operator's machine: the fleet view, from the server only.
+    let mut tui = Tui::start_with_env(
+        &[Path::new("fleet")],
+        &[("CTXLENS_NATS_URL", Path::new(&url))],
+    );
+    tui.wait_for("1 PENDING");
+    tui.keys("\r");
+    tui.wait_for("13 events");
+    tui.keys("g");
+    tui.wait_for("‖ paused");
+    tui.keys("]");
+    tui.wait_for("Compaction k1 · proposed");
+    tui.keys("s");
+    tui.wait_for("recorded spill for k1");
+    let out = waiting.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let decision: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(decision["verdict"], "spill");
+    assert_eq!(decision["by"], "e2e-operator");
+    // The spill went to the server: machine A reads it back by its handle.
+    let handle = decision["handle"].as_str().unwrap();
+    let region = ctxlens()
+        .env("CTXLENS_NATS_URL", &url)
+        .args(["spill", "get"])
+        .arg(&log)
+        .arg(handle)
+        .output()
+        .unwrap();
+    assert_exit(&region, 0);
+    assert!(String::from_utf8_lossy(&region.stdout).contains("4f9a2c81d0e7"));
+    tui.wait_for("decision: SPILL by e2e-operator");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }

@@ -43,8 +43,7 @@ fn replayed(server: &NatsServer, log: &Path) -> Vec<u8> {
 
 #[test]
 fn the_first_decision_stands_across_forty_deciders() {
-    let Some(server) = NatsServer::start("the_first_decision_stands_across_forty_deciders")
-    else {
+    let Some(server) = NatsServer::start("the_first_decision_stands_across_forty_deciders") else {
         return;
     };
     let (dir, log) = sample_copy("pending-compaction.jsonl");
@@ -59,11 +58,19 @@ fn the_first_decision_stands_across_forty_deciders() {
         .into_iter()
         .map(|c| c.wait_with_output().unwrap())
         .collect();
-    let winners: Vec<_> = outputs.iter().filter(|o| o.status.code() == Some(0)).collect();
+    let winners: Vec<_> = outputs
+        .iter()
+        .filter(|o| o.status.code() == Some(0))
+        .collect();
     assert_eq!(winners.len(), 1, "exactly one decision stands");
     let standing: Value = serde_json::from_slice(&winners[0].stdout).unwrap();
     for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
-        assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let told: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(told, standing, "every other decider is told which stands");
     }
@@ -98,7 +105,12 @@ fn a_decision_reaches_an_await_in_another_process() {
         "await returned {} ms after decide exited",
         decided_at.elapsed().as_millis()
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["verdict"], "refuse");
     assert_eq!(got["by"], "remote");
@@ -128,22 +140,29 @@ fn a_spill_is_stored_on_the_server_and_checked_when_read() {
         .unwrap();
     assert_exit(&region, 0);
     let text = String::from_utf8(region.stdout).unwrap();
-    assert!(text.contains("4f9a2c81d0e7"), "the region holds the rollback revision");
-    assert!(text.lines().all(|l| serde_json::from_str::<Value>(l).is_ok()));
+    assert!(
+        text.contains("4f9a2c81d0e7"),
+        "the region holds the rollback revision"
+    );
+    assert!(text
+        .lines()
+        .all(|l| serde_json::from_str::<Value>(l).is_ok()));
 
     // An object planted under another region's hash is refused, not printed.
     let forged = format!("{:064x}", 7);
     let url = server.url();
     let name = forged.clone();
-    tokio::runtime::Runtime::new().unwrap().block_on(async move {
-        let client = async_nats::connect(url).await.unwrap();
-        let js = async_nats::jetstream::new(client);
-        let store = js.get_object_store("ctxlens-spills").await.unwrap();
-        store
-            .put(name.as_str(), &mut &b"not what was spilled\n"[..])
-            .await
-            .unwrap();
-    });
+    tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(async move {
+            let client = async_nats::connect(url).await.unwrap();
+            let js = async_nats::jetstream::new(client);
+            let store = js.get_object_store("ctxlens-spills").await.unwrap();
+            store
+                .put(name.as_str(), &mut &b"not what was spilled\n"[..])
+                .await
+                .unwrap();
+        });
     let refused = on(&server)
         .args(["spill", "get"])
         .arg(&log)
@@ -288,7 +307,11 @@ fn a_truncated_log_is_shipped_again_as_a_new_epoch() {
     let log = dir.path().join("rotating.jsonl");
     grow_log(&log, 1, 50);
     let ship = |server: &NatsServer| {
-        let out = on(server).args(["ship", "--once"]).arg(&log).output().unwrap();
+        let out = on(server)
+            .args(["ship", "--once"])
+            .arg(&log)
+            .output()
+            .unwrap();
         assert_exit(&out, 0);
     };
     ship(&server);

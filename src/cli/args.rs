@@ -83,6 +83,11 @@ pub enum Command {
     /// Exit status: 0 stopped after --once, 2 no server or unreadable logs.
     #[command(after_help = "Example:\n  ctxlens ship --nats nats://ops:4222 ~/.claude/projects")]
     Ship(ShipArgs),
+    /// The fleet's operator view: every session on the NATS server, live, held and
+    /// pending compactions first; Enter opens one with the same views and keys as a
+    /// local log, and a decision reaches the agent waiting on another machine.
+    #[command(after_help = "Example:\n  ctxlens fleet --nats nats://ops:4222")]
+    Fleet(FleetArgs),
     /// Hooks for agents, so bindings survive compactions in live sessions.
     #[command(subcommand)]
     Hook(HookAgent),

@@ -30,3 +30,28 @@ pub fn backend(log: &Path, fleet: &FleetArgs) -> Result<Backend, CliError> {
         None => Backend::files(log),
     })
 }
+
+/// `ctxlens fleet`: mirrors the server into a private temporary folder and shows it in
+/// the folder view; decisions and spills made there go to the server.
+pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
+    let server = connect(fleet)?.ok_or_else(|| {
+        CliError::unusable("fleet needs a server: --nats URL or CTXLENS_NATS_URL")
+    })?;
+    let mirror = tempfile::Builder::new()
+        .prefix("ctxlens-fleet-")
+        .tempdir()
+        .map_err(|e| CliError::unusable(format!("cannot make the mirror folder: {e}")))?;
+    nats::mirror::start(&server, mirror.path())
+        .map_err(|e| CliError::unusable(format!("cannot mirror the fleet: {e}")))?;
+    let on_server = server.clone();
+    let stores: crate::tui::worker::Stores =
+        Arc::new(
+            move |path: &Path| match nats::mirror::session_of_path(path) {
+                Some(session) => nats::backend(&on_server, &session),
+                None => Backend::files(path),
+            },
+        );
+    crate::tui::run::run_folders(vec![mirror.path().to_owned()], stores)
+        .map_err(CliError::unusable)?;
+    Ok(super::EXIT_OK)
+}

@@ -432,10 +432,20 @@ impl FolderApp {
         FolderAction::None
     }
 
-    /// New scan results, most recent activity first; the selected log stays selected.
+    /// New scan results: sessions with a PENDING compaction first, the one waiting
+    /// longest on top; then the others, most recent activity first. The selected log
+    /// stays selected.
     pub fn set_entries(&mut self, mut entries: Vec<Entry>) {
         let selected = self.visible().get(self.cursor).map(|e| e.path.clone());
-        entries.sort_by(|a, b| b.activity.cmp(&a.activity).then(a.name.cmp(&b.name)));
+        entries.sort_by(|a, b| {
+            let waiting = (b.pending > 0).cmp(&(a.pending > 0));
+            let when = if a.pending > 0 && b.pending > 0 {
+                a.activity.cmp(&b.activity)
+            } else {
+                b.activity.cmp(&a.activity)
+            };
+            waiting.then(when).then(a.name.cmp(&b.name))
+        });
         self.entries = entries;
         self.scanned = true;
         self.cursor = selected
@@ -580,7 +590,7 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
         ));
     }
     let title = if app.filter.is_empty() {
-        " Sessions (most recent activity first) ".to_owned()
+        " Sessions (PENDING first, then most recent activity) ".to_owned()
     } else {
         format!(
             " Sessions matching “{}”: {} of {} ",

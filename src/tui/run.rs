@@ -8,6 +8,7 @@ use super::terminal::{Term, TerminalGuard};
 use super::worker::{self, Request, WorkerHandle};
 use super::{view, Msg};
 use crate::store::record::default_operator;
+use crate::tui::worker::Stores;
 use crossterm::event::{Event, KeyEventKind};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -47,7 +48,7 @@ pub struct Session {
 
 impl Session {
     /// The view shows at once; the worker reads the log and sends its first snapshot.
-    pub fn open(path: &Path, tx: Sender<Msg>) -> Result<Session, String> {
+    pub fn open(path: &Path, tx: Sender<Msg>, stores: Stores) -> Result<Session, String> {
         // Fail before the terminal is taken when the log cannot be opened at all.
         let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
         if meta.is_dir() {
@@ -66,7 +67,7 @@ impl Session {
         );
         app.color = color_allowed();
         app.file_event = FileEvent::Reading(None);
-        let worker = worker::spawn(path.to_owned(), tx);
+        let worker = worker::spawn(path.to_owned(), tx, stores);
         Ok(Session { app, worker })
     }
 
@@ -94,11 +95,16 @@ enum Screen {
 /// Runs the TUI on a log or a folder until the operator quits.
 pub fn run(path: &Path) -> Result<(), String> {
     if path.is_dir() {
-        run_folders(vec![path.to_owned()])
+        run_folders(vec![path.to_owned()], worker::files())
     } else {
         let (tx, rx) = channel();
-        let screen = Screen::Session(Box::new(Session::open(path, tx.clone())?), None);
-        run_screen(screen, tx, rx)
+        let session = Session::open(path, tx.clone(), worker::files())?;
+        run_screen(
+            Screen::Session(Box::new(session), None),
+            tx,
+            rx,
+            worker::files(),
+        )
     }
 }
 
@@ -128,10 +134,11 @@ pub fn run_own_sessions() -> Result<(), String> {
     if roots.is_empty() {
         return Err("no ~/.claude/projects or ~/.codex/sessions here (nor $CLAUDE_CONFIG_DIR/projects or $CODEX_HOME/sessions); give a log or a folder: ctxlens PATH".into());
     }
-    run_folders(roots)
+    run_folders(roots, worker::files())
 }
 
-fn run_folders(roots: Vec<PathBuf>) -> Result<(), String> {
+/// Folder mode over `roots`, decisions and spills going where `stores` says.
+pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), String> {
     let (tx, rx) = channel();
     let title = roots
         .iter()
@@ -140,15 +147,20 @@ fn run_folders(roots: Vec<PathBuf>) -> Result<(), String> {
         .join(" + ");
     folder::spawn_scanner(roots, tx.clone());
     let screen = Screen::Folder(FolderApp::new(title, color_allowed()));
-    run_screen(screen, tx, rx)
+    run_screen(screen, tx, rx, stores)
 }
 
-fn run_screen(screen: Screen, tx: Sender<Msg>, rx: Receiver<Msg>) -> Result<(), String> {
+fn run_screen(
+    screen: Screen,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+    stores: Stores,
+) -> Result<(), String> {
     let (guard, mut terminal) =
         TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
     spawn_input(tx.clone());
     spawn_signals(tx.clone());
-    let result = event_loop(&mut terminal, screen, &rx, &tx);
+    let result = event_loop(&mut terminal, screen, &rx, &tx, &stores);
     drop(guard);
     result
 }
@@ -177,6 +189,7 @@ fn event_loop(
     mut screen: Screen,
     rx: &Receiver<Msg>,
     tx: &Sender<Msg>,
+    stores: &Stores,
 ) -> Result<(), String> {
     let io_err = |e: io::Error| format!("terminal: {e}");
     draw(terminal, &mut screen).map_err(io_err)?;
@@ -219,7 +232,7 @@ fn event_loop(
                 _ => None,
             };
             if let Some(path) = next {
-                screen = open_from_folder(screen, &path, tx);
+                screen = open_from_folder(screen, &path, tx, stores);
             }
             if let Screen::Session(session, folder) = &mut screen {
                 if session.app.quit {
@@ -240,11 +253,11 @@ fn event_loop(
     }
 }
 
-fn open_from_folder(screen: Screen, path: &Path, tx: &Sender<Msg>) -> Screen {
+fn open_from_folder(screen: Screen, path: &Path, tx: &Sender<Msg>, stores: &Stores) -> Screen {
     let Screen::Folder(mut folder) = screen else {
         return screen;
     };
-    match Session::open(path, tx.clone()) {
+    match Session::open(path, tx.clone(), stores.clone()) {
         Ok(mut session) => {
             session.app.from_folder = true;
             Screen::Session(Box::new(session), Some(folder))

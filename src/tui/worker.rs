@@ -81,7 +81,15 @@ const POLL: Duration = Duration::from_millis(250);
 
 /// Starts the worker on `path`: it reads the log off the render thread, sends the first
 /// snapshot, then follows.
-pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
+/// Where the decisions and spills of a log go: files beside it, or the fleet's server.
+pub type Stores = std::sync::Arc<dyn Fn(&Path) -> crate::store::channel::Backend + Send + Sync>;
+
+/// Decisions and spills beside each log.
+pub fn files() -> Stores {
+    std::sync::Arc::new(crate::store::channel::Backend::files)
+}
+
+pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle {
     let (tx, rx) = channel();
     let wake = tx.clone();
     std::thread::spawn(move || {
@@ -109,7 +117,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>) -> WorkerHandle {
                     )))
                     .is_ok()
                 {
-                    run(path, follower, analyzer, snapshot, rx, to_app);
+                    run(path, follower, analyzer, snapshot, rx, to_app, stores);
                 }
             }
             Err(e) => {
@@ -140,6 +148,7 @@ fn run(
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
+    stores: Stores,
 ) {
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
@@ -152,7 +161,7 @@ fn run(
             Err(RecvTimeoutError::Disconnected) => return,
         };
         if let Some(Wake::Request(request)) = wake {
-            let update = serve(&path, &current, request);
+            let update = serve(&path, &current, request, &stores);
             if !send(update) {
                 return;
             }
@@ -160,7 +169,7 @@ fn run(
         // Coalesce a burst of file events into one look.
         while let Ok(next) = rx.try_recv() {
             if let Wake::Request(request) = next {
-                if !send(serve(&path, &current, request)) {
+                if !send(serve(&path, &current, request, &stores)) {
                     return;
                 }
             }
@@ -254,7 +263,7 @@ pub fn read_texts(
         .collect()
 }
 
-fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
+fn serve(path: &Path, snapshot: &Snapshot, request: Request, stores: &Stores) -> Update {
     match request {
         Request::Texts(wanted) => match File::open(path) {
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
@@ -279,7 +288,7 @@ fn serve(path: &Path, snapshot: &Snapshot, request: Request) -> Update {
             let result = match snapshot.analysis.compaction(&compaction) {
                 Some(analysis) => record_decision(
                     path,
-                    &crate::store::channel::Backend::files(path),
+                    &stores(path),
                     &snapshot.session,
                     analysis,
                     verdict,

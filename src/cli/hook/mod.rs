@@ -207,8 +207,7 @@ fn pre_compact(
         .max(start);
     let backend = backend_of(&transcript);
     let handle = if end > start {
-        let mut region =
-            ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
+        let mut region = ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
         Some(
             backend
                 .spills
@@ -257,35 +256,7 @@ fn pre_compact(
         program(),
         transcript.display()
     ));
-    let deadline = Instant::now() + wait;
-    let (wake, woken) = std::sync::mpsc::channel::<()>();
-    let mut channel = backend
-        .channel
-        .subscribe(
-            &id,
-            Box::new(move || {
-                let _ = wake.send(());
-            }),
-        )
-        .map_err(|e| e.to_string())?;
-    let decision = loop {
-        if let Some(decision) = channel.check().map_err(|e| e.to_string())? {
-            log(&format!(
-                "{id}: {} by {}",
-                decision.verdict.as_str(),
-                decision.by.as_deref().unwrap_or("someone")
-            ));
-            break Some(decision);
-        }
-        if Instant::now() >= deadline {
-            log(&format!(
-                "{id}: no decision before the timeout; the compaction goes ahead"
-            ));
-            break None;
-        }
-        // A decision on the server wakes the wait; the sidecar is looked at often.
-        let _ = woken.recv_timeout(Duration::from_millis(100));
-    };
+    let decision = wait_for_decision(&backend, &id, wait)?;
     // Viewers stop showing it as held the moment the hook answers.
     let released = Entry::Released {
         id,
@@ -296,6 +267,44 @@ fn pre_compact(
         log(&format!("cannot write the ledger: {e}"));
     }
     Ok(decision)
+}
+
+/// Waits up to `wait` for a decision on `id`, on the channel the hook uses: the
+/// decision, or `None` when the time runs out (the compaction goes ahead).
+fn wait_for_decision(
+    backend: &crate::store::channel::Backend,
+    id: &str,
+    wait: Duration,
+) -> Result<Option<Decision>, String> {
+    let deadline = Instant::now() + wait;
+    let (wake, woken) = std::sync::mpsc::channel::<()>();
+    let mut channel = backend
+        .channel
+        .subscribe(
+            id,
+            Box::new(move || {
+                let _ = wake.send(());
+            }),
+        )
+        .map_err(|e| e.to_string())?;
+    loop {
+        if let Some(decision) = channel.check().map_err(|e| e.to_string())? {
+            log(&format!(
+                "{id}: {} by {}",
+                decision.verdict.as_str(),
+                decision.by.as_deref().unwrap_or("someone")
+            ));
+            return Ok(Some(decision));
+        }
+        if Instant::now() >= deadline {
+            log(&format!(
+                "{id}: no decision before the timeout; the compaction goes ahead"
+            ));
+            return Ok(None);
+        }
+        // A decision on the server wakes the wait; the sidecar is looked at often.
+        let _ = woken.recv_timeout(Duration::from_millis(100));
+    }
 }
 
 /// Where the hooks keep spills and read decisions: the NATS server of
@@ -311,7 +320,10 @@ fn backend_of(transcript: &std::path::Path) -> crate::store::channel::Backend {
     match crate::cli::fleet::backend(transcript, &fleet) {
         Ok(backend) => backend,
         Err(e) => {
-            log(&format!("{}; decisions and spills stay beside the transcript", e.message));
+            log(&format!(
+                "{}; decisions and spills stay beside the transcript",
+                e.message
+            ));
             crate::store::channel::Backend::files(transcript)
         }
     }

@@ -7,6 +7,7 @@
 mod decisions;
 pub mod events;
 pub mod keys;
+pub mod mirror;
 mod spills;
 
 pub use decisions::NatsChannel;
