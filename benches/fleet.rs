@@ -82,7 +82,6 @@ fn append(path: &Path, text: &str) {
 /// The ship goal: N sessions writing one event every 2 s each, followed by one
 /// `ctxlens ship`; the time from an append to its message on the stream.
 fn shipping(url: &str, dir: &Path, sessions: u64, secs: u64) -> (Vec<f64>, u64, u64) {
-    archives(dir);
     let logs: Vec<PathBuf> = (0..sessions)
         .map(|i| {
             let log = dir.join(format!("agent-{i:04}.jsonl"));
@@ -148,8 +147,8 @@ fn shipping(url: &str, dir: &Path, sessions: u64, secs: u64) -> (Vec<f64>, u64, 
 }
 
 /// `CTXLENS_BENCH_ARCHIVES` (default 10) archived sessions of `CTXLENS_BENCH_ARCHIVE_MB`
-/// (default 50) each, shipped from the start while the live sessions write.
-fn archives(dir: &Path) {
+/// (default 50) each, shipped with `ship --once`; returns their subjects and MB/s.
+fn archives(dir: &Path, url: &str) -> (Vec<String>, f64) {
     let count = env_or("CTXLENS_BENCH_ARCHIVES", 10);
     let mb = env_or("CTXLENS_BENCH_ARCHIVE_MB", 50);
     for a in 0..count {
@@ -171,6 +170,63 @@ fn archives(dir: &Path) {
             written += text.len() as u64;
         }
     }
+    let started = Instant::now();
+    let shipped = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+        .args(["ship", "--once"])
+        .arg(dir)
+        .env("CTXLENS_NATS_URL", url)
+        .output()
+        .unwrap();
+    assert!(shipped.status.success());
+    let rate = (count * mb) as f64 / started.elapsed().as_secs_f64();
+    let subjects = (0..count)
+        .map(|a| {
+            let log = dir.join(format!("archive-{a:02}.jsonl"));
+            keys::events_subject(&keys::session_of_log(&keys::host(), &log))
+        })
+        .collect();
+    (subjects, rate)
+}
+
+/// Operators replaying the archives from the stream, each once, all at once: what
+/// the server and the stream carry. (An operator's analysis of a replay runs on the
+/// operator's machine, not beside the shipper; `audit` of one archive is timed apart.)
+/// Returns how many replays finished.
+fn replaying(
+    url: &str,
+    subjects: &[String],
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<u64>> {
+    subjects
+        .iter()
+        .map(|subject| {
+            let (url, subject, stop) = (url.to_owned(), subject.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let reader = Nats::connect(&NatsConfig {
+                    url,
+                    ..NatsConfig::default()
+                })
+                .unwrap();
+                // Each operator replays its archive once, as one opening an archived
+                // session would; started together, at the start of the live phase.
+                let _ = &stop;
+                u64::from(reader.replay(&subject).is_ok_and(|b| !b.is_empty()))
+            })
+        })
+        .collect()
+}
+
+/// `audit` of one archive straight from the stream, in seconds.
+fn audit_from_stream(url: &str, subject: &str) -> f64 {
+    let started = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_ctxlens"))
+        .args(["audit", "--json", subject])
+        .env("CTXLENS_NATS_URL", url)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(out.code().is_some_and(|c| c <= 1));
+    started.elapsed().as_secs_f64()
 }
 
 /// The memory goal: `ctxlens fleet` in a terminal over every shipped session; its
@@ -206,7 +262,7 @@ fn fleet_memory(url: &str, expect: u64) -> Option<u64> {
     let wanted = format!("{expect} sessions");
     let started = Instant::now();
     let mut listed = false;
-    while started.elapsed() < Duration::from_secs(120) {
+    while started.elapsed() < Duration::from_secs(300) {
         // The screen as a terminal shows it (the TUI redraws only what changed).
         let size = |n| std::num::NonZeroU16::new(n).unwrap();
         let mut screen = vt100::Parser::new(size(40), size(140), 0);
@@ -247,7 +303,11 @@ fn pending_latency(server: &Arc<Nats>, dir: &Path, url: &str) -> Vec<f64> {
         .path()
         .join(keys::encode(&keys::host()))
         .join("pending-probe.jsonl");
-    std::thread::sleep(Duration::from_secs(2));
+    // Measured once the mirror has caught up with the stream (it replays it all first).
+    let started = Instant::now();
+    while !mirrored.exists() && started.elapsed() < Duration::from_secs(600) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
     for k in 0..20 {
         let id = format!("bench-{k}");
         let record = format!(
@@ -335,9 +395,19 @@ fn main() {
         ..NatsConfig::default()
     })
     .unwrap();
+    let archive_dir = tempfile::tempdir().unwrap();
+    eprintln!("shipping the archives …");
+    let (subjects, ship_rate) = archives(archive_dir.path(), &url);
     let dir = tempfile::tempdir().unwrap();
-    eprintln!("shipping {sessions} sessions for {secs} s …");
+    eprintln!("shipping {sessions} live sessions for {secs} s while the archives are replayed …");
+    let stop = Arc::new(AtomicBool::new(false));
+    let readers = replaying(&url, &subjects, &stop);
     let (mut ship, written, received) = shipping(&url, dir.path(), sessions, secs);
+    stop.store(true, Ordering::Relaxed);
+    let replays: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
+    let audit_secs = subjects
+        .first()
+        .map_or(f64::NAN, |s| audit_from_stream(&url, s));
     let pending_dir = tempfile::tempdir().unwrap();
     std::fs::write(
         pending_dir.path().join("pending-probe.jsonl"),
@@ -351,7 +421,7 @@ fn main() {
     println!("| goal | target | measured |");
     println!("|---|---|---|");
     println!(
-        "| ship keeps up: {sessions} sessions, one event per 2 s each, while {archives} archives of {} MB ship | every event on the stream | {received} of {written} events; append → stream p50 {:.0} ms, p99 {:.0} ms |",
+        "| ship keeps up: {sessions} sessions, one event per 2 s each, while operators replay {archives} archives of {} MB | every event on the stream | {received} of {written} events; append → stream p50 {:.0} ms, p99 {:.0} ms; {replays} replays finished |",
         env_or("CTXLENS_BENCH_ARCHIVE_MB", 50),
         percentile(&mut ship, 0.5),
         percentile(&mut ship, 0.99)
@@ -365,6 +435,11 @@ fn main() {
         "| decision recorded → waiting `await` process prints it | p99 < 100 ms | p50 {:.0} ms, p99 {:.0} ms (30 samples) |",
         percentile(&mut decided, 0.5),
         percentile(&mut decided, 0.99)
+    );
+    println!("| `ship --once` of the archives | (throughput) | {ship_rate:.1} MB/s |");
+    println!(
+        "| `audit` of one {} MB archive from the stream | (throughput) | {audit_secs:.1} s |",
+        env_or("CTXLENS_BENCH_ARCHIVE_MB", 50)
     );
     println!(
         "| memory of `fleet` with every session listed | ≤ 150 MiB | {} |",

@@ -44,14 +44,14 @@ fn main() -> ExitCode {
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::unusable),
-        None => match &args.path {
-            Some(path) => ctxlens::tui::run::run(path)
-                .map(|()| 0)
-                .map_err(CliError::unusable),
-            None => ctxlens::tui::run::run_own_sessions()
-                .map(|()| 0)
-                .map_err(CliError::unusable),
-        },
+        None => cli::fleet::stores(&args.fleet).and_then(|stores| {
+            match &args.path {
+                Some(path) => ctxlens::tui::run::run(path, stores),
+                None => ctxlens::tui::run::run_own_sessions(stores),
+            }
+            .map(|()| 0)
+            .map_err(CliError::unusable)
+        }),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -621,3 +621,31 @@ fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
+
+#[test]
+fn with_a_server_the_tui_on_a_log_shows_and_records_decisions_there() {
+    let Some(server) = common::nats::NatsServer::start(
+        "with_a_server_the_tui_on_a_log_shows_and_records_decisions_there",
+    ) else {
+        return;
+    };
+    let url = server.url();
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let mut tui = Tui::start_with_env(&[&log], &[("CTXLENS_NATS_URL", Path::new(&url))]);
+    tui.wait_for("1 PENDING");
+    // Another machine decides on the server: the view learns of it without a file.
+    let decided = ctxlens()
+        .env("CTXLENS_NATS_URL", &url)
+        .args(["decide"])
+        .arg(&log)
+        .args(["k1", "refuse", "--by", "bob"])
+        .output()
+        .unwrap();
+    assert_exit(&decided, 0);
+    tui.wait_for("decision: REFUSE by bob");
+    assert!(!tui.screen().contains("PENDING"));
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+    let beside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(beside.len(), 1, "nothing was written beside the log");
+}

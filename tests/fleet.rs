@@ -320,3 +320,51 @@ fn a_truncated_log_is_shipped_again_as_a_new_epoch() {
     ship(&server);
     assert!(replayed(&server, &log) == std::fs::read(&log).unwrap());
 }
+
+#[test]
+fn the_tripwire_reads_the_spill_handle_from_the_server() {
+    let Some(server) = NatsServer::start("the_tripwire_reads_the_spill_handle_from_the_server")
+    else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let decided = on(&server)
+        .args(["decide"])
+        .arg(&log)
+        .args(["k1", "spill", "--by", "alice"])
+        .output()
+        .unwrap();
+    assert_exit(&decided, 0);
+    let handle = serde_json::from_slice::<Value>(&decided.stdout).unwrap()["handle"].clone();
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str("{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"applied\"}\n");
+    text.push_str(
+        "{\"type\":\"action\",\"seq\":15,\"step\":\"s2\",\"name\":\"smoke\",\"target\":\"staging\"}\n",
+    );
+    std::fs::write(&log, text).unwrap();
+    let action = r#"{"name":"rollback","target":"7b1e9d03c2a5","step":"s3"}"#;
+    for (where_, expect) in [("server", handle), ("files", Value::Null)] {
+        let mut cmd = if where_ == "server" {
+            on(&server)
+        } else {
+            ctxlens()
+        };
+        let out = cmd
+            .args(["check"])
+            .arg(&log)
+            .args(["--action", action])
+            .output()
+            .unwrap();
+        assert_exit(&out, 1);
+        let said: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(said["handle"], expect, "{where_}: {said}");
+    }
+    // The gate and the audit see the decision that stands on the server.
+    let gate = on(&server)
+        .args(["audit", "--json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&gate.stdout).unwrap();
+    assert_eq!(report["compactions"][0]["decision"]["verdict"], "spill");
+}

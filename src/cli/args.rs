@@ -14,6 +14,8 @@ use std::path::PathBuf;
 pub struct Cli {
     /// A session log to open in the TUI (followed as it grows), or a folder of logs.
     pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -246,6 +248,8 @@ pub struct GateArgs {
     /// Density collapse is an error, and the gate spills on it.
     #[arg(long)]
     pub strict: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -277,6 +281,8 @@ pub struct ContractArgs {
     /// Print the contract as one JSON object.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Args)]
@@ -286,6 +292,8 @@ pub struct CheckArgs {
     /// The action about to be taken: {"name": …, "target": …, "step": … (optional)}.
     #[arg(long, value_name = "JSON")]
     pub action: String,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
 }
 
 #[derive(Debug, Args)]

@@ -1,7 +1,7 @@
 //! `ctxlens check LOG --action JSON` (spec §8.2): the tripwire a runtime calls before it
 //! acts after a compaction.
 
-use super::{json_line, load, CliError, EXIT_FINDING, EXIT_OK};
+use super::{json_line, CliError, EXIT_FINDING, EXIT_OK};
 use crate::analysis::continuation::{tripwire, ProposedAction};
 use crate::analysis::finding::{ExpectedStep, FindingKind};
 use crate::cli::args::CheckArgs;
@@ -44,7 +44,8 @@ fn parse_action(text: &str) -> Result<ProposedAction, CliError> {
 
 pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let action = parse_action(&args.action)?;
-    let loaded = load(&args.log, false)?;
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
     let compactions = &loaded.analysis.compactions;
     let Some((index, finding)) = tripwire(&loaded.session, compactions, &action) else {
         let _ = writeln!(out, "{}", json_line(&json!({ "diverges": false })));

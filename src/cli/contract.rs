@@ -1,12 +1,13 @@
 //! `ctxlens contract LOG [ID] [--json]` (spec §8.1).
 
-use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
+use super::{json_line, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::analysis::contract::{at_end, for_compaction};
 use crate::cli::args::ContractArgs;
 use std::io::Write;
 
 pub fn run(args: &ContractArgs, out: &mut impl Write) -> Result<u8, CliError> {
-    let loaded = load(&args.log, false)?;
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
     let contract = match &args.id {
         Some(id) => for_compaction(&loaded.session, require_compaction(&loaded, &args.log, id)?),
         None => at_end(&loaded.session),

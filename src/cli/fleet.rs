@@ -31,6 +31,18 @@ pub fn backend(log: &Path, fleet: &FleetArgs) -> Result<Backend, CliError> {
     })
 }
 
+/// Where the TUI keeps the decisions and spills of each log it opens: on the server of
+/// `fleet` (under this host and the log's name), beside each log otherwise.
+pub fn stores(fleet: &FleetArgs) -> Result<crate::tui::worker::Stores, CliError> {
+    let Some(server) = connect(fleet)? else {
+        return Ok(crate::tui::worker::files());
+    };
+    let host = keys::host();
+    Ok(Arc::new(move |path: &Path| {
+        nats::backend(&server, &keys::session_of_log(&host, path))
+    }))
+}
+
 /// `ctxlens fleet`: mirrors the server into a private temporary folder and shows it in
 /// the folder view; decisions and spills made there go to the server.
 pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {

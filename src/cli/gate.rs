@@ -1,14 +1,15 @@
 //! `ctxlens gate LOG ID [--json] [--strict]`
 
 use super::human::Style;
-use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
+use super::{json_line, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::GateArgs;
 use crate::model::Verdict;
 use crate::sanitize;
 use std::io::Write;
 
 pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, CliError> {
-    let loaded = load(&args.log, args.strict)?;
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, args.strict, &mut |_| {})?;
     let compaction = require_compaction(&loaded, &args.log, &args.id)?;
     let verdict = loaded.analysis.verdict(compaction);
     let reasons = compaction.flags.reasons(args.strict);

@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 /// How often the logs are looked at for new lines.
 const LOOK_EVERY: Duration = Duration::from_millis(250);
-/// The most read from one log in one go.
-const READ_AT_ONCE: u64 = 8 << 20;
+/// The most sent of one log in one round: a long archive does not hold up the live
+/// logs behind it (a round with work goes straight on to the next).
+const READ_AT_ONCE: u64 = 1 << 20;
 
 /// One log being shipped.
 struct Shipper {
@@ -51,6 +52,7 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let mut shippers: BTreeMap<PathBuf, Shipper> = BTreeMap::new();
     let mut reported = Instant::now();
     loop {
+        let mut busy = false;
         for (log, subject) in targets(&args.paths, &host) {
             let shipper = shippers.entry(log.clone()).or_insert_with(|| Shipper {
                 subject,
@@ -59,15 +61,21 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
                 lines: 0,
                 bytes: 0,
             });
-            if let Err(e) = ship(&server, &log, shipper) {
-                // Asked again next time: the server's copy says where to go on.
-                shipper.at = None;
-                eprintln!(
-                    "ctxlens: {}: {}",
-                    sanitize::line(&log.display().to_string()),
-                    sanitize::line(&e.to_string())
-                );
+            match ship(&server, &log, shipper) {
+                Ok(sent) => busy |= sent,
+                Err(e) => {
+                    // Asked again next time: the server's copy says where to go on.
+                    shipper.at = None;
+                    eprintln!(
+                        "ctxlens: {}: {}",
+                        sanitize::line(&log.display().to_string()),
+                        sanitize::line(&e.to_string())
+                    );
+                }
             }
+        }
+        if busy {
+            continue;
         }
         if args.once {
             break;
@@ -110,8 +118,9 @@ fn progress(shippers: &BTreeMap<PathBuf, Shipper>) {
     );
 }
 
-/// Publishes the complete lines of `log` the server does not have yet.
-fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<()> {
+/// Publishes up to `READ_AT_ONCE` of the complete lines of `log` the server does not
+/// have yet; says whether it sent anything.
+fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
     let mut file = std::fs::File::open(log)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
@@ -132,45 +141,58 @@ fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<()> {
     }
     shipper.identity = Some(identity);
     shipper.at = Some(at);
-    while at.offset < meta.len() {
-        let want = (meta.len() - at.offset).min(READ_AT_ONCE);
-        file.seek(SeekFrom::Start(at.offset))?;
-        let mut bytes = Vec::new();
-        file.by_ref().take(want).read_to_end(&mut bytes)?;
-        // Only complete lines: a line still being written waits for its newline.
-        let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
-            if want == READ_AT_ONCE {
-                // One line longer than a read: take it whole, in chunks, once complete.
-                return ship_long_line(server, &mut file, shipper, at, meta.len());
-            }
-            break;
-        };
-        bytes.truncate(end);
-        let (chunks, lines) = chunks(at.offset, &bytes);
-        server.publish(&shipper.subject, at.epoch, chunks)?;
-        at.offset += end as u64;
-        shipper.at = Some(at);
-        shipper.lines += lines;
-        shipper.bytes += end as u64;
+    if at.offset >= meta.len() {
+        return Ok(false);
     }
-    Ok(())
+    let want = (meta.len() - at.offset).min(READ_AT_ONCE);
+    file.seek(SeekFrom::Start(at.offset))?;
+    let mut bytes = Vec::new();
+    file.by_ref().take(want).read_to_end(&mut bytes)?;
+    // Only complete lines: a line still being written waits for its newline.
+    let Some(end) = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1) else {
+        if want == READ_AT_ONCE {
+            // One line longer than a read: taken whole, in chunks, once complete.
+            return ship_long_line(server, &mut file, shipper, at, meta.len());
+        }
+        return Ok(false);
+    };
+    bytes.truncate(end);
+    let (chunks, lines) = chunks(at.offset, &bytes);
+    server.publish(&shipper.subject, at.epoch, chunks)?;
+    at.offset += end as u64;
+    shipper.at = Some(at);
+    shipper.lines += lines;
+    shipper.bytes += end as u64;
+    Ok(true)
 }
 
-/// The messages for `bytes` (complete lines starting at `offset`): one per line, and
-/// a long line in pieces of at most `MAX_CHUNK`.
+/// The messages for `bytes` (complete lines starting at `offset`): whole lines, as many
+/// as fit in `MAX_CHUNK`, and a longer line in pieces of at most `MAX_CHUNK`. A message
+/// per line would make an archive of short lines millions of messages to store, replay
+/// and mirror.
 fn chunks(offset: u64, bytes: &[u8]) -> (Vec<Chunk>, u64) {
-    let mut out = Vec::new();
+    let mut out: Vec<Chunk> = Vec::new();
     let mut lines = 0;
     let mut start = 0;
     for line in bytes.split_inclusive(|&b| b == b'\n') {
         lines += 1;
-        for piece in line.chunks(MAX_CHUNK) {
-            out.push(Chunk {
-                offset: offset + start as u64,
-                bytes: piece.to_vec(),
-            });
-            start += piece.len();
+        let fits = out.last().is_some_and(|c| {
+            c.bytes.len() + line.len() <= MAX_CHUNK && c.bytes.last() == Some(&b'\n')
+        });
+        match out.last_mut() {
+            Some(last) if fits => last.bytes.extend_from_slice(line),
+            _ => {
+                for piece in line.chunks(MAX_CHUNK) {
+                    out.push(Chunk {
+                        offset: offset + start as u64,
+                        bytes: piece.to_vec(),
+                    });
+                    start += piece.len();
+                }
+                continue;
+            }
         }
+        start += line.len();
     }
     (out, lines)
 }
@@ -182,13 +204,13 @@ fn ship_long_line(
     shipper: &mut Shipper,
     mut at: Position,
     len: u64,
-) -> io::Result<()> {
+) -> io::Result<bool> {
     file.seek(SeekFrom::Start(at.offset))?;
     let mut reader = io::BufReader::new(file.by_ref().take(len - at.offset));
     let mut line = Vec::new();
     io::BufRead::read_until(&mut reader, b'\n', &mut line)?;
     if line.last() != Some(&b'\n') {
-        return Ok(());
+        return Ok(false);
     }
     let (chunks, lines) = chunks(at.offset, &line);
     server.publish(&shipper.subject, at.epoch, chunks)?;
@@ -196,5 +218,24 @@ fn ship_long_line(
     shipper.at = Some(at);
     shipper.lines += lines;
     shipper.bytes += line.len() as u64;
-    Ok(())
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_end_on_line_ends_and_split_only_long_lines() {
+        let long = "x".repeat(MAX_CHUNK + 10) + "\n";
+        let text = format!("a\nbb\n{long}c\n");
+        let (chunks, lines) = chunks(100, text.as_bytes());
+        assert_eq!(lines, 4);
+        let offsets: Vec<u64> = chunks.iter().map(|c| c.offset).collect();
+        // The long line's last piece ends a line: the next line joins it.
+        assert_eq!(offsets, vec![100, 105, 105 + MAX_CHUNK as u64]);
+        let joined: Vec<u8> = chunks.iter().flat_map(|c| c.bytes.clone()).collect();
+        assert_eq!(joined, text.as_bytes());
+        assert!(chunks.iter().all(|c| c.bytes.len() <= MAX_CHUNK));
+    }
 }

@@ -22,6 +22,8 @@ pub trait DecisionChannel: Send + Sync {
         compaction: &str,
         wake: Box<dyn Fn() + Send + Sync>,
     ) -> io::Result<Box<dyn Subscription>>;
+    /// Calls `wake` whenever someone else may have recorded a decision of the session.
+    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()>;
     /// Where the decisions live, for messages.
     fn location(&self) -> String;
 }
@@ -87,6 +89,11 @@ impl DecisionChannel for FileChannel {
             offset: 0,
             partial: Vec::new(),
         }))
+    }
+
+    /// Nothing to start: whoever watches the log's folder sees the sidecar change.
+    fn watch(&self, _wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
+        Ok(())
     }
 
     fn location(&self) -> String {

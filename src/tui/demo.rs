@@ -243,7 +243,7 @@ pub fn run() -> Result<(), String> {
         let (stop, outcome, log) = (stop.clone(), outcome.clone(), log.clone());
         std::thread::spawn(move || write_scenario(&scenario, &log, delay, &stop, &outcome))
     };
-    let shown = super::run::run(&log);
+    let shown = super::run::run(&log, super::worker::files());
     stop.store(true, Ordering::Relaxed);
     let written = writer
         .join()

@@ -93,18 +93,13 @@ enum Screen {
 }
 
 /// Runs the TUI on a log or a folder until the operator quits.
-pub fn run(path: &Path) -> Result<(), String> {
+pub fn run(path: &Path, stores: Stores) -> Result<(), String> {
     if path.is_dir() {
-        run_folders(vec![path.to_owned()], worker::files())
+        run_folders(vec![path.to_owned()], stores)
     } else {
         let (tx, rx) = channel();
-        let session = Session::open(path, tx.clone(), worker::files())?;
-        run_screen(
-            Screen::Session(Box::new(session), None),
-            tx,
-            rx,
-            worker::files(),
-        )
+        let session = Session::open(path, tx.clone(), stores.clone())?;
+        run_screen(Screen::Session(Box::new(session), None), tx, rx, stores)
     }
 }
 
@@ -129,12 +124,12 @@ pub fn own_session_folders() -> Vec<PathBuf> {
 }
 
 /// Folder mode over the operator's own sessions.
-pub fn run_own_sessions() -> Result<(), String> {
+pub fn run_own_sessions(stores: Stores) -> Result<(), String> {
     let roots = own_session_folders();
     if roots.is_empty() {
         return Err("no ~/.claude/projects or ~/.codex/sessions here (nor $CLAUDE_CONFIG_DIR/projects or $CODEX_HOME/sessions); give a log or a folder: ctxlens PATH".into());
     }
-    run_folders(roots, worker::files())
+    run_folders(roots, stores)
 }
 
 /// Folder mode over `roots`, decisions and spills going where `stores` says.

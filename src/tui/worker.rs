@@ -10,7 +10,6 @@ use crate::ingest::display::{event_text, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
 use crate::model::{Format, Verdict};
-use crate::store::decisions;
 use crate::store::paths::decisions_path;
 use crate::store::record::{record_decision, Outcome};
 use std::fs::File;
@@ -63,6 +62,8 @@ pub enum Update {
 enum Wake {
     Request(Request),
     Changed,
+    /// A decision recorded elsewhere (on the fleet's server).
+    Decided,
 }
 
 /// The app's handle on a running worker; dropping it stops the worker.
@@ -92,10 +93,19 @@ pub fn files() -> Stores {
 pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle {
     let (tx, rx) = channel();
     let wake = tx.clone();
+    let decided = tx.clone();
     std::thread::spawn(move || {
         let _watcher = crate::ingest::watch::watch_folder_of(&path, move || {
             let _ = wake.send(Wake::Changed);
         });
+        let backend = stores(&path);
+        let watched = backend.channel.watch(Box::new(move || {
+            let _ = decided.send(Wake::Decided);
+        }));
+        if let Err(e) = watched {
+            let message = format!("{}: {e}", backend.channel.location());
+            let _ = to_app.send(Msg::Worker(Update::Error(message)));
+        }
         let progress = to_app.clone();
         let mut report = move |reading| {
             let _ = progress.send(Msg::Worker(Update::Reading(reading)));
@@ -104,7 +114,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             .map_err(|e| format!("{}: {e}", path.display()))
             .and_then(|follower| {
                 let mut analyzer = Analyzer::default();
-                build(&path, &follower, &mut analyzer, None)
+                build(&path, &follower, &mut analyzer, None, &*backend.channel)
                     .map(|snapshot| (follower, snapshot, analyzer))
             });
         match first {
@@ -117,7 +127,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
                     )))
                     .is_ok()
                 {
-                    run(path, follower, analyzer, snapshot, rx, to_app, stores);
+                    run(path, follower, analyzer, snapshot, rx, to_app, backend);
                 }
             }
             Err(e) => {
@@ -148,7 +158,7 @@ fn run(
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
-    stores: Stores,
+    backend: crate::store::channel::Backend,
 ) {
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
@@ -160,18 +170,20 @@ fn run(
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => return,
         };
-        if let Some(Wake::Request(request)) = wake {
-            let update = serve(&path, &current, request, &stores);
-            if !send(update) {
-                return;
-            }
-        }
+        let mut decided_elsewhere = false;
         // Coalesce a burst of file events into one look.
-        while let Ok(next) = rx.try_recv() {
-            if let Wake::Request(request) = next {
-                if !send(serve(&path, &current, request, &stores)) {
-                    return;
+        for next in wake
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
+            match next {
+                Wake::Request(request) => {
+                    if !send(serve(&path, &current, request, &backend)) {
+                        return;
+                    }
                 }
+                Wake::Decided => decided_elsewhere = true,
+                Wake::Changed => {}
             }
         }
         let change = match follower.poll() {
@@ -184,7 +196,7 @@ fn run(
             }
         };
         let signature = sidecar_signature(&path);
-        let decided = signature != sidecar;
+        let decided = signature != sidecar || decided_elsewhere;
         sidecar = signature;
         if change == Change::Gone {
             if !gone && !send(Update::Snapshot(current.clone(), Change::Gone)) {
@@ -200,7 +212,13 @@ fn run(
         if matches!(change, Change::Truncated | Change::Replaced) {
             analyzer = Analyzer::default();
         }
-        match build(&path, &follower, &mut analyzer, Some(&current)) {
+        match build(
+            &path,
+            &follower,
+            &mut analyzer,
+            Some(&current),
+            &*backend.channel,
+        ) {
             Ok(snapshot) => {
                 current = Arc::new(snapshot);
                 if !send(Update::Snapshot(current.clone(), change)) {
@@ -222,6 +240,7 @@ pub fn build(
     follower: &Follower,
     analyzer: &mut Analyzer,
     before: Option<&Snapshot>,
+    channel: &dyn crate::store::channel::DecisionChannel,
 ) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -229,7 +248,9 @@ pub fn build(
     crate::ingest::attach_ledger(&mut session, path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_context_sources(&mut session);
-    let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let sidecar = channel
+        .standing()
+        .map_err(|e| format!("{}: {e}", channel.location()))?;
     let analysis = analyzer.analyze(&session, &sidecar.decisions, false);
     let reuse = before.map(|b| (b, analyzer.reused()));
     Ok(Snapshot::from_analysis(session, analysis, reuse))
@@ -263,7 +284,12 @@ pub fn read_texts(
         .collect()
 }
 
-fn serve(path: &Path, snapshot: &Snapshot, request: Request, stores: &Stores) -> Update {
+fn serve(
+    path: &Path,
+    snapshot: &Snapshot,
+    request: Request,
+    backend: &crate::store::channel::Backend,
+) -> Update {
     match request {
         Request::Texts(wanted) => match File::open(path) {
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
@@ -288,7 +314,7 @@ fn serve(path: &Path, snapshot: &Snapshot, request: Request, stores: &Stores) ->
             let result = match snapshot.analysis.compaction(&compaction) {
                 Some(analysis) => record_decision(
                     path,
-                    &stores(path),
+                    backend,
                     &snapshot.session,
                     analysis,
                     verdict,

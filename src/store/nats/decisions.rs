@@ -48,27 +48,37 @@ fn parse(key: &str, value: &[u8]) -> io::Result<Decision> {
 }
 
 impl DecisionChannel for NatsChannel {
+    /// Only this session's keys are read: the subjects of the bucket's stream under
+    /// `<session>.`, then the last message of each.
     fn standing(&self) -> io::Result<Sidecar> {
         let js = self.nats.js();
-        let prefix = format!("{}.", self.session);
+        let filter = format!("$KV.{DECISIONS_BUCKET}.{}.>", self.session);
         let entries = self.nats.run(async move {
-            let store = bucket(&js).await?;
-            let mut keys = store
-                .keys()
+            bucket(&js).await?;
+            let stream = js
+                .get_stream(format!("KV_{DECISIONS_BUCKET}"))
+                .await
+                .map_err(|e| failed("cannot read the decisions", e))?;
+            let mut subjects = stream
+                .info_with_subjects(&filter)
                 .await
                 .map_err(|e| failed("cannot list decisions", e))?;
+            let mut names = Vec::new();
+            while let Some(subject) = subjects.next().await {
+                names.push(subject.map_err(|e| failed("cannot list decisions", e))?.0);
+            }
             let mut found = Vec::new();
-            while let Some(key) = keys.next().await {
-                let key = key.map_err(|e| failed("cannot list decisions", e))?;
-                if !key.starts_with(&prefix) {
-                    continue;
-                }
-                let entry = store
-                    .entry(key.clone())
+            for subject in names {
+                let message = stream
+                    .get_last_raw_message_by_subject(&subject)
                     .await
                     .map_err(|e| failed("cannot read a decision", e))?;
-                if let Some(entry) = entry.filter(|e| e.operation == kv::Operation::Put) {
-                    found.push((entry.revision, key, entry.value));
+                let removed = message
+                    .headers
+                    .get("KV-Operation")
+                    .is_some_and(|op| op.as_str() != "PUT");
+                if !removed {
+                    found.push((message.sequence, subject, message.payload));
                 }
             }
             Ok(found)
@@ -76,11 +86,11 @@ impl DecisionChannel for NatsChannel {
         let mut sidecar = Sidecar::default();
         let mut entries = entries;
         // In the order they were recorded.
-        entries.sort_by_key(|(revision, _, _)| *revision);
-        for (revision, key, value) in entries {
+        entries.sort_by_key(|(sequence, _, _)| *sequence);
+        for (sequence, key, value) in entries {
             match parse(&key, &value) {
                 Ok(decision) => sidecar.decisions.push(decision),
-                Err(_) => sidecar.unreadable.push(revision),
+                Err(_) => sidecar.unreadable.push(sequence),
             }
         }
         Ok(sidecar)
@@ -159,6 +169,24 @@ impl DecisionChannel for NatsChannel {
             }
         });
         Ok(Box::new(Watched { found }))
+    }
+
+    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
+        let js = self.nats.js();
+        let keys = format!("{}.>", self.session);
+        let mut watch = self.nats.run(async move {
+            let store = bucket(&js).await?;
+            store
+                .watch(&keys)
+                .await
+                .map_err(|e| failed("cannot watch the session's decisions", e))
+        })?;
+        self.nats.spawn(async move {
+            while watch.next().await.is_some() {
+                wake();
+            }
+        });
+        Ok(())
     }
 
     fn location(&self) -> String {

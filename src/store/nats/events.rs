@@ -1,10 +1,10 @@
 //! Session logs on the stream `CTXLENS_EVENTS`: the lines of one log on
-//! `ctxlens.<host>.<session>.events` (its hooks' ledger on `….ledger`), each message
-//! headed by the byte offset it starts at and the log's epoch (which grows when the
-//! log is truncated or replaced). A message's id is
-//! `<host>.<session>.<events|ledger>.<epoch>.<offset>`, so the server drops a repeat;
-//! shipping resumes after the last message stored, so nothing is sent twice even past
-//! the server's duplicate window.
+//! `ctxlens.<host>.<session>.events` (its hooks' ledger on `….ledger`), whole lines up
+//! to `MAX_CHUNK` a message, each message headed by the byte offset it starts at and
+//! the log's epoch (which grows when the log is truncated or replaced). A message's id
+//! is `<host>.<session>.<events|ledger>.<epoch>.<offset>`, so the server drops a
+//! repeat; shipping resumes after the last message stored, so nothing is sent twice
+//! even past the server's duplicate window.
 
 use super::{failed, Nats, EVENTS_STREAM};
 use async_nats::jetstream::{self, consumer, stream};

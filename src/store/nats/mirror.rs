@@ -73,9 +73,28 @@ pub fn session_of_path(path: &Path) -> Option<String> {
     Some(format!("{host}.{session}"))
 }
 
-/// The epoch and length of each mirror file.
+/// The epoch and length of each mirror file, and the one written last, kept open (a
+/// replay brings one log's lines in a row).
 #[derive(Default)]
-struct Files(HashMap<PathBuf, (u64, u64)>);
+struct Files {
+    known: HashMap<PathBuf, (u64, u64)>,
+    open: Option<(PathBuf, std::fs::File)>,
+}
+
+impl Files {
+    fn file(&mut self, path: &Path) -> io::Result<&mut std::fs::File> {
+        if self.open.as_ref().is_none_or(|(p, _)| p != path) {
+            if let Some(folder) = path.parent() {
+                private::folder(folder)?;
+            }
+            self.open = Some((path.to_owned(), private::open_append(path)?));
+        }
+        match &mut self.open {
+            Some((_, file)) => Ok(file),
+            None => Err(io::Error::other("no mirror file")),
+        }
+    }
+}
 
 fn header_u64(message: &jetstream::Message, name: &str) -> u64 {
     message
@@ -129,22 +148,20 @@ async fn follow_events(
 fn apply(files: &mut Files, path: &Path, message: &jetstream::Message) -> io::Result<()> {
     let epoch = header_u64(message, "Ctxlens-Epoch");
     let offset = header_u64(message, "Ctxlens-Offset");
-    let (known_epoch, len) = files.0.get(path).copied().unwrap_or((0, 0));
-    if let Some(folder) = path.parent() {
-        private::folder(folder)?;
+    let (known_epoch, len) = files.known.get(path).copied().unwrap_or((0, 0));
+    if epoch < known_epoch || (epoch == known_epoch && offset < len) {
+        return Ok(());
     }
-    let mut file = private::open_append(path)?;
+    let file = files.file(path)?;
     let len = if epoch > known_epoch {
         file.set_len(0)?;
         0
-    } else if epoch < known_epoch || offset < len {
-        return Ok(());
     } else {
         len
     };
     file.write_all(&message.payload)?;
     files
-        .0
+        .known
         .insert(path.to_owned(), (epoch, len + message.payload.len() as u64));
     Ok(())
 }
