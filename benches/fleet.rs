@@ -4,12 +4,16 @@
 //! `CTXLENS_BENCH_SESSIONS` (default 1000), for `CTXLENS_BENCH_SECS` (default 20).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // a bench fails loudly
 
+#[path = "../tests/common/nats.rs"]
+#[allow(dead_code)] // the tests use all of it, the benchmark a part
+mod nats_server;
+
 use ctxlens::model::{Decision, Verdict};
 use ctxlens::store::nats::{self, keys, Nats, NatsConfig};
 use futures_util::StreamExt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -35,39 +39,6 @@ fn percentile(samples: &mut [f64], p: f64) -> f64 {
     samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
     let at = ((samples.len() as f64 - 1.0) * p).round() as usize;
     samples[at]
-}
-
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn start_server(store: &Path) -> Option<(Server, String)> {
-    let bin = std::env::var_os("CTXLENS_NATS_SERVER").unwrap_or_else(|| "nats-server".into());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(bin)
-        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-        .arg(store)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let started = Instant::now();
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if started.elapsed() > Duration::from_secs(20) {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    Some((Server(child), format!("nats://127.0.0.1:{port}")))
 }
 
 fn line(seq: u64, text: &str) -> String {
@@ -385,11 +356,10 @@ fn decision_latency(server: &Arc<Nats>, dir: &Path, url: &str) -> Vec<f64> {
 fn main() {
     let sessions = env_or("CTXLENS_BENCH_SESSIONS", 1000);
     let secs = env_or("CTXLENS_BENCH_SECS", 20);
-    let store = tempfile::tempdir().unwrap();
-    let Some((_server, url)) = start_server(store.path()) else {
-        eprintln!("no nats-server (install it with scripts/install-nats-server); nothing measured");
+    let Some(running) = nats_server::NatsServer::start("the fleet benchmark") else {
         return;
     };
+    let url = running.url();
     let server = Nats::connect(&NatsConfig {
         url: url.clone(),
         ..NatsConfig::default()

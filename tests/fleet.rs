@@ -30,6 +30,22 @@ fn spawn_on(server: &NatsServer, args: &[&str], log: &Path) -> Child {
     cmd.spawn().unwrap()
 }
 
+/// `decide` on the server.
+fn decide_on(
+    server: &NatsServer,
+    log: &Path,
+    id: &str,
+    verdict: &str,
+    by: &str,
+) -> std::process::Output {
+    on(server)
+        .args(["decide"])
+        .arg(log)
+        .args([id, verdict, "--by", by])
+        .output()
+        .unwrap()
+}
+
 /// What the stream holds of `log`, replayed through the library.
 fn replayed(server: &NatsServer, log: &Path) -> Vec<u8> {
     let nats = Nats::connect(&NatsConfig {
@@ -92,12 +108,7 @@ fn a_decision_reaches_an_await_in_another_process() {
     // The waiter subscribes before it looks, so the order does not matter; give it
     // time to be waiting for real.
     std::thread::sleep(Duration::from_millis(700));
-    let decided = on(&server)
-        .args(["decide"])
-        .arg(&log)
-        .args(["k1", "refuse", "--by", "remote"])
-        .output()
-        .unwrap();
+    let decided = decide_on(&server, &log, "k1", "refuse", "remote");
     let decided_at = Instant::now();
     assert_exit(&decided, 0);
     let out = waiting.wait_with_output().unwrap();
@@ -123,12 +134,7 @@ fn a_spill_is_stored_on_the_server_and_checked_when_read() {
         return;
     };
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
-    let out = on(&server)
-        .args(["decide"])
-        .arg(&log)
-        .args(["k1", "spill", "--by", "ops"])
-        .output()
-        .unwrap();
+    let out = decide_on(&server, &log, "k1", "spill", "ops");
     assert_exit(&out, 0);
     let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
     let handle = decision["handle"].as_str().unwrap().to_owned();
@@ -254,12 +260,7 @@ fn a_server_killed_and_restarted_keeps_every_acknowledged_decision_and_line() {
         return;
     };
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
-    let decided = on(&server)
-        .args(["decide"])
-        .arg(&log)
-        .args(["k1", "spill", "--by", "ops"])
-        .output()
-        .unwrap();
+    let decided = decide_on(&server, &log, "k1", "spill", "ops");
     assert_exit(&decided, 0);
     let mut ship = spawn_on(&server, &["ship"], &log);
     std::thread::sleep(Duration::from_millis(500));
@@ -328,20 +329,10 @@ fn the_tripwire_reads_the_spill_handle_from_the_server() {
         return;
     };
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
-    let decided = on(&server)
-        .args(["decide"])
-        .arg(&log)
-        .args(["k1", "spill", "--by", "alice"])
-        .output()
-        .unwrap();
+    let decided = decide_on(&server, &log, "k1", "spill", "alice");
     assert_exit(&decided, 0);
     let handle = serde_json::from_slice::<Value>(&decided.stdout).unwrap()["handle"].clone();
-    let mut text = std::fs::read_to_string(&log).unwrap();
-    text.push_str("{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"applied\"}\n");
-    text.push_str(
-        "{\"type\":\"action\",\"seq\":15,\"step\":\"s2\",\"name\":\"smoke\",\"target\":\"staging\"}\n",
-    );
-    std::fs::write(&log, text).unwrap();
+    apply_k1_and_run_the_smoke_step(&log);
     let action = r#"{"name":"rollback","target":"7b1e9d03c2a5","step":"s3"}"#;
     for (where_, expect) in [("server", handle), ("files", Value::Null)] {
         let mut cmd = if where_ == "server" {

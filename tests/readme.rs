@@ -108,12 +108,7 @@ fn the_tripwire_example_is_current() {
     let log = dir.path().join("session.jsonl");
     std::fs::copy(sample("pending-compaction.jsonl"), &log).unwrap();
     assert_exit(&decide(&log, "k1", "spill", "alice"), 0);
-    let mut text = std::fs::read_to_string(&log).unwrap();
-    text.push_str("{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"applied\"}\n");
-    text.push_str(
-        "{\"type\":\"action\",\"seq\":15,\"step\":\"s2\",\"name\":\"smoke\",\"target\":\"staging\"}\n",
-    );
-    std::fs::write(&log, text).unwrap();
+    apply_k1_and_run_the_smoke_step(&log);
     let action = r#"{"name":"rollback","target":"7b1e9d03c2a5","step":"s3"}"#;
     let out = ctxlens()
         .current_dir(dir.path())

@@ -160,3 +160,14 @@ pub fn hook_payload(name: &str, transcript: &Path) -> String {
     }
     payload.to_string()
 }
+
+/// The pending sample's compaction applied, then the plan's next step taken: the
+/// tripwire's starting point.
+pub fn apply_k1_and_run_the_smoke_step(log: &Path) {
+    let mut text = std::fs::read_to_string(log).unwrap();
+    text.push_str("{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"applied\"}\n");
+    text.push_str(
+        "{\"type\":\"action\",\"seq\":15,\"step\":\"s2\",\"name\":\"smoke\",\"target\":\"staging\"}\n",
+    );
+    std::fs::write(log, text).unwrap();
+}
