@@ -114,11 +114,12 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             .map_err(|e| format!("{}: {e}", path.display()))
             .and_then(|follower| {
                 let mut analyzer = Analyzer::default();
-                build(&path, &follower, &mut analyzer, None, &*backend.channel)
-                    .map(|snapshot| (follower, snapshot, analyzer))
+                let decisions = standing(&*backend.channel)?;
+                build(&path, &follower, &mut analyzer, None, &decisions)
+                    .map(|snapshot| (follower, snapshot, analyzer, decisions))
             });
         match first {
-            Ok((follower, snapshot, analyzer)) => {
+            Ok((follower, snapshot, analyzer, decisions)) => {
                 let snapshot = Arc::new(snapshot);
                 if to_app
                     .send(Msg::Worker(Update::Snapshot(
@@ -127,7 +128,12 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
                     )))
                     .is_ok()
                 {
-                    run(path, follower, analyzer, snapshot, rx, to_app, backend);
+                    let state = Following {
+                        follower,
+                        analyzer,
+                        decisions,
+                    };
+                    run(path, state, snapshot, rx, to_app, backend);
                 }
             }
             Err(e) => {
@@ -153,8 +159,7 @@ pub fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
 
 fn run(
     path: PathBuf,
-    mut follower: Follower,
-    mut analyzer: Analyzer,
+    mut state: Following,
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
@@ -186,7 +191,7 @@ fn run(
                 Wake::Changed => {}
             }
         }
-        let change = match follower.poll() {
+        let change = match state.follower.poll() {
             Ok(change) => change,
             Err(e) => {
                 if !send(Update::Error(format!("{}: {e}", path.display()))) {
@@ -210,14 +215,26 @@ fn run(
             continue;
         }
         if matches!(change, Change::Truncated | Change::Replaced) {
-            analyzer = Analyzer::default();
+            state.analyzer = Analyzer::default();
+        }
+        // The decisions are read again only when they may have changed: on the
+        // server that is a round trip, and a live log grows far more often.
+        if decided {
+            match standing(&*backend.channel) {
+                Ok(decisions) => state.decisions = decisions,
+                Err(e) => {
+                    if !send(Update::Error(e)) {
+                        return;
+                    }
+                }
+            }
         }
         match build(
             &path,
-            &follower,
-            &mut analyzer,
+            &state.follower,
+            &mut state.analyzer,
             Some(&current),
-            &*backend.channel,
+            &state.decisions,
         ) {
             Ok(snapshot) => {
                 current = Arc::new(snapshot);
@@ -234,13 +251,30 @@ fn run(
     }
 }
 
-/// Analyses what the follower has read, with the declared-token pass and the sidecar.
+/// The decisions that stand on `channel`.
+fn standing(
+    channel: &dyn crate::store::channel::DecisionChannel,
+) -> Result<Vec<crate::model::Decision>, String> {
+    channel
+        .standing()
+        .map(|sidecar| sidecar.decisions)
+        .map_err(|e| format!("{}: {e}", channel.location()))
+}
+
+/// What the worker keeps between looks at a followed log.
+struct Following {
+    follower: Follower,
+    analyzer: Analyzer,
+    decisions: Vec<crate::model::Decision>,
+}
+
+/// Analyses what the follower has read, with the declared-token pass and `decisions`.
 pub fn build(
     path: &Path,
     follower: &Follower,
     analyzer: &mut Analyzer,
     before: Option<&Snapshot>,
-    channel: &dyn crate::store::channel::DecisionChannel,
+    decisions: &[crate::model::Decision],
 ) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -248,10 +282,7 @@ pub fn build(
     crate::ingest::attach_ledger(&mut session, path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_context_sources(&mut session);
-    let sidecar = channel
-        .standing()
-        .map_err(|e| format!("{}: {e}", channel.location()))?;
-    let analysis = analyzer.analyze(&session, &sidecar.decisions, false);
+    let analysis = analyzer.analyze(&session, decisions, false);
     let reuse = before.map(|b| (b, analyzer.reused()));
     Ok(Snapshot::from_analysis(session, analysis, reuse))
 }
