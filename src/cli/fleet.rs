@@ -63,7 +63,8 @@ pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
                 None => Backend::files(path),
             },
         );
-    crate::tui::run::run_folders(vec![mirror.path().to_owned()], stores)
+    let title = format!("fleet on {}", server.url());
+    crate::tui::run::run_folders_titled(vec![mirror.path().to_owned()], title, stores)
         .map_err(CliError::unusable)?;
     Ok(super::EXIT_OK)
 }

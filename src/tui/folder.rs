@@ -160,8 +160,8 @@ fn thousands(n: u64) -> String {
 
 pub use crate::ingest::find_logs;
 
-fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
-    let entry = summarize_name(root, path, modified);
+fn summarize(root: &Path, path: &Path, modified: SystemTime, several: bool) -> Entry {
+    let entry = summarize_name(root, path, modified, several);
     match Snapshot::load(path) {
         Ok(snapshot) => entry.read_from(&snapshot),
         Err(e) => Entry {
@@ -172,12 +172,13 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime) -> Entry {
     }
 }
 
-/// The entry of a log before it is read, named after its root's folder too: with two
-/// roots, names could clash.
-fn summarize_name(root: &Path, path: &Path, modified: SystemTime) -> Entry {
+/// The entry of a log before it is read, named by its path under its root; with
+/// `several` roots, after its root's folder too (names could clash).
+fn summarize_name(root: &Path, path: &Path, modified: SystemTime, several: bool) -> Entry {
     let base = root
         .parent()
         .and_then(|p| p.file_name())
+        .filter(|_| several)
         .map(|n| Path::new(n).join(root.file_name().unwrap_or_default()));
     let relative = path.strip_prefix(root).unwrap_or(path);
     let name = base
@@ -200,6 +201,7 @@ type FoundLog<'a> = (&'a PathBuf, PathBuf, u64, SystemTime);
 fn read_in_parallel(
     files: &[FoundLog],
     unread: &[usize],
+    several: bool,
     mut on_read: impl FnMut(usize, Entry) -> bool,
 ) -> bool {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -218,7 +220,10 @@ fn read_in_parallel(
                 let Some((root, path, _, modified)) = files.get(i) else {
                     return;
                 };
-                if done.send((i, summarize(root, path, *modified))).is_err() {
+                if done
+                    .send((i, summarize(root, path, *modified, several)))
+                    .is_err()
+                {
                     return;
                 }
             });
@@ -239,6 +244,7 @@ fn read_in_parallel(
 /// and sends what it has at least every 300 ms: a folder of many large transcripts
 /// lists at once and fills in.
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
+    let several = roots.len() > 1;
     std::thread::spawn(move || {
         let (wake, woken) = std::sync::mpsc::channel::<()>();
         // Kept alive by the loop; without them (no inotify) it rescans every two seconds.
@@ -284,7 +290,7 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 .iter()
                 .map(|(root, path, len, modified)| {
                     fresh(path, *len, *modified)
-                        .unwrap_or_else(|| summarize_name(root, path, *modified))
+                        .unwrap_or_else(|| summarize_name(root, path, *modified, several))
                 })
                 .collect();
             if !send(&entries, &mut last) {
@@ -299,7 +305,7 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 .map(|(i, _)| i)
                 .collect();
             let mut sent = std::time::Instant::now();
-            let stopped = !read_in_parallel(&files, &unread, |i, mut entry| {
+            let stopped = !read_in_parallel(&files, &unread, several, |i, mut entry| {
                 let Some((_, path, len, modified)) = files.get(i) else {
                     return true;
                 };

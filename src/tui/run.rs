@@ -134,12 +134,21 @@ pub fn run_own_sessions(stores: Stores) -> Result<(), String> {
 
 /// Folder mode over `roots`, decisions and spills going where `stores` says.
 pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), String> {
-    let (tx, rx) = channel();
     let title = roots
         .iter()
         .map(|r| r.display().to_string())
         .collect::<Vec<_>>()
         .join(" + ");
+    run_folders_titled(roots, title, stores)
+}
+
+/// [`run_folders`] under `title` (the fleet names its server, not its mirror folder).
+pub fn run_folders_titled(
+    roots: Vec<PathBuf>,
+    title: String,
+    stores: Stores,
+) -> Result<(), String> {
+    let (tx, rx) = channel();
     folder::spawn_scanner(roots, tx.clone());
     let screen = Screen::Folder(FolderApp::new(title, color_allowed()));
     run_screen(screen, tx, rx, stores)
