@@ -192,6 +192,40 @@ fn summarize_name(root: &Path, path: &Path, modified: SystemTime, several: bool)
 /// decision sidecar and hook ledger (a held compaction shows in the ledger first).
 type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
 
+/// How many bytes of logs are read at once: a log's analysis takes several times its
+/// size, so large logs are read one after another while small ones share the cores.
+const READING_BUDGET: u64 = 32 << 20;
+
+/// The bytes of logs being read now, shared by the readers.
+#[derive(Default)]
+struct ReadingBudget {
+    bytes: std::sync::Mutex<u64>,
+    freed: std::sync::Condvar,
+}
+
+impl ReadingBudget {
+    /// Runs `read` once `len` more bytes fit in the budget (or nothing else is read).
+    fn with<T>(&self, len: u64, read: impl FnOnce() -> T) -> T {
+        let Ok(mut bytes) = self.bytes.lock() else {
+            return read();
+        };
+        while *bytes > 0 && *bytes + len > READING_BUDGET {
+            bytes = match self.freed.wait(bytes) {
+                Ok(bytes) => bytes,
+                Err(_) => return read(),
+            };
+        }
+        *bytes += len;
+        drop(bytes);
+        let out = read();
+        if let Ok(mut bytes) = self.bytes.lock() {
+            *bytes = bytes.saturating_sub(len);
+        }
+        self.freed.notify_all();
+        out
+    }
+}
+
 /// A log the scanner found: its root, path, size and modification time.
 type FoundLog<'a> = (&'a PathBuf, PathBuf, u64, SystemTime);
 
@@ -209,21 +243,20 @@ fn read_in_parallel(
     let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let mut going = true;
+    let reading = ReadingBudget::default();
     std::thread::scope(|scope| {
         for _ in 0..cores {
-            let (done, next) = (done.clone(), &next);
+            let (done, next, reading) = (done.clone(), &next, &reading);
             scope.spawn(move || loop {
                 let at = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = unread.get(at) else {
                     return;
                 };
-                let Some((root, path, _, modified)) = files.get(i) else {
+                let Some((root, path, len, modified)) = files.get(i) else {
                     return;
                 };
-                if done
-                    .send((i, summarize(root, path, *modified, several)))
-                    .is_err()
-                {
+                let entry = reading.with(*len, || summarize(root, path, *modified, several));
+                if done.send((i, entry)).is_err() {
                     return;
                 }
             });
