@@ -259,6 +259,13 @@ fn folder_view_lists_sessions() {
     assert!(screen.contains("Sessions matching “codex”"), "{screen}");
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.visible().len(), app.entries.len());
+    // A Claude Code session is found by the folder it ran in, which its row does not show.
+    press(&mut app, KeyCode::Char('/'));
+    for c in "/home/dev/payments".chars() {
+        press(&mut app, KeyCode::Char(c));
+    }
+    let shown: Vec<&str> = app.visible().iter().map(|e| e.name.as_str()).collect();
+    assert!(shown.contains(&"claude-code-compaction.jsonl"), "{shown:?}");
 }
 
 #[test]

@@ -27,6 +27,8 @@ pub struct Entry {
     pub title: Option<String>,
     /// Model, branch and token usage, on one line.
     pub about: String,
+    /// The folder the session ran in: found by the filter even where not shown.
+    pub project: Option<String>,
     pub format: &'static str,
     pub compactions: usize,
     pub pending: usize,
@@ -63,6 +65,7 @@ impl Entry {
             live: age(modified) < Duration::from_secs(60),
             read: false,
             unreadable: None,
+            project: None,
         }
     }
 
@@ -125,15 +128,18 @@ impl Entry {
             }
         }
         self.about = about.join("  ");
+        self.project = snapshot.session.cwd.clone();
         self
     }
 
-    /// Whether `filter` (lower case) is in its name, title, format or what it is about.
+    /// Whether `filter` (lower case) is in its name (with the host, in the fleet),
+    /// title, format (the agent), project folder or what it is about.
     fn matches(&self, filter: &str) -> bool {
         [
             self.name.as_str(),
             self.title.as_deref().unwrap_or(""),
             self.format,
+            self.project.as_deref().unwrap_or(""),
             self.about.as_str(),
         ]
         .iter()
