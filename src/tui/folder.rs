@@ -198,39 +198,10 @@ fn summarize_name(root: &Path, path: &Path, modified: SystemTime, several: bool)
 /// decision sidecar and hook ledger (a held compaction shows in the ledger first).
 type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
 
-/// How many bytes of logs are read at once: a log's analysis takes several times its
-/// size, so large logs are read one after another while small ones share the cores.
-const READING_BUDGET: u64 = 32 << 20;
-
-/// The bytes of logs being read now, shared by the readers.
-#[derive(Default)]
-struct ReadingBudget {
-    bytes: std::sync::Mutex<u64>,
-    freed: std::sync::Condvar,
-}
-
-impl ReadingBudget {
-    /// Runs `read` once `len` more bytes fit in the budget (or nothing else is read).
-    fn with<T>(&self, len: u64, read: impl FnOnce() -> T) -> T {
-        let Ok(mut bytes) = self.bytes.lock() else {
-            return read();
-        };
-        while *bytes > 0 && *bytes + len > READING_BUDGET {
-            bytes = match self.freed.wait(bytes) {
-                Ok(bytes) => bytes,
-                Err(_) => return read(),
-            };
-        }
-        *bytes += len;
-        drop(bytes);
-        let out = read();
-        if let Ok(mut bytes) = self.bytes.lock() {
-            *bytes = bytes.saturating_sub(len);
-        }
-        self.freed.notify_all();
-        out
-    }
-}
+/// A log this large is read by one reader, one after another: its analysis takes
+/// several times its size, and memory a reader thread frees stays with that thread
+/// for its next log, not for another's.
+const LARGE_LOG: u64 = 8 << 20;
 
 /// A log the scanner found: its root, path, size and modification time.
 type FoundLog<'a> = (&'a PathBuf, PathBuf, u64, SystemTime);
@@ -244,26 +215,36 @@ fn read_in_parallel(
     several: bool,
     mut on_read: impl FnMut(usize, Entry) -> bool,
 ) -> bool {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let is_large = |i: &usize| files.get(*i).is_some_and(|f| f.2 >= LARGE_LOG);
+    let (large, small): (Vec<usize>, Vec<usize>) = unread.iter().partition(|i| is_large(i));
+    let next_small = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
     let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
     let mut going = true;
-    let reading = ReadingBudget::default();
     std::thread::scope(|scope| {
-        for _ in 0..cores {
-            let (done, next, reading) = (done.clone(), &next, &reading);
-            scope.spawn(move || loop {
-                let at = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&i) = unread.get(at) else {
-                    return;
-                };
-                let Some((root, path, len, modified)) = files.get(i) else {
-                    return;
-                };
-                let entry = reading.with(*len, || summarize(root, path, *modified, several));
-                if done.send((i, entry)).is_err() {
-                    return;
+        for reader in 0..cores {
+            let (done, next_small, stop) = (done.clone(), &next_small, &stop);
+            let (large, small) = (&large, &small);
+            scope.spawn(move || {
+                // The first reader takes the large logs, then helps with the rest.
+                let mine = if reader == 0 { large.as_slice() } else { &[] };
+                let shared = std::iter::from_fn(|| {
+                    let at = next_small.fetch_add(1, Ordering::Relaxed);
+                    small.get(at).copied()
+                });
+                for i in mine.iter().copied().chain(shared) {
+                    if stop.load(Ordering::Relaxed) {
+                        return;
+                    }
+                    let Some((root, path, _, modified)) = files.get(i) else {
+                        return;
+                    };
+                    let entry = summarize(root, path, *modified, several);
+                    if done.send((i, entry)).is_err() {
+                        return;
+                    }
                 }
             });
         }
@@ -271,7 +252,7 @@ fn read_in_parallel(
         for (i, entry) in finished {
             if going && !on_read(i, entry) {
                 going = false;
-                next.store(usize::MAX / 2, Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
             }
         }
     });

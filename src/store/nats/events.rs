@@ -18,6 +18,9 @@ const OFFSET: &str = "Ctxlens-Offset";
 const EPOCH: &str = "Ctxlens-Epoch";
 /// The most of a line one message carries: longer lines take several.
 pub const MAX_CHUNK: usize = 256 * 1024;
+/// Messages a replay pulls at once: at up to `MAX_CHUNK` each, what the client buffers
+/// (the client's default of 500 would be 128 MiB).
+pub const PULL_BATCH: i64 = 16;
 /// Messages in flight before their acknowledgements are awaited.
 const IN_FLIGHT: usize = 256;
 
@@ -131,6 +134,7 @@ impl Nats {
                 .create_consumer(consumer::pull::OrderedConfig {
                     filter_subject: subject.clone(),
                     deliver_policy: consumer::DeliverPolicy::All,
+                    max_batch: PULL_BATCH,
                     ..Default::default()
                 })
                 .await

@@ -121,6 +121,7 @@ async fn follow_events(
             deliver_policy: consumer::DeliverPolicy::ByStartSequence {
                 start_sequence: *next,
             },
+            max_batch: super::events::PULL_BATCH,
             ..Default::default()
         })
         .await
