@@ -14,7 +14,6 @@ use futures_util::StreamExt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -61,7 +60,6 @@ fn shipping(url: &str, dir: &Path, sessions: u64, secs: u64) -> (Vec<f64>, u64, 
         })
         .collect();
     let seen: Arc<Mutex<Vec<f64>>> = Arc::default();
-    let stop = Arc::new(AtomicBool::new(false));
     // The operator's side: every message as it lands on the stream.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let (url_owned, seen_in) = (url.to_owned(), seen.clone());
@@ -108,7 +106,6 @@ fn shipping(url: &str, dir: &Path, sessions: u64, secs: u64) -> (Vec<f64>, u64, 
         }
     }
     std::thread::sleep(Duration::from_secs(3));
-    stop.store(true, Ordering::Relaxed);
     let _ = ship.kill();
     let _ = ship.wait();
     let samples = seen.lock().unwrap().clone();
@@ -163,15 +160,11 @@ fn archives(dir: &Path, url: &str) -> (Vec<String>, f64) {
 /// the server and the stream carry. (An operator's analysis of a replay runs on the
 /// operator's machine, not beside the shipper; `audit` of one archive is timed apart.)
 /// Returns how many replays finished.
-fn replaying(
-    url: &str,
-    subjects: &[String],
-    stop: &Arc<AtomicBool>,
-) -> Vec<std::thread::JoinHandle<u64>> {
+fn replaying(url: &str, subjects: &[String]) -> Vec<std::thread::JoinHandle<u64>> {
     subjects
         .iter()
         .map(|subject| {
-            let (url, subject, stop) = (url.to_owned(), subject.clone(), stop.clone());
+            let (url, subject) = (url.to_owned(), subject.clone());
             std::thread::spawn(move || {
                 let reader = Nats::connect(&NatsConfig {
                     url,
@@ -180,7 +173,6 @@ fn replaying(
                 .unwrap();
                 // Each operator replays its archive once, as one opening an archived
                 // session would; started together, at the start of the live phase.
-                let _ = &stop;
                 u64::from(reader.replay(&subject).is_ok_and(|b| !b.is_empty()))
             })
         })
@@ -370,10 +362,8 @@ fn main() {
     let (subjects, ship_rate) = archives(archive_dir.path(), &url);
     let dir = tempfile::tempdir().unwrap();
     eprintln!("shipping {sessions} live sessions for {secs} s while the archives are replayed …");
-    let stop = Arc::new(AtomicBool::new(false));
-    let readers = replaying(&url, &subjects, &stop);
+    let readers = replaying(&url, &subjects);
     let (mut ship, written, received) = shipping(&url, dir.path(), sessions, secs);
-    stop.store(true, Ordering::Relaxed);
     let replays: u64 = readers.into_iter().map(|r| r.join().unwrap()).sum();
     let audit_secs = subjects
         .first()

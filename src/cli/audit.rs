@@ -54,13 +54,7 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 drew = true;
             }
         };
-        let backend = match &server {
-            Some(server) => crate::store::nats::backend(
-                server,
-                &crate::store::nats::keys::session_of_log(&crate::store::nats::keys::host(), path),
-            ),
-            None => crate::store::channel::Backend::files(path),
-        };
+        let backend = super::fleet::backend_on(server.as_ref(), path);
         let loaded = load_from(path, &*backend.channel, args.strict, &mut progress);
         if drew {
             eprint!("\r\x1b[K");

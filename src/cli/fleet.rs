@@ -25,21 +25,23 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
 /// The decision channel and spill store of `log`: on the server when there is one
 /// (under this host and the log's name), beside the log otherwise.
 pub fn backend(log: &Path, fleet: &FleetArgs) -> Result<Backend, CliError> {
-    Ok(match connect(fleet)? {
-        Some(server) => nats::backend(&server, &keys::session_of_log(&keys::host(), log)),
+    Ok(backend_on(connect(fleet)?.as_ref(), log))
+}
+
+/// [`backend`] on a server already connected, or none.
+pub fn backend_on(server: Option<&Arc<Nats>>, log: &Path) -> Backend {
+    match server {
+        Some(server) => nats::backend(server, &keys::session_of_log(&keys::host(), log)),
         None => Backend::files(log),
-    })
+    }
 }
 
 /// Where the TUI keeps the decisions and spills of each log it opens: on the server of
 /// `fleet` (under this host and the log's name), beside each log otherwise.
 pub fn stores(fleet: &FleetArgs) -> Result<crate::tui::worker::Stores, CliError> {
-    let Some(server) = connect(fleet)? else {
-        return Ok(crate::tui::worker::files());
-    };
-    let host = keys::host();
+    let server = connect(fleet)?;
     Ok(Arc::new(move |path: &Path| {
-        nats::backend(&server, &keys::session_of_log(&host, path))
+        backend_on(server.as_ref(), path)
     }))
 }
 

@@ -22,9 +22,8 @@ pub fn get(
         ))
     })?;
     if let Some(server) = super::fleet::connect(fleet)? {
-        let backend = crate::store::nats::backend(&server, "");
-        let bytes = backend
-            .spills
+        use crate::store::channel::SpillStore;
+        let bytes = crate::store::nats::NatsSpills::new(server)
             .get(&parsed)
             .map_err(|e| CliError::unusable(e.to_string()))?;
         let written = if to_terminal {

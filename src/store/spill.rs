@@ -23,6 +23,11 @@ impl Handle {
         valid.then(|| Handle(hex.to_owned()))
     }
 
+    /// The handle of bytes whose SHA-256 is `digest`.
+    pub fn of_digest(digest: &[u8]) -> Handle {
+        Handle(hex(digest))
+    }
+
     pub fn hex(&self) -> &str {
         &self.0
     }
@@ -34,7 +39,7 @@ impl fmt::Display for Handle {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(crate) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
@@ -62,7 +67,7 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
         }
         file.sync_all()?;
         file.set_permissions(fs::Permissions::from_mode(0o400))?;
-        let handle = Handle(hex(&hasher.finalize()));
+        let handle = Handle::of_digest(&hasher.finalize());
         fs::rename(&temp, dir.join(handle.hex()))?;
         File::open(&dir)?.sync_all()?;
         Ok(handle)

@@ -59,14 +59,7 @@ impl DecisionChannel for NatsChannel {
                 .get_stream(format!("KV_{DECISIONS_BUCKET}"))
                 .await
                 .map_err(|e| failed("cannot read the decisions", e))?;
-            let mut subjects = stream
-                .info_with_subjects(&filter)
-                .await
-                .map_err(|e| failed("cannot list decisions", e))?;
-            let mut names = Vec::new();
-            while let Some(subject) = subjects.next().await {
-                names.push(subject.map_err(|e| failed("cannot list decisions", e))?.0);
-            }
+            let names = super::subjects_matching(&stream, &filter).await?;
             let mut found = Vec::new();
             for subject in names {
                 let message = stream

@@ -164,14 +164,7 @@ impl Nats {
         let filter = filter.to_owned();
         self.run(async move {
             let stream = events_stream(&js).await?;
-            let mut subjects = stream
-                .info_with_subjects(&filter)
-                .await
-                .map_err(|e| failed(&filter, e))?;
-            let mut found = Vec::new();
-            while let Some(item) = subjects.next().await {
-                found.push(item.map_err(|e| failed(&filter, e))?.0);
-            }
+            let mut found = super::subjects_matching(&stream, &filter).await?;
             found.sort();
             Ok(found)
         })

@@ -133,6 +133,23 @@ impl Nats {
     }
 }
 
+/// The subjects of `stream` that hold messages and match `filter` (wildcards allowed).
+pub(crate) async fn subjects_matching(
+    stream: &async_nats::jetstream::stream::Stream,
+    filter: &str,
+) -> io::Result<Vec<String>> {
+    use futures_util::StreamExt;
+    let mut subjects = stream
+        .info_with_subjects(filter)
+        .await
+        .map_err(|e| failed(filter, e))?;
+    let mut found = Vec::new();
+    while let Some(subject) = subjects.next().await {
+        found.push(subject.map_err(|e| failed(filter, e))?.0);
+    }
+    Ok(found)
+}
+
 /// The backend of one session on the server: `session` is its key (see `keys`).
 pub fn backend(nats: &Arc<Nats>, session: &str) -> Backend {
     Backend {

@@ -3,7 +3,7 @@
 
 use super::{failed, Nats, SPILLS_BUCKET};
 use crate::store::channel::SpillStore;
-use crate::store::spill::{Handle, ReadError};
+use crate::store::spill::{hex, Handle, ReadError};
 use async_nats::jetstream::object_store;
 use sha2::{Digest, Sha256};
 use std::io::{self, Read};
@@ -44,19 +44,14 @@ async fn store(js: &async_nats::jetstream::Context) -> io::Result<object_store::
     .map_err(|e| failed("cannot open the spill store", e))
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 impl SpillStore for NatsSpills {
     /// The region is read into memory, hashed, then stored under its hash (the object
     /// store cannot rename, so the name must be known before the upload).
     fn put(&self, region: &mut dyn Read) -> io::Result<Handle> {
         let mut bytes = Vec::new();
         region.read_to_end(&mut bytes)?;
-        let name = hex(&Sha256::digest(&bytes));
-        let handle = Handle::parse(&format!("sha256:{name}"))
-            .ok_or_else(|| io::Error::other("a SHA-256 that is not one"))?;
+        let handle = Handle::of_digest(&Sha256::digest(&bytes));
+        let name = handle.hex().to_owned();
         let js = self.nats.js();
         self.nats.run(async move {
             let store = store(&js).await?;
