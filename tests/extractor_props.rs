@@ -95,3 +95,97 @@ proptest! {
         }
     }
 }
+
+/// The counting as first written, comparing each path with each file kept: the
+/// reference the linear version must agree with.
+fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<String, usize> {
+    use ctxlens::analysis::kept::basename;
+    let mut keys: std::collections::HashMap<&str, Vec<&str>> = Default::default();
+    for path in paths {
+        keys.entry(basename(path))
+            .or_default()
+            .push(path.trim_end_matches('/'));
+    }
+    keys.into_iter()
+        .map(|(base, mut all)| {
+            all.sort_by_key(|p| std::cmp::Reverse(p.len()));
+            all.dedup();
+            let mut files: Vec<&str> = Vec::new();
+            for path in all {
+                let tail = path.trim_start_matches("./");
+                if !files
+                    .iter()
+                    .any(|f| f.ends_with(&format!("/{tail}")) || *f == tail)
+                {
+                    files.push(path);
+                }
+            }
+            (base.to_owned(), files.len())
+        })
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn basenames_are_counted_as_comparing_each_pair_would(
+        paths in proptest::collection::vec("(\\./|/)?((a|b|lib|app)/){0,3}(mod\\.rs|x\\.py|b)/?", 0..30)
+    ) {
+        let linear: std::collections::HashMap<String, usize> =
+            ctxlens::analysis::kept::basename_counts(paths.iter().map(String::as_str))
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect();
+        prop_assert_eq!(linear, basename_counts_by_pairs(&paths));
+    }
+}
+
+/// Whether `token` stands as a whole word anywhere in `summary`, the slow way.
+fn occurs_as_whole_word(summary: &str, token: &str, class: TokenClass) -> bool {
+    summary.match_indices(token).any(|(start, found)| {
+        ctxlens::analysis::tokens::is_whole_word(summary, start, start + found.len(), class)
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    /// Survival as the analysis finds it (one pass over the summary, tokens with a run
+    /// the summary lacks left out) agrees with looking for each token on its own.
+    #[test]
+    fn a_token_survives_exactly_when_it_stands_whole_in_the_summary(
+        tokens in proptest::collection::vec(token(), 1..12),
+        kept in proptest::collection::vec(any::<bool>(), 12),
+        glue in proptest::collection::vec(prop::sample::select(vec![" ", "-", "/", "x", ". ", ", "]), 12),
+        filler in prose(),
+    ) {
+        let region: Vec<String> = tokens.iter().map(|(t, c)| wrap("see", t, *c, "now")).collect();
+        let mut summary = filler.clone();
+        for (i, (token, _)) in tokens.iter().enumerate() {
+            if kept[i] {
+                summary.push_str(glue[i]);
+                summary.push_str(token);
+            }
+        }
+        let summary = summary.replace('"', "");
+        let mut log = String::from("{\"type\":\"session\",\"seq\":1}\n");
+        for (i, text) in region.iter().enumerate() {
+            log.push_str(&format!("{{\"type\":\"message\",\"seq\":{},\"role\":\"assistant\",\"text\":{}}}\n", i + 2, serde_json::to_string(text).unwrap()));
+        }
+        log.push_str(&format!(
+            "{{\"type\":\"compaction\",\"seq\":{},\"id\":\"k1\",\"phase\":\"applied\",\"range\":{{\"from\":2,\"to\":{}}},\"summary\":{}}}\n",
+            region.len() + 2, region.len() + 1, serde_json::to_string(&summary).unwrap()
+        ));
+        let session = ctxlens::ingest::parse_bytes(log.as_bytes());
+        let analysis = ctxlens::analysis::analyze(&session, &[], false);
+        let compaction = &analysis.compactions[0];
+        for token in &compaction.tokens {
+            let info = session.tokens.get(token.id);
+            let whole = occurs_as_whole_word(&summary, &info.text, info.class);
+            // A path also survives as another form of the same file; nothing else may.
+            if info.class != TokenClass::Path {
+                prop_assert_eq!(token.survived, Some(whole), "{:?} in {:?}", &*info.text, summary);
+            } else if whole {
+                prop_assert_eq!(token.survived, Some(true), "{:?} in {:?}", &*info.text, summary);
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@ use ctxlens::model::Verdict;
 use ctxlens::tui::app::{Action, App, Overlay, Pane};
 use ctxlens::tui::snapshot::Snapshot;
 use ctxlens::tui::view;
-use ctxlens::tui::worker::{Request, Update};
+use ctxlens::tui::worker::{Request, TextRef, Update};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use std::sync::Arc;
@@ -251,4 +251,112 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
     );
     // The budget (4 MiB) plus what one look at the view may add before it is trimmed.
     assert!(most < 6 << 20, "the cache reached {most} bytes");
+}
+
+/// A canonical log of about `mib` MiB: messages with an identifier each, and a pending
+/// compaction at the end.
+fn large_log(dir: &std::path::Path, mib: usize) -> (std::path::PathBuf, usize) {
+    let filler = "the rollout went on while the checks ran ".repeat(20);
+    let mut text = String::new();
+    let mut seq = 0;
+    while text.len() < mib << 20 {
+        seq += 1;
+        text.push_str(&format!(
+            "{{\"type\":\"message\",\"seq\":{seq},\"text\":\"{filler} rev-{seq:08x}\"}}\n"
+        ));
+    }
+    let path = dir.join("large.jsonl");
+    std::fs::write(&path, text).unwrap();
+    (path, seq)
+}
+
+#[test]
+fn a_large_log_shows_its_first_rows_before_it_is_read_whole() {
+    use ctxlens::tui::worker::{files, spawn};
+    use ctxlens::tui::Msg;
+    let dir = tempfile::tempdir().unwrap();
+    let (log, events) = large_log(dir.path(), 3);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let worker = spawn(log, tx, files());
+    let mut partial_sizes = Vec::new();
+    let mut texts_before_the_end = false;
+    let timeout = std::time::Duration::from_secs(60);
+    let last = loop {
+        match rx.recv_timeout(timeout).expect("the worker answers") {
+            Msg::Worker(Update::Partial(snapshot)) => {
+                partial_sizes.push(snapshot.session.events.len());
+                // What is shown so far is the log's beginning, in order.
+                let seqs: Vec<u64> = snapshot.session.events.iter().map(|e| e.seq).collect();
+                assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+                if partial_sizes.len() == 1 {
+                    let first = &snapshot.session.events[0];
+                    worker.send(Request::Texts(vec![TextRef {
+                        index: 0,
+                        offset: first.offset,
+                        span: first.span,
+                        part: 0,
+                    }]));
+                }
+            }
+            Msg::Worker(Update::Texts(texts)) => {
+                assert!(
+                    texts[0].1.gist.starts_with("the rollout went on"),
+                    "{:?}",
+                    texts[0].1.gist
+                );
+                texts_before_the_end = true;
+            }
+            Msg::Worker(Update::Snapshot(snapshot, Change::Grew)) => break snapshot,
+            Msg::Worker(Update::Error(e)) => panic!("{e}"),
+            _ => {}
+        }
+    };
+    assert_eq!(last.session.events.len(), events);
+    assert!(
+        texts_before_the_end,
+        "rows' texts are served while the read goes on"
+    );
+    // The first screen comes after the first 256 KiB; each later step doubles.
+    let first = *partial_sizes.first().expect("a partial snapshot first");
+    assert!(first < events / 8, "{first} of {events}");
+    assert!(
+        partial_sizes.windows(2).all(|w| w[1] >= 2 * w[0] - 1),
+        "{partial_sizes:?}"
+    );
+    assert!(partial_sizes.len() <= 5, "{partial_sizes:?}");
+}
+
+#[test]
+fn while_the_log_is_read_rows_stay_put_and_nothing_is_decided() {
+    use ctxlens::ingest::progress::Reading;
+    use ctxlens::tui::app::FileEvent;
+    let mut app = app("pending-compaction.jsonl");
+    app.file_event = FileEvent::Reading(None);
+    let reading = Reading {
+        read: 1,
+        total: 4,
+        elapsed: std::time::Duration::from_millis(10),
+    };
+    app.update(Action::Worker(Update::Reading(reading)));
+    let more = Snapshot::load(&sample("seed-migration-rollback.jsonl")).unwrap();
+    let cursor = app.cursor;
+    app.update(Action::Worker(Update::Partial(Arc::new(more))));
+    assert_eq!(app.file_event, FileEvent::Reading(Some(reading)));
+    assert_eq!(
+        app.cursor, cursor,
+        "a partial snapshot does not move the cursor"
+    );
+    assert_eq!(app.unseen, 0);
+    let pending = Snapshot::load(&sample("pending-compaction.jsonl")).unwrap();
+    app.update(Action::Worker(Update::Partial(Arc::new(pending))));
+    chars(&mut app, "]");
+    assert!(chars(&mut app, "s").is_empty(), "no decision while reading");
+    assert!(app.message.as_deref().unwrap().contains("still being read"));
+    let whole = Snapshot::load(&sample("pending-compaction.jsonl")).unwrap();
+    app.update(Action::Worker(Update::Snapshot(
+        Arc::new(whole),
+        Change::Grew,
+    )));
+    assert_eq!(app.file_event, FileEvent::None);
+    assert_eq!(chars(&mut app, "]s").len(), 1, "decided once it is read");
 }

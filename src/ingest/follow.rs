@@ -42,25 +42,16 @@ pub struct Follower {
 
 impl Follower {
     pub fn open(path: &Path) -> io::Result<Follower> {
-        Follower::open_with_progress(path, &mut |_| {})
+        let mut follower = Follower::start(path)?;
+        follower.read_new(File::open(path)?)?;
+        Ok(follower)
     }
 
-    /// [`Follower::open`], calling `report` while the first read goes.
-    pub fn open_with_progress(
-        path: &Path,
-        report: &mut dyn FnMut(super::progress::Reading),
-    ) -> io::Result<Follower> {
-        let mut follower = Follower {
-            path: path.to_owned(),
-            parser: LogParser::new(),
-            offset: 0,
-            next_line: 1,
-            identity: None,
-            head: Vec::new(),
-            gone: false,
-        };
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
+    /// A follower of the log at `path` that has read nothing yet: the first read goes
+    /// by [`Follower::read_first`], a step at a time, so a view can show the first
+    /// lines of a large log before the rest is read.
+    pub fn start(path: &Path) -> io::Result<Follower> {
+        let meta = File::open(path)?.metadata()?;
         if meta.is_dir() {
             return Err(io::Error::other("is a folder, not a log file"));
         }
@@ -69,8 +60,32 @@ impl Follower {
                 "is not a regular file (a device or a pipe); copy it to a file first",
             ));
         }
-        follower.read_new_reporting(file, report)?;
-        Ok(follower)
+        Ok(Follower {
+            path: path.to_owned(),
+            parser: LogParser::new(),
+            offset: 0,
+            next_line: 1,
+            identity: None,
+            head: Vec::new(),
+            gone: false,
+        })
+    }
+
+    /// One step of the first read: complete lines until about `budget` more bytes are
+    /// read or the end is reached; `progress` counts from the read's start. Returns
+    /// whether the end was reached.
+    pub fn read_first(
+        &mut self,
+        budget: u64,
+        progress: &mut super::progress::ProgressCount<'_>,
+    ) -> io::Result<bool> {
+        let file = File::open(&self.path)?;
+        self.read_lines(file, budget, progress)
+    }
+
+    /// Byte offset just past the last complete line read.
+    pub fn read_to(&self) -> u64 {
+        self.offset
     }
 
     pub fn session(&self) -> &Session {
@@ -122,23 +137,29 @@ impl Follower {
     }
 
     fn read_new(&mut self, file: File) -> io::Result<()> {
-        self.read_new_reporting(file, &mut |_| {})
+        let mut quiet = |_| {};
+        let mut progress = super::progress::ProgressCount::new(0, &mut quiet);
+        self.read_lines(file, u64::MAX, &mut progress).map(|_| ())
     }
 
-    fn read_new_reporting(
+    /// Reads complete lines from the offset reached until `budget` bytes past it (the
+    /// line that crosses it is read whole) or the end; true at the end.
+    fn read_lines(
         &mut self,
         mut file: File,
-        report: &mut dyn FnMut(super::progress::Reading),
-    ) -> io::Result<()> {
+        budget: u64,
+        progress: &mut super::progress::ProgressCount<'_>,
+    ) -> io::Result<bool> {
         let meta = file.metadata()?;
         self.identity = Some((meta.dev(), meta.ino()));
         file.seek(SeekFrom::Start(self.offset))?;
-        let left = meta.len().saturating_sub(self.offset);
+        let stop = self.offset.saturating_add(budget);
         let reader = BufReader::with_capacity(
-            1 << 20,
-            super::progress::ProgressReader::new(&file, left, report),
+            (1 << 20).min(budget.max(64 << 10)) as usize,
+            progress.reader(&file, self.offset),
         );
         let mut lines = LineReader::starting_at(reader, self.offset, self.next_line);
+        let mut at_end = true;
         while let Some(line) = lines.next_line()? {
             if !line.terminated {
                 break;
@@ -146,13 +167,17 @@ impl Follower {
             self.parser.feed(&line);
             self.offset = line.offset + line.span;
             self.next_line = line.number + 1;
+            if self.offset >= stop {
+                at_end = false;
+                break;
+            }
         }
         self.parser.settle();
         if (self.head.len() as u64) < HEAD.min(self.offset) {
             self.head = vec![0; HEAD.min(self.offset) as usize];
             file.read_exact_at(&mut self.head, 0)?;
         }
-        Ok(())
+        Ok(at_end)
     }
 }
 

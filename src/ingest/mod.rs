@@ -72,7 +72,8 @@ pub fn load_with_progress(
         Ok((file, meta.len()))
     };
     let (file, size) = open().map_err(err)?;
-    let reader = progress::ProgressReader::new(file, size, report);
+    let mut count = progress::ProgressCount::new(size, report);
+    let reader = count.reader(file, 0);
     let mut session = parse(BufReader::with_capacity(READ_BUFFER, reader)).map_err(err)?;
     let file = File::open(path).map_err(err)?;
     declared::attach_declared_tokens(&mut session, &file).map_err(err)?;

@@ -35,43 +35,57 @@ impl Reading {
     }
 }
 
-/// Wraps a reader of a file of `total` bytes and calls `report` as bytes come in.
-pub struct ProgressReader<'a, R> {
-    inner: R,
-    read: u64,
+/// The progress of one read of a file of `total` bytes, which may go in several steps
+/// (a view reads a large log a piece at a time): one clock across them.
+pub struct ProgressCount<'a> {
     total: u64,
     started: Instant,
     last: Instant,
     report: &'a mut dyn FnMut(Reading),
 }
 
-const EVERY: Duration = Duration::from_millis(100);
-
-impl<'a, R: Read> ProgressReader<'a, R> {
-    pub fn new(inner: R, total: u64, report: &'a mut dyn FnMut(Reading)) -> Self {
+impl<'a> ProgressCount<'a> {
+    pub fn new(total: u64, report: &'a mut dyn FnMut(Reading)) -> Self {
         let now = Instant::now();
-        ProgressReader {
-            inner,
-            read: 0,
+        ProgressCount {
             total,
             started: now,
             last: now,
             report,
         }
     }
+
+    /// Wraps a reader that starts at byte `from` of the file.
+    pub fn reader<R: Read>(&mut self, inner: R, from: u64) -> ProgressReader<'_, 'a, R> {
+        ProgressReader {
+            inner,
+            read: from,
+            count: self,
+        }
+    }
 }
 
-impl<R: Read> Read for ProgressReader<'_, R> {
+/// A reader that tells its [`ProgressCount`] how far into the file it is.
+pub struct ProgressReader<'c, 'a, R> {
+    inner: R,
+    read: u64,
+    count: &'c mut ProgressCount<'a>,
+}
+
+const EVERY: Duration = Duration::from_millis(100);
+
+impl<R: Read> Read for ProgressReader<'_, '_, R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
+        let count = &mut *self.count;
         // Every 100 ms, and once at the end, so a reader always hears how it ended.
-        if self.last.elapsed() >= EVERY || (n == 0 && !buf.is_empty()) {
-            self.last = Instant::now();
-            (self.report)(Reading {
-                read: self.read,
-                total: self.total,
-                elapsed: self.started.elapsed(),
+        if count.last.elapsed() >= EVERY || (n == 0 && !buf.is_empty()) {
+            count.last = Instant::now();
+            (count.report)(Reading {
+                read: self.read.min(count.total),
+                total: count.total,
+                elapsed: count.started.elapsed(),
             });
         }
         Ok(n)

@@ -401,6 +401,11 @@ impl App {
         let Some(compaction) = self.pending_selected() else {
             return Vec::new();
         };
+        // A decision further on in the log may already stand.
+        if matches!(self.file_event, FileEvent::Reading(_)) {
+            self.message = Some("the log is still being read: decide when it is read".into());
+            return Vec::new();
+        }
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
         if !crate::analysis::gate::is_override(verdict, gate) {
@@ -594,7 +599,8 @@ impl App {
 
     fn on_update(&mut self, update: Update) {
         match update {
-            Update::Snapshot(snapshot, change) => self.replace(snapshot, change),
+            Update::Snapshot(snapshot, change) => self.replace(snapshot, change, false),
+            Update::Partial(snapshot) => self.replace(snapshot, Change::Grew, true),
             Update::Texts(texts) => {
                 for (index, text) in texts {
                     self.requested.remove(&index);
@@ -635,10 +641,13 @@ impl App {
         }
     }
 
-    fn replace(&mut self, snapshot: Arc<Snapshot>, change: Change) {
+    /// Shows a new snapshot; a `partial` one (the first read is still going) keeps the
+    /// reading progress in the status bar and the cursor where it is.
+    fn replace(&mut self, snapshot: Arc<Snapshot>, change: Change, partial: bool) {
         let reread = matches!(change, Change::Truncated | Change::Replaced);
         let old_events = self.snapshot.session.events.len();
         self.file_event = match change {
+            _ if partial => self.file_event.clone(),
             Change::Truncated => FileEvent::Truncated,
             Change::Replaced => FileEvent::Replaced,
             Change::Gone => FileEvent::Gone,
@@ -664,10 +673,10 @@ impl App {
         let grew = snapshot.session.events.len().saturating_sub(old_events);
         self.snapshot = snapshot;
         self.region_marks.borrow_mut().clear();
-        if self.follow {
+        if self.follow && !partial {
             self.cursor = self.last_row();
         } else {
-            self.unseen += if reread { 0 } else { grew };
+            self.unseen += if reread || partial { 0 } else { grew };
             self.cursor = self.cursor.min(self.last_row());
         }
         if self

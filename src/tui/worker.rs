@@ -48,6 +48,8 @@ pub struct TextRef {
 /// What the worker tells the app.
 pub enum Update {
     Snapshot(Arc<Snapshot>, Change),
+    /// What the first read of a large log has read so far; more follows.
+    Partial(Arc<Snapshot>),
     Texts(Vec<(usize, EventText)>),
     Found {
         query: String,
@@ -106,36 +108,20 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             let message = format!("{}: {e}", backend.channel.location());
             let _ = to_app.send(Msg::Worker(Update::Error(message)));
         }
-        let progress = to_app.clone();
-        let mut report = move |reading| {
-            let _ = progress.send(Msg::Worker(Update::Reading(reading)));
-        };
-        let first = Follower::open_with_progress(&path, &mut report)
-            .map_err(|e| format!("{}: {e}", path.display()))
-            .and_then(|follower| {
-                let mut analyzer = Analyzer::default();
-                let decisions = standing(&*backend.channel)?;
-                build(&path, &follower, &mut analyzer, None, &decisions)
-                    .map(|snapshot| (follower, snapshot, analyzer, decisions))
-            });
-        match first {
-            Ok((follower, snapshot, analyzer, decisions)) => {
+        match first_read(&path, &backend, &rx, &to_app) {
+            Ok(Some((state, snapshot, sidecar))) => {
                 let snapshot = Arc::new(snapshot);
-                if to_app
-                    .send(Msg::Worker(Update::Snapshot(
-                        snapshot.clone(),
-                        Change::Grew,
-                    )))
-                    .is_ok()
-                {
-                    let state = Following {
-                        follower,
-                        analyzer,
-                        decisions,
+                let first = Update::Snapshot(snapshot.clone(), Change::Grew);
+                if to_app.send(Msg::Worker(first)).is_ok() {
+                    let view = Watched {
+                        path,
+                        backend,
+                        sidecar,
                     };
-                    run(path, state, snapshot, rx, to_app, backend);
+                    run(view, state, snapshot, rx, to_app);
                 }
             }
+            Ok(None) => {}
             Err(e) => {
                 let _ = to_app.send(Msg::Worker(Update::Error(e)));
             }
@@ -144,9 +130,96 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
     WorkerHandle { tx }
 }
 
+/// How much of a log the first read takes before the view shows it.
+const FIRST_STEP: u64 = 256 << 10;
+
+/// The most the first read takes before it answers the app's requests again.
+const MAX_STEP: u64 = 32 << 20;
+
+/// The first read of the log, a step at a time. What is read so far goes to the app
+/// as a partial snapshot after the first 256 KiB and then each time the read has
+/// doubled, so the first screen of a large log shows at once and the partial
+/// snapshots cost no more than the whole log once again. Between steps the app's
+/// requests (texts, search) are answered from the latest partial snapshot. `None`
+/// when the app has gone. The sidecar's signature is taken before the read, so a
+/// decision recorded during it is seen by the first look after it.
+#[allow(clippy::type_complexity)]
+fn first_read(
+    path: &Path,
+    backend: &crate::store::channel::Backend,
+    rx: &Receiver<Wake>,
+    to_app: &Sender<Msg>,
+) -> Result<Option<(Following, Snapshot, Signature)>, String> {
+    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
+    let sidecar = sidecar_signature(path);
+    let mut follower = Follower::start(path).map_err(failed)?;
+    let total = std::fs::metadata(path).map_err(failed)?.len();
+    let progress = to_app.clone();
+    let mut report = move |reading| {
+        let _ = progress.send(Msg::Worker(Update::Reading(reading)));
+    };
+    let mut count = crate::ingest::progress::ProgressCount::new(total, &mut report);
+    let mut analyzer = Analyzer::default();
+    let mut decisions = standing(&*backend.channel)?;
+    let mut decided_meanwhile = false;
+    let mut shown: Option<(u64, Arc<Snapshot>)> = None;
+    loop {
+        let step = follower.read_to().clamp(FIRST_STEP, MAX_STEP);
+        if follower.read_first(step, &mut count).map_err(failed)? {
+            break;
+        }
+        if shown
+            .as_ref()
+            .is_none_or(|(at, _)| follower.read_to() >= 2 * at)
+        {
+            let partial = Arc::new(build(path, &follower, &mut analyzer, None, &decisions)?);
+            if to_app
+                .send(Msg::Worker(Update::Partial(partial.clone())))
+                .is_err()
+            {
+                return Ok(None);
+            }
+            shown = Some((follower.read_to(), partial));
+        }
+        for wake in rx.try_iter() {
+            match (wake, &shown) {
+                (Wake::Request(request), Some((_, partial))) => {
+                    let answer = serve(path, partial, request, backend);
+                    if to_app.send(Msg::Worker(answer)).is_err() {
+                        return Ok(None);
+                    }
+                }
+                (Wake::Decided, _) => decided_meanwhile = true,
+                _ => {}
+            }
+        }
+    }
+    if decided_meanwhile {
+        decisions = standing(&*backend.channel)?;
+    }
+    let snapshot = build(path, &follower, &mut analyzer, None, &decisions)?;
+    let state = Following {
+        follower,
+        analyzer,
+        decisions,
+    };
+    Ok(Some((state, snapshot, sidecar)))
+}
+
+/// Size and time of the decision sidecar and the binding ledger.
+pub type Signature = [Option<(u64, SystemTime)>; 2];
+
+/// A followed log and where its decisions go.
+struct Watched {
+    path: PathBuf,
+    backend: crate::store::channel::Backend,
+    /// The sidecar's signature when last looked at.
+    sidecar: Signature,
+}
+
 /// Size and time of the files beside the log that change its analysis: the decision
 /// sidecar and the binding ledger of the Claude Code hooks.
-pub fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
+pub fn sidecar_signature(path: &Path) -> Signature {
     let signature = |file: std::path::PathBuf| {
         let meta = std::fs::metadata(file).ok()?;
         Some((meta.len(), meta.modified().ok()?))
@@ -158,16 +231,19 @@ pub fn sidecar_signature(path: &Path) -> [Option<(u64, SystemTime)>; 2] {
 }
 
 fn run(
-    path: PathBuf,
+    view: Watched,
     mut state: Following,
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
-    backend: crate::store::channel::Backend,
 ) {
+    let Watched {
+        path,
+        backend,
+        mut sidecar,
+    } = view;
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
-    let mut sidecar = sidecar_signature(&path);
     let mut gone = false;
     loop {
         let wake = match rx.recv_timeout(POLL) {

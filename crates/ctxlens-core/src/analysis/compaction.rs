@@ -265,6 +265,70 @@ struct Ctx<'a> {
     region: std::ops::Range<usize>,
     /// The ledger a pre-compact hook wrote just before this compaction.
     ledger_hint: Option<&'a LedgerHint>,
+    /// Open obligations by what they require, built when first asked.
+    requirements: std::cell::OnceCell<Requirements<'a>>,
+}
+
+/// The open obligations by the tokens they require, so that what needs a dropped token
+/// is a lookup, not a scan of every obligation per token (a long session holds many).
+/// A required token matches a token by its text, and a path also by the file it names,
+/// as [`same_token`] compares them.
+struct Requirements<'a> {
+    /// The pending steps and their targets as text, written out once.
+    steps: Vec<(&'a str, String)>,
+    ids: Vec<&'a str>,
+    by_text: HashMap<&'a str, Vec<usize>>,
+    by_file: HashMap<String, Vec<usize>>,
+}
+
+impl<'a> Requirements<'a> {
+    fn new(state: &'a StateAt, cwd: Option<&str>) -> Self {
+        let mut index = Requirements {
+            steps: state
+                .pending
+                .iter()
+                .map(|s| (s.id.as_str(), target_text(&s.target)))
+                .collect(),
+            ids: Vec::new(),
+            by_text: HashMap::new(),
+            by_file: HashMap::new(),
+        };
+        for (i, obligation) in state.open_obligations().enumerate() {
+            index.ids.push(obligation.id.as_str());
+            for required in &obligation.requires {
+                index.by_text.entry(required).or_default().push(i);
+                index
+                    .by_file
+                    .entry(path_key(required, cwd))
+                    .or_default()
+                    .push(i);
+            }
+        }
+        index
+    }
+
+    /// The ids of the open obligations that require `token`, in their order.
+    fn of(&self, session: &Session, token: TokenId, cwd: Option<&str>) -> Vec<String> {
+        let info = session.tokens.get(token);
+        let mut found: Vec<usize> = self
+            .by_text
+            .get(&*info.text)
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        if info.class == TokenClass::Path {
+            if let Some(more) = self.by_file.get(&path_key(&info.text, cwd)) {
+                found.extend(more);
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+            .into_iter()
+            .filter_map(|i| self.ids.get(i).map(|id| (*id).to_owned()))
+            .collect()
+    }
 }
 
 impl<'a> Ctx<'a> {
@@ -293,6 +357,7 @@ impl<'a> Ctx<'a> {
             state,
             region,
             ledger_hint,
+            requirements: std::cell::OnceCell::new(),
         }
     }
 
@@ -484,26 +549,24 @@ impl<'a> Ctx<'a> {
         let session = self.session;
         let text = session.tokens.text(token);
         let class = session.tokens.class(token);
-        let by_obligation = self
-            .state
-            .open_obligations()
-            .filter(|o| {
-                o.requires
-                    .iter()
-                    .any(|r| same_token(session, r, token, self.cwd))
-            })
-            .map(|o| o.id.clone());
-        let by_step = self
-            .state
-            .pending
+        let requirements = self
+            .requirements
+            .get_or_init(|| Requirements::new(self.state, self.cwd));
+        let by_obligation = requirements.of(session, token, self.cwd);
+        let by_step = requirements
+            .steps
             .iter()
-            .filter(|s| contains_whole_word(&target_text(&s.target), text, class))
-            .map(|s| s.id.clone());
+            .filter(|(_, target)| contains_whole_word(target, text, class))
+            .map(|(id, _)| (*id).to_owned());
         let by_ledger = self
             .ledger_tokens()
             .filter(|(t, _)| same_token(session, t, token, self.cwd))
             .map(|(_, why)| format!("ledger: {why}"));
-        by_obligation.chain(by_step).chain(by_ledger).collect()
+        by_obligation
+            .into_iter()
+            .chain(by_step)
+            .chain(by_ledger)
+            .collect()
     }
 
     /// The dropped tokens something needs, and the findings they raise.
@@ -635,9 +698,10 @@ fn exact_survivors(
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
 ) -> HashSet<TokenId> {
-    // A whole-word occurrence of a token starts its first run of word characters on a
-    // run of the summary's: tokens whose first run the summary lacks cannot occur, and
-    // are left out of the matcher (most of a large region's tokens).
+    // A whole word has no word character on either side, so each run of word
+    // characters of a token that occurs is a whole run of the summary's: a token with a
+    // run the summary lacks cannot occur, and is left out of the matcher (most of a
+    // large region's tokens: a path's folders are common, its file's name is not).
     let runs: HashSet<&str> = summary
         .text
         .split(|c: char| !is_word_char(c))
@@ -645,8 +709,8 @@ fn exact_survivors(
         .collect();
     let may_occur = |text: &str| {
         text.split(|c: char| !is_word_char(c))
-            .find(|r| !r.is_empty())
-            .is_none_or(|first| runs.contains(first))
+            .filter(|r| !r.is_empty())
+            .all(|run| runs.contains(run))
     };
     let ids: Vec<TokenId> = ids.collect();
     let mut kept = HashSet::new();

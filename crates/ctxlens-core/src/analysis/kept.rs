@@ -172,17 +172,25 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a 
         .map(|(base, mut all)| {
             all.sort_by_key(|p| std::cmp::Reverse(p.len()));
             all.dedup();
-            let mut files: Vec<&str> = Vec::new();
+            // Every file counted so far, and each of its tails after a `/`: a path
+            // that is one of them names a file already counted. (Longest first, so a
+            // shorter path is only ever a tail of a longer one.) Linear in the paths'
+            // length where comparing each path with each file was quadratic in the
+            // paths sharing a basename (`mod.rs`, `config.yaml`).
+            let mut tails: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            let mut files = 0;
             for path in all {
                 let tail = path.trim_start_matches("./");
-                if !files
-                    .iter()
-                    .any(|f| f.ends_with(&format!("/{tail}")) || *f == tail)
-                {
-                    files.push(path);
+                if !tails.contains(tail) {
+                    files += 1;
+                    tails.insert(path);
+                    tails.extend(
+                        memchr::memchr_iter(b'/', path.as_bytes())
+                            .filter_map(|i| path.get(i + 1..)),
+                    );
                 }
             }
-            (base, files.len())
+            (base, files)
         })
         .collect()
 }

@@ -1,0 +1,356 @@
+//! `cargo bench --bench scale`: the performance goals, each beside its baseline from
+//! the same run, on seeded logs it generates under `target/bench-data/` (kept for the
+//! next run). Medians of 3. The largest log is `CTXLENS_BENCH_MIB` (default 256) times
+//! four; set it lower for a quick look (the goals are stated for 256).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // a benchmark fails loudly
+
+mod generate;
+mod measure;
+
+use generate::Shape;
+use measure::{installed, median, percentile, three_runs, Tui};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+/// The identifier pattern the goals name for `rg`.
+const PATTERN: &str = r#"[0-9a-f]{40}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|arn:[a-z0-9-]+:[a-z0-9-]+:[^ "]*|https?://[^ "]+|(/[A-Za-z0-9._-]+)+\.[a-z]+|\b[a-z]+-[0-9a-f]{5,}"#;
+
+/// Bumped when the generator changes, so old files are not measured.
+const GENERATOR: u32 = 1;
+
+const MIB: u64 = 1 << 20;
+
+/// One line of the goals table.
+struct Row {
+    goal: String,
+    target: String,
+    measured: String,
+    baseline: String,
+    verdict: String,
+}
+
+fn row(goal: &str, target: &str, measured: String, baseline: String, met: Option<bool>) -> Row {
+    let verdict = match met {
+        Some(true) => "met".into(),
+        Some(false) => "**not met**".into(),
+        None => "no baseline here".into(),
+    };
+    Row {
+        goal: goal.into(),
+        target: target.into(),
+        measured,
+        baseline,
+        verdict,
+    }
+}
+
+fn data_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .expect("target/tmp has a parent")
+        .join("bench-data");
+    std::fs::create_dir_all(&dir).expect("target/bench-data");
+    dir
+}
+
+/// The log `name`, generated unless an earlier run left it.
+fn log(name: &str, mib: f64, shape: Shape) -> PathBuf {
+    let path = data_dir().join(format!("{name}-g{GENERATOR}.jsonl"));
+    if !path.exists() {
+        let started = Instant::now();
+        let partial = path.with_extension("partial");
+        generate::log(&partial, (mib * MIB as f64) as u64, shape, 7).expect("generates");
+        std::fs::rename(&partial, &path).expect("renames");
+        eprintln!(
+            "generated {} in {:.1} s",
+            path.display(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    path
+}
+
+fn mib_of(path: &Path) -> f64 {
+    std::fs::metadata(path).expect("exists").len() as f64 / MIB as f64
+}
+
+fn ctxlens(args: &[&str], log: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ctxlens"));
+    cmd.args(args).arg(log);
+    cmd
+}
+
+fn audit_rows(big: f64, rows: &mut Vec<Row>) {
+    let path = log(
+        &format!("audit-{big}m-every32m"),
+        big,
+        Shape::CompactEvery(32 * MIB),
+    );
+    let mb = mib_of(&path);
+    let (ours, peak) = three_runs(|| ctxlens(&["audit", "--json"], &path));
+    eprintln!("audit {mb:.0} MiB: {ours:.2} s, peak RssAnon {peak:.0} MiB");
+    let ours_text = format!("{ours:.2} s ({:.0} MiB/s)", mb / ours);
+    if installed("rg") {
+        let (rg, _) = three_runs(|| {
+            let mut cmd = Command::new("rg");
+            cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
+            cmd
+        });
+        rows.push(row(
+            &format!("`audit --json` on {mb:.0} MiB vs `rg --count-matches -e PATTERN`"),
+            "≤ 1.0x",
+            format!("{ours_text}: {:.2}x", ours / rg),
+            format!("rg {rg:.2} s"),
+            Some(ours / rg <= 1.0),
+        ));
+    } else {
+        rows.push(row(
+            "`audit --json` vs `rg` (rg not installed: `apt-get install ripgrep`)",
+            "≤ 1.0x",
+            ours_text.clone(),
+            "-".into(),
+            None,
+        ));
+    }
+    if installed("jq") {
+        let (jq, _) = three_runs(|| {
+            let mut cmd = Command::new("jq");
+            cmd.args(["-c", r#"select(.type=="compaction")"#])
+                .arg(&path);
+            cmd
+        });
+        rows.push(row(
+            "`audit --json` vs `jq -c 'select(.type==\"compaction\")'`",
+            "≤ 0.35x",
+            format!("{ours_text}: {:.2}x", ours / jq),
+            format!("jq {jq:.2} s"),
+            Some(ours / jq <= 0.35),
+        ));
+    }
+    let budget = mb * 0.05 + 64.0;
+    rows.push(row(
+        &format!("memory while auditing {mb:.0} MiB (peak `RssAnon`)"),
+        "≤ 5% of the log + 64 MiB",
+        format!("{peak:.0} MiB"),
+        format!("budget {budget:.0} MiB"),
+        Some(peak <= budget),
+    ));
+}
+
+fn growth_row(big: f64, rows: &mut Vec<Row>) {
+    let per_mib = |mib: f64| {
+        let path = log(&format!("region-{mib}m"), mib, Shape::OneRegion);
+        let (time, _) = three_runs(|| ctxlens(&["audit", "--json"], &path));
+        (time / mib_of(&path), mib_of(&path))
+    };
+    let (small, small_mb) = per_mib(big / 16.0);
+    let (large, large_mb) = per_mib(big);
+    rows.push(row(
+        &format!("cost growth: time per MiB at {large_mb:.0} vs {small_mb:.0} MiB, one region the whole log"),
+        "≤ 1.25x",
+        format!("{:.1} ms/MiB: {:.2}x", large * 1000.0, large / small),
+        format!("{:.1} ms/MiB at {small_mb:.0} MiB", small * 1000.0),
+        Some(large / small <= 1.25),
+    ));
+}
+
+fn gate_row(rows: &mut Vec<Row>) {
+    let path = log("gate-10m", 10.0, Shape::OneRegion);
+    let (ours, _) = three_runs(|| {
+        let mut cmd = ctxlens(&["gate", "--json"], &path);
+        cmd.arg("k1");
+        cmd
+    });
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/scale/reference_gate.py");
+    if !installed("python3") {
+        rows.push(row(
+            "`gate` on a 10 MiB region vs the Python reference",
+            "≥ 50x faster",
+            format!("{ours:.2} s"),
+            "python3 not installed".into(),
+            None,
+        ));
+        return;
+    }
+    let (theirs, _) = three_runs(|| {
+        let mut cmd = Command::new("python3");
+        cmd.arg(&script).arg(&path).arg("k1");
+        cmd
+    });
+    rows.push(row(
+        "`gate` on one 10 MiB region vs the seed's reference (a Python set of tokens, each `tok in summary`), whole process",
+        "≥ 50x faster",
+        format!("{ours:.2} s: {:.1}x faster", theirs / ours),
+        format!("Python {theirs:.2} s"),
+        Some(theirs / ours >= 50.0),
+    ));
+}
+
+fn first_screen_row(huge: f64, rows: &mut Vec<Row>) {
+    let path = log(
+        &format!("view-{huge}m-every256m"),
+        huge,
+        Shape::CompactEvery(256 * MIB),
+    );
+    let mb = mib_of(&path);
+    let times: Vec<f64> = (0..3)
+        .map(|_| {
+            let tui = Tui::start(&[&path]);
+            tui.wait_for("cwd /home/dev", Duration::from_secs(120))
+                .expect("the first row shows")
+                .as_secs_f64()
+        })
+        .collect();
+    let first = median(times) * 1000.0;
+    rows.push(row(
+        &format!(
+            "TUI first screen of a {mb:.0} MiB log, event rows visible (process start to screen)"
+        ),
+        "< 300 ms",
+        format!("{first:.0} ms"),
+        "-".into(),
+        Some(first < 300.0),
+    ));
+}
+
+/// Follows a copy of the audit log in the TUI and appends events to it; the time from
+/// each append to its row on screen, and the view's peak memory.
+fn tail_rows(big: f64, rows: &mut Vec<Row>) {
+    let source = log(
+        &format!("audit-{big}m-every32m"),
+        big,
+        Shape::CompactEvery(32 * MIB),
+    );
+    let path = data_dir().join("tail-copy.jsonl");
+    std::fs::copy(&source, &path).expect("copies");
+    let mb = mib_of(&path);
+    let tui = Tui::start(&[&path]);
+    let read = |screen: &str| screen.contains(" events") && !screen.contains("reading the log");
+    tui.wait_until(read, Duration::from_secs(600))
+        .expect("the log is read");
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("appends");
+    let mut samples = Vec::new();
+    for i in 0..20 {
+        let marker = format!("tail-marker-{i:03}");
+        let start = Instant::now();
+        writeln!(
+            file,
+            r#"{{"type":"message","role":"assistant","text":"{marker}"}}"#
+        )
+        .expect("writes");
+        file.flush().expect("flushes");
+        if let Some(seen) = tui.wait_until(|s| s.contains(&marker), Duration::from_secs(30)) {
+            samples.push((seen - start).as_secs_f64() * 1000.0);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let (p50, p99) = (
+        percentile(samples.clone(), 50.0),
+        percentile(samples.clone(), 99.0),
+    );
+    rows.push(row(
+        &format!(
+            "TUI tail on a {mb:.0} MiB log: append to visible ({} samples)",
+            samples.len()
+        ),
+        "p50 < 20 ms, p99 < 50 ms",
+        format!("p50 {p50:.0} ms, p99 {p99:.0} ms"),
+        "-".into(),
+        Some(samples.len() == 20 && p50 < 20.0 && p99 < 50.0),
+    ));
+    let peak = tui.peak_mib();
+    let budget = mb * 0.05 + 64.0;
+    rows.push(row(
+        &format!("memory while viewing {mb:.0} MiB (peak `RssAnon`)"),
+        "≤ 5% of the log + 64 MiB",
+        format!("{peak:.0} MiB"),
+        format!("budget {budget:.0} MiB"),
+        Some(peak <= budget),
+    ));
+    drop(tui);
+    let _ = std::fs::remove_file(&path);
+}
+
+fn folder_row(rows: &mut Vec<Row>) {
+    let dir = data_dir().join(format!("folder-2000-g{GENERATOR}"));
+    if !dir.join("done").exists() {
+        std::fs::create_dir_all(&dir).expect("folder");
+        for i in 0..2000 {
+            generate::small_log(&dir.join(format!("session-{i:04}.jsonl")), i).expect("writes");
+        }
+        std::fs::write(dir.join("done"), "").expect("writes");
+    }
+    let times: Vec<f64> = (0..3)
+        .map(|_| {
+            let tui = Tui::start(&[&dir]);
+            tui.wait_for("2000 sessions", Duration::from_secs(120))
+                .expect("the list shows")
+                .as_secs_f64()
+        })
+        .collect();
+    let listed = median(times) * 1000.0;
+    rows.push(row(
+        "folder of 2,000 transcripts: list visible (process start to screen)",
+        "< 1 s",
+        format!("{listed:.0} ms"),
+        "-".into(),
+        Some(listed < 1000.0),
+    ));
+}
+
+/// Audit throughput on small logs with a compaction every 2 MiB: how the figures
+/// start out.
+fn small_rows(rows: &mut Vec<Row>) {
+    for mib in [1.0, 16.0] {
+        let path = log(
+            &format!("small-{mib}m-every2m"),
+            mib,
+            Shape::CompactEvery(2 * MIB),
+        );
+        let (time, _) = three_runs(|| ctxlens(&["audit", "--json"], &path));
+        rows.push(row(
+            &format!(
+                "`audit --json` on {:.0} MiB, a compaction every 2 MiB",
+                mib_of(&path)
+            ),
+            "(throughput)",
+            format!(
+                "{:.0} ms ({:.0} MiB/s)",
+                time * 1000.0,
+                mib_of(&path) / time
+            ),
+            "-".into(),
+            None,
+        ));
+    }
+}
+
+fn main() {
+    let big: f64 = std::env::var("CTXLENS_BENCH_MIB")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(256.0);
+    let mut rows = Vec::new();
+    small_rows(&mut rows);
+    audit_rows(big, &mut rows);
+    growth_row(big, &mut rows);
+    gate_row(&mut rows);
+    first_screen_row(big * 4.0, &mut rows);
+    tail_rows(big, &mut rows);
+    folder_row(&mut rows);
+    println!("| goal | target | measured | baseline, same run | |");
+    println!("|---|---|---|---|---|");
+    for r in rows {
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            r.goal, r.target, r.measured, r.baseline, r.verdict
+        );
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("\n{cores} cores; files in the page cache after the first run; medians of 3 (tail: 20 samples)");
+}

@@ -1,0 +1,171 @@
+//! Timing a process, its peak anonymous memory, and a TUI in a real terminal.
+
+use portable_pty::{native_pty_system, Child, CommandBuilder, PtySize};
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The median of `runs` timings.
+pub fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The `p`th percentile (0–100) of `samples`.
+pub fn percentile(mut samples: Vec<f64>, p: f64) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let rank = ((p / 100.0) * (samples.len() as f64 - 1.0)).round() as usize;
+    samples.get(rank).copied().unwrap_or(f64::NAN)
+}
+
+/// `RssAnon` of a running process, in KiB.
+pub fn rss_anon_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `cmd` with its output discarded; its wall time in seconds and its peak
+/// `RssAnon` in MiB (sampled every 5 ms).
+pub fn run(cmd: &mut Command) -> (f64, f64) {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the command starts");
+    let mut peak = 0;
+    while child.try_wait().expect("waits").is_none() {
+        peak = peak.max(rss_anon_kib(child.id()).unwrap_or(0));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    (started.elapsed().as_secs_f64(), peak as f64 / 1024.0)
+}
+
+/// Median wall time of three runs of the command `make` builds, and the peak memory
+/// of any of them.
+pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
+    let runs: Vec<(f64, f64)> = (0..3).map(|_| run(&mut make())).collect();
+    let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
+    (median(runs.into_iter().map(|r| r.0).collect()), peak)
+}
+
+/// Whether a program is on PATH.
+pub fn installed(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok()
+}
+
+/// The TUI in a real terminal (a pty), its screen parsed as a terminal shows it.
+pub struct Tui {
+    child: Box<dyn Child + Send + Sync>,
+    screen: Arc<Mutex<vt100::Parser>>,
+    /// Each chunk of output, after it reached the screen.
+    drawn: Receiver<()>,
+    started: Instant,
+    /// Peak `RssAnon` so far, KiB, sampled every 10 ms.
+    peak: Arc<std::sync::atomic::AtomicU64>,
+}
+
+const ROWS: u16 = 30;
+const COLS: u16 = 120;
+
+impl Tui {
+    pub fn start(args: &[&Path]) -> Tui {
+        let pty = native_pty_system()
+            .openpty(PtySize {
+                rows: ROWS,
+                cols: COLS,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .expect("a pty");
+        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_ctxlens"));
+        for arg in args {
+            cmd.arg(arg);
+        }
+        cmd.env("TERM", "xterm-256color");
+        let started = Instant::now();
+        let child = pty.slave.spawn_command(cmd).expect("the TUI starts");
+        let mut reader = pty.master.try_clone_reader().expect("reads the pty");
+        let size = |n| std::num::NonZeroU16::new(n).expect("not zero");
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(size(ROWS), size(COLS), 0)));
+        let (tx, drawn): (Sender<()>, _) = channel();
+        let into = screen.clone();
+        // The pty's master end stays open as long as this thread reads from it.
+        std::thread::spawn(move || {
+            let _master = pty.master;
+            let mut buf = [0u8; 65536];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                into.lock().expect("screen").process(&buf[..n]);
+                let _ = tx.send(());
+            }
+        });
+        let peak = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        if let Some(pid) = child.process_id() {
+            let peak = peak.clone();
+            std::thread::spawn(move || {
+                while let Some(kib) = rss_anon_kib(pid) {
+                    peak.fetch_max(kib, std::sync::atomic::Ordering::Relaxed);
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+            });
+        }
+        Tui {
+            child,
+            screen,
+            drawn,
+            started,
+            peak,
+        }
+    }
+
+    pub fn contents(&self) -> String {
+        self.screen.lock().expect("screen").screen().contents()
+    }
+
+    /// Waits until the screen shows `text`; the time since the TUI started.
+    pub fn wait_for(&self, text: &str, limit: Duration) -> Option<Duration> {
+        self.wait_until(|screen| screen.contains(text), limit)
+            .map(|_| self.started.elapsed())
+    }
+
+    /// Waits until `ready` holds of the screen; when it did.
+    pub fn wait_until(&self, ready: impl Fn(&str) -> bool, limit: Duration) -> Option<Instant> {
+        let deadline = Instant::now() + limit;
+        loop {
+            if ready(&self.contents()) {
+                return Some(Instant::now());
+            }
+            let left = deadline.checked_duration_since(Instant::now())?;
+            let _ = self.drawn.recv_timeout(left.min(Duration::from_millis(50)));
+        }
+    }
+
+    /// Peak `RssAnon` so far, MiB.
+    pub fn peak_mib(&self) -> f64 {
+        self.peak.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1024.0
+    }
+}
+
+impl Drop for Tui {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
