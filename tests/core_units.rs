@@ -117,4 +117,31 @@ mod token_rows {
         )));
         assert!(rows.iter().all(|r| r.seen_at == 2));
     }
+
+    /// A summary that is one long sentence (identifiers joined by "and") is held once,
+    /// not once per token it keeps: 2,000 copies of a 100 KB sentence took gigabytes.
+    #[test]
+    fn every_row_shares_the_one_sentence_that_keeps_its_token() {
+        let ids: Vec<String> = (0..2000)
+            .map(|i| format!("{:012x}", 0xabc000 + i))
+            .collect();
+        let mut log = String::from("{\"type\":\"session\",\"seq\":1}\n");
+        log.push_str(&format!(
+            "{{\"type\":\"tool_result\",\"seq\":2,\"text\":\"{}\"}}\n",
+            ids.join(" ")
+        ));
+        log.push_str(&format!(
+            "{{\"type\":\"compaction\",\"seq\":3,\"id\":\"k1\",\"range\":{{\"from\":2,\"to\":2}},\"summary\":\"kept {}\"}}\n",
+            ids.join(" and ")
+        ));
+        let session = parse_bytes(log.as_bytes());
+        let analysis = analyze(&session, &[], false);
+        let rows = token_rows(&session, &analysis.compactions[0]);
+        let sentences: Vec<&std::sync::Arc<str>> =
+            rows.iter().filter_map(|r| r.sentence.as_ref()).collect();
+        assert_eq!(sentences.len(), 2000);
+        assert!(sentences
+            .iter()
+            .all(|s| std::sync::Arc::ptr_eq(s, sentences[0])));
+    }
 }

@@ -153,7 +153,12 @@ impl Tui {
                 return Some(Instant::now());
             }
             let left = deadline.checked_duration_since(Instant::now())?;
-            let _ = self.drawn.recv_timeout(left.min(Duration::from_millis(50)));
+            let wait = self.drawn.recv_timeout(left.min(Duration::from_millis(50)));
+            if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) = wait {
+                // The TUI is gone (its screen says why).
+                eprintln!("the TUI ended; its screen:\n{}", self.contents());
+                return ready(&self.contents()).then(Instant::now);
+            }
         }
     }
 

@@ -14,6 +14,54 @@ pub fn attach_declared_tokens(
     session: &mut Session,
     source: &(impl LineSource + ?Sized),
 ) -> io::Result<()> {
+    DeclaredPass::default().attach(session, source)
+}
+
+/// The declared-token pass, kept between looks at a followed log: what it was asked
+/// (the declared tokens, the events in some compaction's range) and what it found. A
+/// log that only grows, with no new binding or compaction, asks the same again, and
+/// the lines are not read again (they were every region line of the log, on every
+/// appended event). Whoever reads the log again from the start starts a new pass.
+#[derive(Debug, Default)]
+pub struct DeclaredPass {
+    asked: (Vec<TokenId>, Vec<usize>),
+    /// Declared tokens found in each event's region text.
+    found: Vec<(usize, Vec<TokenId>)>,
+}
+
+impl DeclaredPass {
+    pub fn attach(
+        &mut self,
+        session: &mut Session,
+        source: &(impl LineSource + ?Sized),
+    ) -> io::Result<()> {
+        let asked = what_to_search(session);
+        if asked != self.asked {
+            self.found = search(session, source, &asked.0, &asked.1)?;
+            self.asked = asked;
+        }
+        for (index, found) in &self.found {
+            let Some(digest) = session
+                .events
+                .get_mut(*index)
+                .and_then(|e| e.kind.region_text_mut())
+            else {
+                continue;
+            };
+            let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
+            for &id in found {
+                if present.insert(id) {
+                    digest.tokens.push(id);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The declared tokens, in order of declaration, and the events whose region text is
+/// in some compaction's range.
+fn what_to_search(session: &Session) -> (Vec<TokenId>, Vec<usize>) {
     let mut declared: Vec<TokenId> = Vec::new();
     let mut known = HashSet::new();
     for event in &session.events {
@@ -24,7 +72,7 @@ pub fn attach_declared_tokens(
         }
     }
     if declared.is_empty() {
-        return Ok(());
+        return (declared, Vec::new());
     }
     let ranges = merged_ranges(session);
     let in_a_range = |seq: u64| {
@@ -38,17 +86,28 @@ pub fn attach_declared_tokens(
         .filter(|(_, e)| e.kind.region_text().is_some() && in_a_range(e.seq))
         .map(|(index, _)| index)
         .collect();
-    if wanted.is_empty() {
-        return Ok(());
+    (declared, wanted)
+}
+
+/// Reads the lines of the `wanted` events and finds the `declared` tokens in their
+/// region texts as whole words: one multi-pattern pass per text.
+fn search(
+    session: &Session,
+    source: &(impl LineSource + ?Sized),
+    declared: &[TokenId],
+    wanted: &[usize],
+) -> io::Result<Vec<(usize, Vec<TokenId>)>> {
+    if declared.is_empty() || wanted.is_empty() {
+        return Ok(Vec::new());
     }
-    // One multi-pattern pass per text finds every declared token in it.
     let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
     let matcher = aho_corasick::AhoCorasick::new(&texts).map_err(io::Error::other)?;
     let classes: Vec<_> = declared
         .iter()
         .map(|&id| session.tokens.class(id))
         .collect();
-    for index in wanted {
+    let mut out = Vec::new();
+    for &index in wanted {
         let Some(event) = session.events.get(index) else {
             continue;
         };
@@ -56,9 +115,8 @@ pub fn attach_declared_tokens(
         let Ok(value) = super::lines::json_record(&bytes) else {
             continue;
         };
-        let region = region_texts(&value);
         let mut found: Vec<TokenId> = Vec::new();
-        for text in &region {
+        for text in &region_texts(&value) {
             for m in matcher.find_overlapping_iter(text.as_str()) {
                 let at = m.pattern().as_usize();
                 if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
@@ -68,21 +126,11 @@ pub fn attach_declared_tokens(
                 }
             }
         }
-        let Some(digest) = session
-            .events
-            .get_mut(index)
-            .and_then(|e| e.kind.region_text_mut())
-        else {
-            continue;
-        };
-        let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
-        for id in found {
-            if present.insert(id) {
-                digest.tokens.push(id);
-            }
+        if !found.is_empty() {
+            out.push((index, found));
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The compactions' ranges, sorted and merged where they overlap or touch.
@@ -104,4 +152,80 @@ fn merged_ranges(session: &Session) -> Vec<(u64, u64)> {
         }
     }
     merged
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    /// Lines from memory, counting the reads.
+    struct Counting<'a> {
+        bytes: &'a [u8],
+        reads: Cell<usize>,
+    }
+
+    impl LineSource for Counting<'_> {
+        fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
+            self.reads.set(self.reads.get() + 1);
+            self.bytes.line(offset, span)
+        }
+    }
+
+    const LOG: &str = r#"{"type":"session","seq":1}
+{"type":"binding","seq":2,"token":"tok_77","regenerable":false}
+{"type":"tool_result","seq":3,"text":"wrote tok_77 and more"}
+{"type":"compaction","seq":4,"id":"k1","phase":"applied","range":{"from":2,"to":3},"summary":"done"}
+"#;
+
+    fn tokens_of(session: &Session, index: usize) -> Vec<String> {
+        session.events[index]
+            .kind
+            .region_text()
+            .map(|d| {
+                d.tokens
+                    .iter()
+                    .map(|&t| session.tokens.text(t).to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_log_that_only_grows_is_not_read_again() {
+        let grown = format!(
+            "{LOG}{}\n",
+            r#"{"type":"message","seq":5,"text":"tok_77 again"}"#
+        );
+        let source = Counting {
+            bytes: grown.as_bytes(),
+            reads: Cell::new(0),
+        };
+        let mut pass = DeclaredPass::default();
+        let mut first = crate::ingest::parse(LOG.as_bytes()).unwrap();
+        pass.attach(&mut first, &source).unwrap();
+        assert_eq!(tokens_of(&first, 2), ["tok_77"]);
+        let reads = source.reads.get();
+        assert_eq!(reads, 1, "the one region line");
+        // One more event, after the compaction: nothing new to search.
+        let mut second = crate::ingest::parse(grown.as_bytes()).unwrap();
+        pass.attach(&mut second, &source).unwrap();
+        assert_eq!(source.reads.get(), reads, "not read again");
+        let mut fresh = crate::ingest::parse(grown.as_bytes()).unwrap();
+        attach_declared_tokens(&mut fresh, grown.as_bytes()).unwrap();
+        assert_eq!(tokens_of(&second, 2), tokens_of(&fresh, 2));
+        // A new compaction takes the new event into a range: searched again.
+        let again = format!(
+            "{grown}{}\n",
+            r#"{"type":"compaction","seq":6,"id":"k2","phase":"applied","range":{"from":5,"to":5},"summary":"x"}"#
+        );
+        let mut third = crate::ingest::parse(again.as_bytes()).unwrap();
+        let source = Counting {
+            bytes: again.as_bytes(),
+            reads: Cell::new(0),
+        };
+        pass.attach(&mut third, &source).unwrap();
+        assert_eq!(source.reads.get(), 2);
+        assert_eq!(tokens_of(&third, 4), ["tok_77"]);
+    }
 }

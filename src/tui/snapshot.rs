@@ -48,6 +48,8 @@ pub struct CompactionMarks {
     pub marker: Marker,
     /// `None` when the summary cannot be read.
     pub summary: Option<(String, Vec<Mark>)>,
+    /// What it did to the tokens obligations require (the obligations pane).
+    pub bindings: crate::analysis::marks::BindingStates,
 }
 
 impl Snapshot {
@@ -140,9 +142,14 @@ impl Snapshot {
                     }
                     _ => None,
                 };
+                let bindings = crate::analysis::marks::BindingStates::new(&session, c);
                 (
                     c.info.id.clone(),
-                    Arc::new(CompactionMarks { marker, summary }),
+                    Arc::new(CompactionMarks {
+                        marker,
+                        summary,
+                        bindings,
+                    }),
                 )
             })
             .collect();

@@ -5,7 +5,7 @@
 use super::snapshot::Snapshot;
 use super::Msg;
 use crate::analysis::report::Analyzer;
-use crate::ingest::declared::attach_declared_tokens;
+use crate::ingest::declared::DeclaredPass;
 use crate::ingest::display::{event_text, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
@@ -152,34 +152,39 @@ fn first_read(
 ) -> Result<Option<(Following, Snapshot, Signature)>, String> {
     let failed = |e: std::io::Error| format!("{}: {e}", path.display());
     let sidecar = sidecar_signature(path);
-    let mut follower = Follower::start(path).map_err(failed)?;
     let total = std::fs::metadata(path).map_err(failed)?.len();
     let progress = to_app.clone();
     let mut report = move |reading| {
         let _ = progress.send(Msg::Worker(Update::Reading(reading)));
     };
     let mut count = crate::ingest::progress::ProgressCount::new(total, &mut report);
-    let mut analyzer = Analyzer::default();
-    let mut decisions = standing(&*backend.channel)?;
+    let mut state = Following {
+        follower: Follower::start(path).map_err(failed)?,
+        analyzer: Analyzer::default(),
+        declared: DeclaredPass::default(),
+        decisions: standing(&*backend.channel)?,
+    };
     let mut decided_meanwhile = false;
     let mut shown: Option<(u64, Arc<Snapshot>)> = None;
     loop {
-        let step = follower.read_to().clamp(FIRST_STEP, MAX_STEP);
-        if follower.read_first(step, &mut count).map_err(failed)? {
+        let step = state.follower.read_to().clamp(FIRST_STEP, MAX_STEP);
+        if state
+            .follower
+            .read_first(step, &mut count)
+            .map_err(failed)?
+        {
             break;
         }
-        if shown
-            .as_ref()
-            .is_none_or(|(at, _)| follower.read_to() >= 2 * at)
-        {
-            let partial = Arc::new(build(path, &follower, &mut analyzer, None, &decisions)?);
+        let read_to = state.follower.read_to();
+        if shown.as_ref().is_none_or(|(at, _)| read_to >= 2 * at) {
+            let partial = Arc::new(state.build(path, None)?);
             if to_app
                 .send(Msg::Worker(Update::Partial(partial.clone())))
                 .is_err()
             {
                 return Ok(None);
             }
-            shown = Some((follower.read_to(), partial));
+            shown = Some((read_to, partial));
         }
         for wake in rx.try_iter() {
             match (wake, &shown) {
@@ -195,14 +200,9 @@ fn first_read(
         }
     }
     if decided_meanwhile {
-        decisions = standing(&*backend.channel)?;
+        state.decisions = standing(&*backend.channel)?;
     }
-    let snapshot = build(path, &follower, &mut analyzer, None, &decisions)?;
-    let state = Following {
-        follower,
-        analyzer,
-        decisions,
-    };
+    let snapshot = state.build(path, None)?;
     Ok(Some((state, snapshot, sidecar)))
 }
 
@@ -292,6 +292,7 @@ fn run(
         }
         if matches!(change, Change::Truncated | Change::Replaced) {
             state.analyzer = Analyzer::default();
+            state.declared = DeclaredPass::default();
         }
         // The decisions are read again only when they may have changed: on the
         // server that is a round trip, and a live log grows far more often.
@@ -305,13 +306,7 @@ fn run(
                 }
             }
         }
-        match build(
-            &path,
-            &state.follower,
-            &mut state.analyzer,
-            Some(&current),
-            &state.decisions,
-        ) {
+        match state.build(&path, Some(&current)) {
             Ok(snapshot) => {
                 current = Arc::new(snapshot);
                 if !send(Update::Snapshot(current.clone(), change)) {
@@ -341,20 +336,39 @@ fn standing(
 struct Following {
     follower: Follower,
     analyzer: Analyzer,
+    declared: DeclaredPass,
     decisions: Vec<crate::model::Decision>,
 }
 
+impl Following {
+    /// Analyses what the follower has read, with the declared-token pass and the
+    /// decisions; what the last look computed is reused where it still holds.
+    fn build(&mut self, path: &Path, before: Option<&Snapshot>) -> Result<Snapshot, String> {
+        build(
+            path,
+            &self.follower,
+            &mut self.analyzer,
+            &mut self.declared,
+            before,
+            &self.decisions,
+        )
+    }
+}
+
 /// Analyses what the follower has read, with the declared-token pass and `decisions`.
-pub fn build(
+fn build(
     path: &Path,
     follower: &Follower,
     analyzer: &mut Analyzer,
+    declared: &mut DeclaredPass,
     before: Option<&Snapshot>,
     decisions: &[crate::model::Decision],
 ) -> Result<Snapshot, String> {
     let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    attach_declared_tokens(&mut session, &file).map_err(|e| format!("{}: {e}", path.display()))?;
+    declared
+        .attach(&mut session, &file)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_ledger(&mut session, path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_context_sources(&mut session);

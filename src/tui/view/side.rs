@@ -5,7 +5,7 @@ use super::style::{severity_glyph, Theme};
 use super::text::{scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::finding::{short_id, FindingKind};
-use crate::analysis::marks::{binding_state, BindingState};
+use crate::analysis::marks::BindingState;
 use crate::analysis::state::ChoiceState;
 use crate::analysis::state::{target_text, StateAt};
 use crate::model::{entity_key, Polarity};
@@ -40,6 +40,8 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         // Computed once per snapshot, not once per frame.
         None => (" Obligations and choices (now) ".into(), &app.snapshot.now),
     };
+    // Computed once per snapshot and compaction.
+    let marks = compaction.and_then(|c| app.snapshot.compaction_marks(&c.info.id));
     let mut lines: Vec<Line> = Vec::new();
     for obligation in state.open_obligations() {
         // A todo's id is its own text: show it once.
@@ -54,8 +56,8 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ]));
         for token in &obligation.requires {
             let mut spans = vec![Span::raw(format!("  {}  ", sanitize::line(token)))];
-            if let Some(c) = compaction {
-                spans.push(state_span(binding_state(token, session, c), theme));
+            if let Some(marks) = &marks {
+                spans.push(state_span(marks.bindings.of(token, session), theme));
             }
             lines.push(Line::from(spans));
         }

@@ -163,34 +163,77 @@ pub fn binding_state(
     session: &Session,
     analysis: &CompactionAnalysis,
 ) -> BindingState {
-    let declared = analysis.state.bindings.iter().find(|b| {
-        let info = session.tokens.get(b.token);
-        key(session, &info.text, info.class) == key(session, token, info.class)
-    });
-    let Some(binding) = declared else {
-        // A transcript declares nothing: what the region and summary did tells.
-        if !session.infers_bindings() {
-            return BindingState::Unknown;
-        }
-        let wanted = key(session, token, crate::analysis::tokens::classify(token));
-        return match analysis.tokens.iter().find(|t| {
-            let info = session.tokens.get(t.id);
-            key(session, &info.text, info.class) == wanted
-        }) {
-            None => BindingState::NotInRegion,
-            Some(t) if t.survived == Some(false) => BindingState::Dropped,
-            Some(_) => BindingState::Kept,
+    BindingStates::new(session, analysis).of(token, session)
+}
+
+/// What a compaction did to the tokens obligations require, looked up by key: built
+/// once per compaction, so a pane listing thousands of obligations costs a lookup per
+/// token, not a pass over every binding and region token.
+#[derive(Debug, Clone, Default)]
+pub struct BindingStates {
+    /// Declared bindings of a non-path class by their text, the first declaration kept;
+    /// its index in declaration order, regenerable, and its key.
+    by_text: HashMap<String, (usize, bool, String)>,
+    /// Declared path bindings by the file they name.
+    by_file: HashMap<String, (usize, bool, String)>,
+    /// Whether the summary kept each region token, by key (the first token of a key).
+    region: HashMap<String, Option<bool>>,
+    infers: bool,
+}
+
+impl BindingStates {
+    pub fn new(session: &Session, analysis: &CompactionAnalysis) -> BindingStates {
+        let mut states = BindingStates {
+            infers: session.infers_bindings(),
+            ..BindingStates::default()
         };
-    };
-    let in_region = analysis.tokens.iter().find(|t| {
-        let info = session.tokens.get(t.id);
-        let wanted = session.tokens.get(binding.token);
-        key(session, &info.text, info.class) == key(session, &wanted.text, wanted.class)
-    });
-    match in_region.map(|t| t.survived) {
-        None => BindingState::NotInRegion,
-        Some(Some(false)) if binding.regenerable => BindingState::Regenerable,
-        Some(Some(false)) => BindingState::Dropped,
-        Some(_) => BindingState::Kept,
+        for (i, binding) in analysis.state.bindings.iter().enumerate() {
+            let info = session.tokens.get(binding.token);
+            let own_key = key(session, &info.text, info.class);
+            let entry = (i, binding.regenerable, own_key.clone());
+            let map = if info.class == TokenClass::Path {
+                &mut states.by_file
+            } else {
+                &mut states.by_text
+            };
+            map.entry(own_key).or_insert(entry);
+        }
+        for t in &analysis.tokens {
+            let info = session.tokens.get(t.id);
+            states
+                .region
+                .entry(key(session, &info.text, info.class))
+                .or_insert(t.survived);
+        }
+        states
+    }
+
+    /// What the compaction did to `token`, as an obligation names it.
+    pub fn of(&self, token: &str, session: &Session) -> BindingState {
+        // The first binding whose key, in the binding's own class, is the token's.
+        let exact = self.by_text.get(token);
+        let file = self.by_file.get(&key(session, token, TokenClass::Path));
+        let declared = match (exact, file) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        let Some((_, regenerable, binding_key)) = declared else {
+            // A transcript declares nothing: what the region and summary did tells.
+            if !self.infers {
+                return BindingState::Unknown;
+            }
+            let wanted = key(session, token, crate::analysis::tokens::classify(token));
+            return match self.region.get(&wanted) {
+                None => BindingState::NotInRegion,
+                Some(Some(false)) => BindingState::Dropped,
+                Some(_) => BindingState::Kept,
+            };
+        };
+        match self.region.get(binding_key) {
+            None => BindingState::NotInRegion,
+            Some(Some(false)) if *regenerable => BindingState::Regenerable,
+            Some(Some(false)) => BindingState::Dropped,
+            Some(_) => BindingState::Kept,
+        }
     }
 }

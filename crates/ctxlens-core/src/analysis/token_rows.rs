@@ -7,6 +7,7 @@ use super::kept::{basename, summary_words};
 use super::marks::TokenState;
 use crate::model::{EventKind, Session, TokenClass, TokenId};
 use std::collections::HashMap;
+use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -17,8 +18,9 @@ pub struct TokenRow {
     pub seen_at: u64,
     /// Obligations, steps or later calls that need it (dropped tokens only).
     pub needed_by: Vec<String>,
-    /// The summary sentence that mentions it (kept tokens only), on one line.
-    pub sentence: Option<String>,
+    /// The summary sentence that mentions it (kept tokens only), on one line; shared
+    /// by every row it mentions (a summary may be one long sentence).
+    pub sentence: Option<Arc<str>>,
 }
 
 /// Most worrying first: what cannot be re-fetched, what was recalled, what else was
@@ -45,22 +47,26 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
         _ => Sentences::default(),
     };
     let cwd = session.cwd.as_deref();
+    let needs: HashMap<&str, &Vec<String>> = analysis
+        .dropped
+        .iter()
+        .rev()
+        .map(|d| (d.token.as_str(), &d.required_by))
+        .collect();
     let mut rows: Vec<TokenRow> = analysis
         .tokens
         .iter()
         .map(|t| {
             let state = TokenState::of(t);
             let info = session.tokens.get(t.id);
-            let needed_by = analysis
-                .dropped
-                .iter()
-                .find(|d| *d.token == *info.text)
-                .map(|d| d.required_by.clone())
+            let needed_by = needs
+                .get(&*info.text)
+                .map(|&needs| needs.clone())
                 .unwrap_or_default();
             let sentence = (state == TokenState::Kept)
                 .then(|| sentences.mentioning(&info.text, info.class, cwd))
                 .flatten()
-                .map(str::to_owned);
+                .cloned();
             TokenRow {
                 token: t.id,
                 state,
@@ -79,7 +85,7 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
 /// sentence each word appears in.
 #[derive(Default)]
 struct Sentences {
-    texts: Vec<String>,
+    texts: Vec<Arc<str>>,
     first: HashMap<String, usize>,
 }
 
@@ -103,14 +109,14 @@ impl Sentences {
                         out.first.entry(word[at + 1..].to_owned()).or_insert(index);
                     }
                 }
-                out.texts.push(sentence.to_owned());
+                out.texts.push(sentence.into());
             }
         }
         out
     }
 
     /// The sentence that holds `token` in one of the forms the survival check accepts.
-    fn mentioning(&self, token: &str, class: TokenClass, cwd: Option<&str>) -> Option<&str> {
+    fn mentioning(&self, token: &str, class: TokenClass, cwd: Option<&str>) -> Option<&Arc<str>> {
         let bare = token.trim_end_matches('/');
         let mut forms = vec![token, bare];
         if class == TokenClass::Path {
@@ -133,7 +139,6 @@ impl Sentences {
             .filter(|f| !f.is_empty())
             .find_map(|f| self.first.get(f))
             .and_then(|&i| self.texts.get(i))
-            .map(String::as_str)
     }
 }
 
@@ -148,15 +153,18 @@ mod tests {
         );
         let edited = Some("Edited lib/a.rs and main.go.");
         assert_eq!(
-            s.mentioning("/p/app/lib/a.rs", TokenClass::Path, Some("/p")),
+            s.mentioning("/p/app/lib/a.rs", TokenClass::Path, Some("/p"))
+                .map(|s| &**s),
             edited
         );
         assert_eq!(
-            s.mentioning("/p/main.go", TokenClass::Path, Some("/p")),
+            s.mentioning("/p/main.go", TokenClass::Path, Some("/p"))
+                .map(|s| &**s),
             edited
         );
         assert_eq!(
-            s.mentioning("9c3e5b7a1f20aa", TokenClass::Hex, None),
+            s.mentioning("9c3e5b7a1f20aa", TokenClass::Hex, None)
+                .map(|s| &**s),
             Some("Deployed 9c3e5b7 at noon.")
         );
         assert_eq!(s.mentioning("tok_1", TokenClass::VendorId, None), None);
