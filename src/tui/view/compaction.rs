@@ -249,8 +249,12 @@ fn draw_tokens(
 ) {
     let session = &app.snapshot.session;
     let rows = app.snapshot.token_rows(&c.info.id);
-    let mut lines: Vec<Line> = Vec::with_capacity(rows.len());
-    for row in rows {
+    // A row takes a screen row at least: those past the scroll and the pane's height
+    // cannot show (a region can hold 100,000 tokens).
+    let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
+    let visible = usize::from(scroll) + usize::from(area.height);
+    let mut lines: Vec<Line> = Vec::with_capacity(visible.min(rows.len()));
+    for row in rows.iter().take(visible) {
         let info = session.tokens.get(row.token);
         let style = theme.token(row.state);
         let mut spans = vec![
@@ -322,7 +326,6 @@ fn draw_tokens(
     };
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
-    let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
     let tokens_block = Block::default()
         .borders(Borders::TOP | Borders::RIGHT)
         .border_style(theme.dim())
@@ -335,8 +338,8 @@ fn draw_tokens(
         .borders(Borders::TOP)
         .border_style(theme.dim())
         .title(" summary lines that name them ");
-    frame.render_widget(scrolled(lines, tokens_block, scroll), left);
-    frame.render_widget(scrolled(summary, summary_block, scroll), right);
+    frame.render_widget(scrolled(lines, tokens_block, scroll, left), left);
+    frame.render_widget(scrolled(summary, summary_block, scroll, right), right);
     frame.render_widget(
         Paragraph::new(legend(theme)).style(theme.dim()),
         legend_area,
@@ -428,8 +431,11 @@ fn draw_events(
         .borders(Borders::TOP)
         .border_style(theme.dim())
         .title(" summary ");
-    frame.render_widget(scrolled(region, region_block, region_scroll), left);
-    frame.render_widget(scrolled(summary, summary_block, summary_scroll), right);
+    frame.render_widget(scrolled(region, region_block, region_scroll, left), left);
+    frame.render_widget(
+        scrolled(summary, summary_block, summary_scroll, right),
+        right,
+    );
     frame.render_widget(
         Paragraph::new(legend(theme)).style(theme.dim()),
         legend_area,
@@ -523,7 +529,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         .border_style(theme.dim())
         .title(" region → summary, word diff (d: tokens) ");
     let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
-    frame.render_widget(scrolled(lines, block, scroll), area);
+    frame.render_widget(scrolled(lines, block, scroll, area), area);
     let legend = Line::from(vec![
         Span::styled(
             "struck out",

@@ -107,6 +107,7 @@ fn draw_help(scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
             lines,
             Block::default().borders(Borders::ALL).title(title),
             scroll.min(last_top),
+            rect,
         ),
         rect,
     );
@@ -145,6 +146,7 @@ fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut F
             lines,
             Block::default().borders(Borders::ALL).title(title),
             scroll,
+            rect,
         ),
         rect,
     );

@@ -102,6 +102,7 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             lines,
             pane_block(title, focused, theme),
             app.obligations_scroll,
+            area,
         ),
         area,
     );
@@ -200,7 +201,7 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         None => total - height,
     };
     frame.render_widget(
-        scrolled(lines, pane_block(title, focused, theme), scroll),
+        scrolled(lines, pane_block(title, focused, theme), scroll, area),
         area,
     );
 }

@@ -2,6 +2,7 @@
 
 use super::style::Theme;
 use crate::analysis::marks::Mark;
+use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
@@ -61,10 +62,118 @@ pub fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
         .sum()
 }
 
-/// Wrapped lines in `block`, scrolled down by `scroll` rows: every long text of the views.
-pub fn scrolled<'a>(lines: Vec<Line<'a>>, block: Block<'a>, scroll: u16) -> Paragraph<'a> {
+/// Wrapped lines in `block`, scrolled down by `scroll` rows, for `area`: every long
+/// text of the views. Only what can be seen is wrapped (see [`visible_part`]).
+pub fn scrolled<'a>(
+    lines: Vec<Line<'a>>,
+    block: Block<'a>,
+    scroll: u16,
+    area: Rect,
+) -> Paragraph<'a> {
+    let inner = block.inner(area);
+    let lines = visible_part(lines, scroll, inner.height, inner.width);
     Paragraph::new(lines)
         .block(block)
         .wrap(Wrap { trim: false })
         .scroll((scroll, 0))
+}
+
+/// The part of `lines` a wrapped paragraph `width` columns wide, scrolled by `scroll`
+/// rows and `height` rows tall can show: a row holds at most `width` cells of
+/// non-blank characters and every line takes a row at least, so what lies beyond `scroll + height` rows of cells (and
+/// the word after them, which decides where the last row breaks) is cut. A summary that is one long line, or a region of 100,000 tokens, costs what fits
+/// on the screen, not its length, on every frame. (In a narrow pane a wide character
+/// fits no row and is skipped: panes under eight columns are left whole.)
+pub fn visible_part(lines: Vec<Line<'_>>, scroll: u16, height: u16, width: u16) -> Vec<Line<'_>> {
+    use unicode_width::UnicodeWidthStr;
+    if width < 8 {
+        return lines;
+    }
+    let mut rows_left = usize::from(scroll) + usize::from(height);
+    let width = usize::from(width);
+    let mut out = Vec::new();
+    for mut line in lines {
+        if rows_left == 0 {
+            break;
+        }
+        // Whitespace where a row breaks takes no cell: count the rest.
+        let cells: usize = line
+            .spans
+            .iter()
+            .flat_map(|s| s.content.chars())
+            .filter(|c| !c.is_whitespace())
+            .map(|c| unicode_width::UnicodeWidthChar::width(c).unwrap_or(0))
+            .sum();
+        // A wide character may stand in a row's last column: a cell more.
+        let rows = cells.div_ceil(width + 1).max(1);
+        if rows > rows_left {
+            // Where a row breaks depends on the word after it: keep two rows more.
+            let mut keep = (rows_left + 2) * width;
+            let mut spans = Vec::new();
+            for mut span in std::mem::take(&mut line.spans) {
+                if keep == 0 {
+                    break;
+                }
+                let cells = span.content.width();
+                if cells > keep {
+                    let mut cut = String::new();
+                    for c in span.content.chars() {
+                        if keep == 0 {
+                            break;
+                        }
+                        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                        keep = keep.saturating_sub(w);
+                        cut.push(c);
+                    }
+                    span.content = cut.into();
+                    keep = 0;
+                } else {
+                    keep -= cells;
+                }
+                spans.push(span);
+            }
+            line.spans = spans;
+            out.push(line);
+            break;
+        }
+        rows_left -= rows;
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod visible_part_tests {
+    use super::*;
+    use proptest::prelude::*;
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    fn draw(lines: Vec<Line<'static>>, scroll: u16, w: u16, h: u16) -> ratatui::buffer::Buffer {
+        let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
+        term.draw(|f| {
+            let p = Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
+                .scroll((scroll, 0));
+            f.render_widget(p, f.area());
+        })
+        .unwrap();
+        term.backend().buffer().clone()
+    }
+
+    proptest! {
+        /// Cutting what cannot be seen never changes what is seen.
+        #[test]
+        fn the_screen_is_the_same_with_only_the_visible_part(
+            texts in proptest::collection::vec(proptest::collection::vec("[a-z]{0,12}( |中|é|e\u{301})?", 0..12), 0..12),
+            scroll in 0u16..30, w in 8u16..40, h in 1u16..12,
+        ) {
+            let lines: Vec<Line<'static>> = texts
+                .iter()
+                .map(|spans| Line::from(spans.iter().map(|s| Span::raw(s.clone())).collect::<Vec<_>>()))
+                .collect();
+            let cut = visible_part(lines.clone(), scroll, h, w);
+            prop_assert_eq!(draw(cut, scroll, w, h), draw(lines, scroll, w, h));
+        }
+    }
 }
