@@ -149,42 +149,26 @@ fn choice_line(
 pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Alerts;
     let alerts = &app.snapshot.alerts;
+    let width = area.width.saturating_sub(2);
+    let height = area.height.saturating_sub(2);
+    // An alert takes a row at least: of a long list only a screenful around the
+    // selected alert (or the newest) can show, and only those are built.
+    let shown = if alerts.len() <= usize::from(height) {
+        0..alerts.len()
+    } else {
+        match app.alert_cursor {
+            Some(i) => i..(i + usize::from(height)).min(alerts.len()),
+            None => alerts.len() - usize::from(height)..alerts.len(),
+        }
+    };
+    let first = shown.start;
     let mut lines: Vec<Line> = Vec::new();
     let mut selected_line = 0;
-    for (i, alert) in alerts.iter().enumerate() {
-        let f = &alert.finding;
-        let selected = app.alert_cursor == Some(i);
-        if selected {
+    for (i, alert) in alerts.iter().enumerate().skip(first).take(shown.len()) {
+        if app.alert_cursor == Some(i) {
             selected_line = lines.len();
         }
-        let id = short_id(f.compaction.as_deref().unwrap_or(""));
-        let head = format!("{} {}: ", sanitize::line(id), f.kind.name());
-        let mut line = match f.resolved_by {
-            // Resolved: still listed, so the operator sees what the decision covers.
-            Some(verdict) => Line::from(vec![
-                Span::styled("✔", theme.green()),
-                Span::raw(" "),
-                Span::styled(head, theme.dim()),
-                Span::styled(
-                    format!(
-                        "{} (resolved by {})",
-                        sanitize::line(&f.message),
-                        verdict.as_str()
-                    ),
-                    theme.dim(),
-                ),
-            ]),
-            None => Line::from(vec![
-                Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
-                Span::raw(" "),
-                Span::styled(head, theme.bold()),
-                Span::raw(sanitize::line(&f.message).into_owned()),
-            ]),
-        };
-        if selected {
-            line = line.style(theme.selected());
-        }
-        lines.push(line);
+        lines.push(alert_line(alert, app.alert_cursor == Some(i), theme));
     }
     if lines.is_empty() {
         lines.push(Line::styled("no alerts", theme.dim()));
@@ -192,8 +176,6 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let title = format!(" Alerts ({}) ", alerts.len());
     // When the list does not fit: the selected alert at the top, or with none selected
     // the newest alerts in view as they arrive.
-    let width = area.width.saturating_sub(2);
-    let height = area.height.saturating_sub(2);
     let total = wrapped_rows(&lines, width);
     let scroll = match app.alert_cursor {
         _ if total <= height => 0,
@@ -204,4 +186,37 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         scrolled(lines, pane_block(title, focused, theme), scroll, area),
         area,
     );
+}
+
+fn alert_line(alert: &crate::tui::snapshot::Alert, selected: bool, theme: Theme) -> Line<'static> {
+    let f = &alert.finding;
+    let id = short_id(f.compaction.as_deref().unwrap_or(""));
+    let head = format!("{} {}: ", sanitize::line(id), f.kind.name());
+    let line = match f.resolved_by {
+        // Resolved: still listed, so the operator sees what the decision covers.
+        Some(verdict) => Line::from(vec![
+            Span::styled("✔", theme.green()),
+            Span::raw(" "),
+            Span::styled(head, theme.dim()),
+            Span::styled(
+                format!(
+                    "{} (resolved by {})",
+                    sanitize::line(&f.message),
+                    verdict.as_str()
+                ),
+                theme.dim(),
+            ),
+        ]),
+        None => Line::from(vec![
+            Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
+            Span::raw(" "),
+            Span::styled(head, theme.bold()),
+            Span::raw(sanitize::line(&f.message).into_owned()),
+        ]),
+    };
+    if selected {
+        line.style(theme.selected())
+    } else {
+        line
+    }
 }

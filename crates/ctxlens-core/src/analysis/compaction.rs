@@ -8,7 +8,7 @@ use super::inference::{later_uses, Fate, LaterUse};
 use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::regenerated;
-use super::state::{target_text, StateAt};
+use super::state::{target_text, ObligationState, StateAt};
 use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, LedgerHint, RangeSpec, Session, Summary,
@@ -276,7 +276,7 @@ struct Ctx<'a> {
 struct Requirements<'a> {
     /// The pending steps and their targets as text, written out once.
     steps: Vec<(&'a str, String)>,
-    ids: Vec<&'a str>,
+    obligations: Vec<&'a ObligationState>,
     by_text: HashMap<&'a str, Vec<usize>>,
     by_file: HashMap<String, Vec<usize>>,
 }
@@ -289,12 +289,12 @@ impl<'a> Requirements<'a> {
                 .iter()
                 .map(|s| (s.id.as_str(), target_text(&s.target)))
                 .collect(),
-            ids: Vec::new(),
+            obligations: Vec::new(),
             by_text: HashMap::new(),
             by_file: HashMap::new(),
         };
         for (i, obligation) in state.open_obligations().enumerate() {
-            index.ids.push(obligation.id.as_str());
+            index.obligations.push(obligation);
             for required in &obligation.requires {
                 index.by_text.entry(required).or_default().push(i);
                 index
@@ -307,8 +307,8 @@ impl<'a> Requirements<'a> {
         index
     }
 
-    /// The ids of the open obligations that require `token`, in their order.
-    fn of(&self, session: &Session, token: TokenId, cwd: Option<&str>) -> Vec<String> {
+    /// The open obligations that require `token`, in their order.
+    fn of(&self, session: &Session, token: TokenId, cwd: Option<&str>) -> Vec<&'a ObligationState> {
         let info = session.tokens.get(token);
         let mut found: Vec<usize> = self
             .by_text
@@ -326,7 +326,7 @@ impl<'a> Requirements<'a> {
         found.dedup();
         found
             .into_iter()
-            .filter_map(|i| self.ids.get(i).map(|id| (*id).to_owned()))
+            .filter_map(|i| self.obligations.get(i).copied())
             .collect()
     }
 }
@@ -544,6 +544,15 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// The first open obligation that requires `token`.
+    fn first_requiring(&self, token: TokenId) -> Option<&'a ObligationState> {
+        self.requirements
+            .get_or_init(|| Requirements::new(self.state, self.cwd))
+            .of(self.session, token, self.cwd)
+            .first()
+            .copied()
+    }
+
     /// What requires `token`: open obligations, pending steps and the hooks' ledger.
     fn required_by(&self, token: TokenId) -> Vec<String> {
         let session = self.session;
@@ -552,7 +561,10 @@ impl<'a> Ctx<'a> {
         let requirements = self
             .requirements
             .get_or_init(|| Requirements::new(self.state, self.cwd));
-        let by_obligation = requirements.of(session, token, self.cwd);
+        let by_obligation = requirements
+            .of(session, token, self.cwd)
+            .into_iter()
+            .map(|o| o.id.clone());
         let by_step = requirements
             .steps
             .iter()
@@ -562,11 +574,7 @@ impl<'a> Ctx<'a> {
             .ledger_tokens()
             .filter(|(t, _)| same_token(session, t, token, self.cwd))
             .map(|(_, why)| format!("ledger: {why}"));
-        by_obligation
-            .into_iter()
-            .chain(by_step)
-            .chain(by_ledger)
-            .collect()
+        by_obligation.chain(by_step).chain(by_ledger).collect()
     }
 
     /// The dropped tokens something needs, and the findings they raise.
@@ -606,14 +614,16 @@ impl<'a> Ctx<'a> {
             }
             if token.declared == Some(false) && !needed_by.is_empty() {
                 out.flags.dropped_binding = true;
+                let obligation = self.first_requiring(token.id);
                 out.findings.push(dropped_binding_finding(
-                    session, self.id, token.id, self.state,
+                    session, self.id, token.id, self.state, obligation,
                 ));
             } else if token.declared.is_none() && self.transcript && by_ledger {
                 // Declared through the hooks' ledger: at stake, so an error as it lands.
                 out.flags.dropped_binding = true;
+                let obligation = self.first_requiring(token.id);
                 out.findings.push(inferred_finding(
-                    session, self.id, token.id, self.state, used, &needed_by,
+                    session, self.id, token.id, obligation, used, &needed_by,
                 ));
             } else if let Some(used) =
                 used.filter(|_| token.declared.is_none() && token.fate.recalled())
@@ -765,15 +775,10 @@ fn dropped_binding_finding(
     id: &str,
     token: TokenId,
     state: &StateAt,
+    obligation: Option<&ObligationState>,
 ) -> Finding {
     let text = session.tokens.text(token);
     let class = session.tokens.class(token);
-    let cwd = session.cwd.as_deref();
-    let obligation = state.open_obligations().find(|o| {
-        o.requires
-            .iter()
-            .any(|r| same_token(session, r, token, cwd))
-    });
     let step = state
         .pending
         .iter()
@@ -833,17 +838,11 @@ fn inferred_finding(
     session: &Session,
     id: &str,
     token: TokenId,
-    state: &StateAt,
+    obligation: Option<&ObligationState>,
     used: Option<&LaterUse>,
     needed_by: &[String],
 ) -> Finding {
     let text = session.tokens.text(token);
-    let cwd = session.cwd.as_deref();
-    let obligation = state.open_obligations().find(|o| {
-        o.requires
-            .iter()
-            .any(|r| same_token(session, r, token, cwd))
-    });
     let why = match (used, obligation) {
         (Some(u), _) => format!(
             "the agent used it again in {} without reading it back first",

@@ -196,12 +196,13 @@ fn regenerated_from(
         .iter()
         .map(|f| (f.text(&actual_text), f.class))
         .collect();
+    let dropped_ids: std::collections::HashSet<TokenId> = analysis.dropped_ids().collect();
     let dropped: Vec<TokenId> = analysis
         .state
         .bindings
         .iter()
         .map(|b| b.token)
-        .filter(|&t| analysis.dropped_ids().any(|d| d == t))
+        .filter(|t| dropped_ids.contains(t))
         .collect();
     let qualifies = |token: TokenId| {
         let info = session.tokens.get(token);
