@@ -86,24 +86,22 @@ impl CompactionAnalysis {
     }
 }
 
-/// Everything the analysis of one compaction needs besides the session.
-pub(super) struct Earlier<'a> {
-    /// Compactions applied before this one happens, with their ranges.
-    pub applied: &'a [(String, RangeSpec)],
-    /// The state at the compaction.
-    pub state: StateAt,
-    /// Index of the next compaction's first event (or the end): where later use of
-    /// its dropped tokens is looked for.
-    pub until: usize,
-    /// Index of the first event that holds each token.
-    pub first_seen: &'a HashMap<TokenId, usize>,
+/// The part of a compaction's analysis that events after it cannot change: coverage,
+/// what its region held and what its summary kept. The newest compaction's window
+/// grows with every appended event; this part of it is computed once.
+#[derive(Debug, Clone)]
+pub(super) struct RegionPart {
+    out: CompactionAnalysis,
+    /// Nothing follows: the region lies elsewhere, or the compaction is held.
+    complete: bool,
 }
 
-pub(super) fn analyze(
+pub(super) fn region_part(
     session: &Session,
     info: &CompactionInfo,
-    earlier: Earlier,
-) -> CompactionAnalysis {
+    applied: &[(String, RangeSpec)],
+    state: StateAt,
+) -> RegionPart {
     let def = DefParts::of(session, info);
     let mut out = CompactionAnalysis {
         info: info.clone(),
@@ -119,17 +117,19 @@ pub(super) fn analyze(
         decision: None,
         extra: def.extra.clone(),
     };
-    let state = earlier.state;
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
         out.state = state;
-        return out;
+        return RegionPart {
+            out,
+            complete: true,
+        };
     }
     out.region = coverage::check(
         session,
         info,
         def.input,
-        earlier.applied,
+        applied,
         &mut out.flags,
         &mut out.findings,
     );
@@ -156,7 +156,10 @@ pub(super) fn analyze(
         out.dropped = ctx.held_at_risk();
         out.flags.dropped_binding = !out.dropped.is_empty();
         out.state = state;
-        return out;
+        return RegionPart {
+            out,
+            complete: true,
+        };
     }
 
     // Signal 1: what the region held and what the summary kept.
@@ -168,12 +171,33 @@ pub(super) fn analyze(
     out.region_words = region_words;
     out.tokens = tokens;
     ctx.density(def.summary, &mut out);
+    out.state = state;
+    RegionPart {
+        out,
+        complete: false,
+    }
+}
 
+/// The rest of the analysis, over the window after the compaction up to `until`.
+pub(super) fn finish(
+    session: &Session,
+    info: &CompactionInfo,
+    part: RegionPart,
+    until: usize,
+    first_seen: &HashMap<TokenId, usize>,
+) -> CompactionAnalysis {
+    let mut out = part.out;
+    if part.complete {
+        return out;
+    }
+    let state = std::mem::take(&mut out.state);
+    let ctx = Ctx::new(session, info, &state, out.region.clone());
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
-    ctx.report_dropped(after, earlier.until, &mut out);
-    ctx.report_regenerated(after..earlier.until, earlier.first_seen, &mut out);
+    ctx.report_dropped(after, until, &mut out);
+    ctx.report_regenerated(after..until, first_seen, &mut out);
     ctx.report_unknown_bindings(&mut out);
+    drop(ctx);
     out.state = state;
     out
 }

@@ -1,6 +1,6 @@
 //! The whole analysis of a session and its report (spec §6, `audit --json`).
 
-use super::compaction::{self, CompactionAnalysis, DroppedToken, Earlier};
+use super::compaction::{self, CompactionAnalysis, DroppedToken, RegionPart};
 use super::continuation;
 use super::decisions::DecisionIndex;
 use super::finding::{Finding, FindingKind, Severity};
@@ -92,6 +92,63 @@ pub struct Analyzer {
     settled: Vec<Settled>,
     /// The compactions the last `analyze` took from before, by id.
     reused: std::collections::HashSet<String>,
+    /// The region part of the newest compaction, whose window still grows.
+    newest: Option<NewestRegion>,
+}
+
+/// What the region part of the newest compaction was computed from, and the part.
+#[derive(Debug)]
+struct NewestRegion {
+    info: CompactionInfo,
+    inputs: Inputs,
+    applied: Vec<(String, RangeSpec)>,
+    /// Its defining record as it stood (a transcript fills in the summary and what is
+    /// carried over after the boundary).
+    definition: Option<crate::model::EventKind>,
+    part: RegionPart,
+}
+
+/// The defining record of a compaction, to tell whether it changed.
+fn definition(session: &Session, info: &CompactionInfo) -> Option<crate::model::EventKind> {
+    session.events.get(info.def).map(|e| e.kind.clone())
+}
+
+fn same_definition(
+    a: &Option<crate::model::EventKind>,
+    b: &Option<crate::model::EventKind>,
+) -> bool {
+    use crate::model::EventKind::Compaction;
+    match (a, b) {
+        (
+            Some(Compaction {
+                id: a_id,
+                phase: a_phase,
+                range: a_range,
+                summary: a_summary,
+                input: a_input,
+                region_elsewhere: a_elsewhere,
+                extra: a_extra,
+            }),
+            Some(Compaction {
+                id,
+                phase,
+                range,
+                summary,
+                input,
+                region_elsewhere,
+                extra,
+            }),
+        ) => {
+            a_id == id
+                && a_phase == phase
+                && a_range == range
+                && a_summary == summary
+                && a_input == input
+                && a_elsewhere == region_elsewhere
+                && a_extra == extra
+        }
+        _ => false,
+    }
 }
 
 #[derive(Debug)]
@@ -137,33 +194,68 @@ impl Analyzer {
         strict: bool,
     ) -> SessionAnalysis {
         let inputs = Inputs::of(session);
-        let settled = std::mem::take(&mut self.settled);
-        self.reused.clear();
+        let Analyzer {
+            settled: kept,
+            reused,
+            newest,
+        } = self;
+        let settled = std::mem::take(kept);
+        reused.clear();
         let reuse = |info: &CompactionInfo, until: usize| {
             settled
                 .iter()
                 .find(|s| s.info == *info && s.until == until && s.inputs == inputs)
                 .map(|s| s.analysis.clone())
         };
-        analyze_with(session, sidecar, strict, &mut |info, until, fresh| {
-            let analysis = match reuse(info, until) {
-                Some(analysis) => {
-                    self.reused.insert(info.id.clone());
-                    analysis
-                }
-                None => fresh(),
-            };
-            // Complete windows only: the newest compaction's can still grow.
+        let mut region = |info: &CompactionInfo,
+                          until: usize,
+                          applied: &[(String, RangeSpec)],
+                          make: &mut dyn FnMut() -> RegionPart| {
+            // Only the newest compaction's window grows.
             if until < session.events.len() {
-                self.settled.push(Settled {
-                    info: info.clone(),
-                    until,
-                    inputs: inputs.clone(),
-                    analysis: analysis.clone(),
-                });
+                return make();
             }
-            analysis
-        })
+            let now = definition(session, info);
+            let same = newest.as_ref().is_some_and(|n| {
+                n.info == *info
+                    && n.inputs == inputs
+                    && n.applied == applied
+                    && same_definition(&n.definition, &now)
+            });
+            if let (true, Some(n)) = (same, newest.as_ref()) {
+                return n.part.clone();
+            }
+            let part = make();
+            *newest = Some(NewestRegion {
+                info: info.clone(),
+                inputs: inputs.clone(),
+                applied: applied.to_vec(),
+                definition: now,
+                part: part.clone(),
+            });
+            part
+        };
+        let mut each =
+            |info: &CompactionInfo, until: usize, fresh: &mut dyn FnMut() -> CompactionAnalysis| {
+                let analysis = match reuse(info, until) {
+                    Some(analysis) => {
+                        reused.insert(info.id.clone());
+                        analysis
+                    }
+                    None => fresh(),
+                };
+                // Complete windows only: the newest compaction's can still grow.
+                if until < session.events.len() {
+                    kept.push(Settled {
+                        info: info.clone(),
+                        until,
+                        inputs: inputs.clone(),
+                        analysis: analysis.clone(),
+                    });
+                }
+                analysis
+            };
+        analyze_with(session, sidecar, strict, &mut each, &mut region)
     }
 }
 
@@ -187,6 +279,12 @@ fn analyze_with(
         usize,
         &mut dyn FnMut() -> CompactionAnalysis,
     ) -> CompactionAnalysis,
+    region: &mut dyn FnMut(
+        &CompactionInfo,
+        usize,
+        &[(String, RangeSpec)],
+        &mut dyn FnMut() -> RegionPart,
+    ) -> RegionPart,
 ) -> SessionAnalysis {
     let infos = session.compactions();
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
@@ -210,13 +308,10 @@ fn analyze_with(
             .find(|&at| at > info.at)
             .unwrap_or(session.events.len());
         let mut fresh = || {
-            let earlier = Earlier {
-                applied: &applied,
-                state: state.snapshot(),
-                until,
-                first_seen: &first_seen,
-            };
-            compaction::analyze(session, info, earlier)
+            let part = region(info, until, &applied, &mut || {
+                compaction::region_part(session, info, &applied, state.snapshot())
+            });
+            compaction::finish(session, info, part, until, &first_seen)
         };
         compactions.push(each(info, until, &mut fresh));
     }
