@@ -9,8 +9,10 @@ use ctxlens::analysis::{analyze, report::Analyzer};
 use ctxlens::ingest::parse_bytes;
 
 fn grow_and_compare(name: &str, text: &str) {
+    use ctxlens::tui::snapshot::Snapshot;
     let mut analyzer = Analyzer::default();
     let mut prefix = String::new();
+    let mut before: Option<Snapshot> = None;
     for (n, line) in text.split_inclusive('\n').enumerate() {
         prefix.push_str(line);
         let session = parse_bytes(prefix.as_bytes());
@@ -22,6 +24,26 @@ fn grow_and_compare(name: &str, text: &str) {
             "{name}, after line {}",
             n + 1
         );
+        // The view models the TUI keeps from the snapshot before equal fresh ones.
+        let reuse = before.as_ref().map(|b| (b, analyzer.reused()));
+        let kept = Snapshot::from_analysis(session.clone(), incremental, reuse);
+        let fresh = Snapshot::from_analysis(session, scratch, None);
+        for c in &fresh.analysis.compactions {
+            let id = c.info.id.as_str();
+            assert_eq!(
+                kept.token_rows(id),
+                fresh.token_rows(id),
+                "{name}, line {}",
+                n + 1
+            );
+            assert_eq!(
+                kept.compaction_marks(id),
+                fresh.compaction_marks(id),
+                "{name}, line {}",
+                n + 1
+            );
+        }
+        before = Some(kept);
     }
 }
 

@@ -1,6 +1,7 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
+use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::marks::{Mark, Marker};
 use crate::analysis::state::StateAt;
 use crate::analysis::token_rows::{token_rows, TokenRow};
@@ -43,7 +44,7 @@ pub struct Snapshot {
 
 /// The parts of the compaction view that do not depend on the screen: the marker for
 /// its region's tokens, and its summary as shown (terminal-safe) with the tokens marked.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub struct CompactionMarks {
     pub marker: Marker,
     /// `None` when the summary cannot be read.
@@ -108,16 +109,15 @@ impl Snapshot {
                 }
             }
         }
-        let kept = |id: &str| {
-            reuse
-                .filter(|(_, ids)| ids.contains(id))
-                .and_then(|(before, _)| Some((before.token_rows.get(id)?, before.views.get(id)?)))
+        let kept = |c: &CompactionAnalysis| {
+            let (before, ids) = reuse?;
+            view_model_before(before, ids, c, &session)
         };
         let token_rows = analysis
             .compactions
             .iter()
             .map(|c| {
-                let rows = match kept(&c.info.id) {
+                let rows = match kept(c) {
                     Some((rows, _)) => rows.clone(),
                     None => Arc::new(token_rows(&session, c)),
                 };
@@ -128,7 +128,7 @@ impl Snapshot {
             .compactions
             .iter()
             .map(|c| {
-                if let Some((_, view)) = kept(&c.info.id) {
+                if let Some((_, view)) = kept(c) {
                     return (c.info.id.clone(), view.clone());
                 }
                 let marker = Marker::new(&session, c);
@@ -214,5 +214,39 @@ impl Snapshot {
     /// The row that shows event `index`.
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Event(index))
+    }
+}
+
+/// A compaction's view model (token rows, marks) from the snapshot before: when its
+/// analysis was reused, or when what the view model reads of it is unchanged (the
+/// newest compaction is analysed again on every appended event, mostly to the same
+/// end).
+#[allow(clippy::type_complexity)]
+fn view_model_before<'b>(
+    before: &'b Snapshot,
+    reused: &HashSet<String>,
+    c: &CompactionAnalysis,
+    session: &Session,
+) -> Option<(&'b Arc<Vec<TokenRow>>, &'b Arc<CompactionMarks>)> {
+    let id = c.info.id.as_str();
+    let unchanged = reused.contains(id)
+        || before.analysis.compaction(id).is_some_and(|b| {
+            b.info == c.info
+                && b.tokens == c.tokens
+                && b.dropped == c.dropped
+                && b.state.bindings == c.state.bindings
+                && summary_at(&before.session, c.info.def) == summary_at(session, c.info.def)
+        });
+    if !unchanged {
+        return None;
+    }
+    Some((before.token_rows.get(id)?, before.views.get(id)?))
+}
+
+/// The summary of the compaction defined at event `def`, if readable.
+fn summary_at(session: &Session, def: usize) -> Option<&crate::model::Summary> {
+    match session.events.get(def).map(|e| &e.kind) {
+        Some(crate::model::EventKind::Compaction { summary, .. }) => summary.as_ref(),
+        _ => None,
     }
 }

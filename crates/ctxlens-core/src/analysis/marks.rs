@@ -83,7 +83,7 @@ fn key(session: &Session, text: &str, class: TokenClass) -> String {
 
 /// Finds a compaction's region tokens in any text and says what became of each: built
 /// once per compaction (its lookup table is the region's tokens), used for every text.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Marker {
     states: HashMap<String, TokenState>,
     /// Declared tokens of no known shape, which the extractor does not find.
@@ -169,7 +169,7 @@ pub fn binding_state(
 /// What a compaction did to the tokens obligations require, looked up by key: built
 /// once per compaction, so a pane listing thousands of obligations costs a lookup per
 /// token, not a pass over every binding and region token.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BindingStates {
     /// Declared bindings of a non-path class by their text, the first declaration kept;
     /// its index in declaration order, regenerable, and its key.
