@@ -360,3 +360,107 @@ fn while_the_log_is_read_rows_stay_put_and_nothing_is_decided() {
     assert_eq!(app.file_event, FileEvent::None);
     assert_eq!(chars(&mut app, "]s").len(), 1, "decided once it is read");
 }
+
+/// A log whose one compaction drops forty bindings that obligations need: forty
+/// errors, more than the alerts pane can show.
+fn many_alerts() -> App {
+    let mut log = String::from("{\"type\":\"session\",\"seq\":1,\"cwd\":\"/p\"}\n");
+    let mut seq = 1;
+    for i in 0..40 {
+        let token = format!("tok_{i:02}_aaaaaaaaaaaaaaaa");
+        for line in [
+            format!("{{\"type\":\"tool_result\",\"seq\":{},\"text\":\"got {token}\"}}", seq + 1),
+            format!("{{\"type\":\"binding\",\"seq\":{},\"token\":\"{token}\",\"regenerable\":false}}", seq + 2),
+            format!("{{\"type\":\"obligation\",\"seq\":{},\"id\":\"ob-{i:02}\",\"requires\":[\"{token}\"]}}", seq + 3),
+        ] {
+            log.push_str(&line);
+            log.push('\n');
+        }
+        seq += 3;
+    }
+    log.push_str(&format!(
+        "{{\"type\":\"compaction\",\"seq\":{},\"id\":\"k1\",\"phase\":\"applied\",\"range\":{{\"from\":2,\"to\":{seq}}},\"summary\":\"all done\"}}\n",
+        seq + 1
+    ));
+    let snapshot = Snapshot::build(ctxlens::ingest::parse_bytes(log.as_bytes()), &[]);
+    assert!(snapshot.alerts.len() > 40, "{}", snapshot.alerts.len());
+    App::new("many".into(), Arc::new(snapshot), "tester".into())
+}
+
+fn screen(app: &App) -> String {
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| view::draw(app, f)).unwrap();
+    let buffer = term.backend().buffer().clone();
+    (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_owned())
+                .collect::<String>()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The alerts pane of a screen: its box, from its title down.
+fn alerts_pane(screen: &str) -> String {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let title: Vec<char> = "┌ Alerts".chars().collect();
+    let (top, column) = lines
+        .iter()
+        .enumerate()
+        .find_map(|(y, l)| {
+            Some((
+                y,
+                l.windows(title.len()).position(|w| w == title.as_slice())?,
+            ))
+        })
+        .unwrap();
+    lines[top..]
+        .iter()
+        .map(|l| l.iter().skip(column).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_long_alerts_list_shows_the_newest_or_the_selected_alert_first() {
+    let token_of = |app: &App, i: usize| -> String {
+        let message = &app.snapshot.alerts[i].finding.message;
+        let at = message.find("tok_").unwrap();
+        message[at..at + 6].to_owned()
+    };
+    let mut app = many_alerts();
+    let n = app.snapshot.alerts.len();
+    let (first, middle, last) = (
+        (0..n)
+            .find(|&i| app.snapshot.alerts[i].finding.message.contains("tok_"))
+            .unwrap(),
+        n / 2,
+        (0..n)
+            .rev()
+            .find(|&i| app.snapshot.alerts[i].finding.message.contains("tok_"))
+            .unwrap(),
+    );
+    // With none selected the newest are in view, not the first.
+    chars(&mut app, "e");
+    app.alert_cursor = None;
+    let shown = alerts_pane(&screen(&app));
+    assert!(
+        shown.contains(&token_of(&app, last)),
+        "{}\n{shown}",
+        token_of(&app, last)
+    );
+    assert!(!shown.contains(&token_of(&app, first)), "{shown}");
+    // A selected alert in the middle is the first the pane shows.
+    app.alert_cursor = Some(middle - 1);
+    chars(&mut app, "e");
+    assert_eq!(app.alert_cursor, Some(middle));
+    let shown = alerts_pane(&screen(&app));
+    assert!(
+        shown.contains(&token_of(&app, middle)),
+        "{}\n{shown}",
+        token_of(&app, middle)
+    );
+    assert!(!shown.contains(&token_of(&app, last)), "{shown}");
+    assert!(!shown.contains(&token_of(&app, first)), "{shown}");
+}
