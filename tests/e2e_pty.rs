@@ -82,14 +82,21 @@ impl Tui {
 
     /// Waits (up to 20 s on a loaded machine) until the screen shows `text`.
     fn wait_for(&mut self, text: &str) {
+        self.wait_until(&format!("{text:?} appeared"), |screen| {
+            screen.contains(text)
+        });
+    }
+
+    /// Waits (up to 20 s) until `done` holds of the screen; `what` names it.
+    fn wait_until(&mut self, what: &str, done: impl Fn(&str) -> bool) {
         let deadline = Instant::now() + Duration::from_secs(20);
         while Instant::now() < deadline {
             self.pump(Duration::from_millis(50));
-            if self.screen().contains(text) {
+            if done(&self.screen()) {
                 return;
             }
         }
-        panic!("{text:?} never appeared; the screen:\n{}", self.screen());
+        panic!("never {what}; the screen:\n{}", self.screen());
     }
 
     fn keys(&mut self, keys: &str) {
@@ -423,13 +430,12 @@ fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
         stdout.starts_with("Keep these identifiers verbatim:\n- "),
         "{stdout}"
     );
-    // The compaction landed: no longer held, no longer pending.
+    // The compaction landed: no longer held, no longer pending (a look that falls
+    // between the agent's writes may show it a moment longer).
     tui.wait_for("COMPACTION cb01");
-    let screen = tui.screen();
-    assert!(
-        !screen.contains("PENDING") && !screen.contains("HELD"),
-        "{screen}"
-    );
+    tui.wait_until("neither PENDING nor HELD", |screen| {
+        !screen.contains("PENDING") && !screen.contains("HELD")
+    });
     let sidecar =
         std::fs::read_to_string(format!("{}.decisions.jsonl", transcript.display())).unwrap();
     assert!(sidecar.contains("\"compaction\":\"pre-compact-1\",\"verdict\":\"refuse\""));
