@@ -368,15 +368,25 @@ fn keyword_class(class: TokenClass) -> bool {
 
 fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
     let mut pos = 0;
+    let keyword = keyword_class(class);
     while pos <= text.len() {
-        let Some(caps) = re.captures_at(text, pos) else {
-            break;
+        // Keyword classes report their group; every other class the whole match, which
+        // a plain find gives without the slower capture search.
+        let (whole, group) = if keyword {
+            let Some(caps) = re.captures_at(text, pos) else {
+                break;
+            };
+            let Some(whole) = caps.get(0) else {
+                break;
+            };
+            (whole, caps.get(1))
+        } else {
+            let Some(whole) = re.find_at(text, pos) else {
+                break;
+            };
+            (whole, None)
         };
-        let Some(whole) = caps.get(0) else {
-            break;
-        };
-        // Keyword classes report their group; every other class the whole match.
-        let m = caps.get(1).unwrap_or(whole);
+        let m = group.unwrap_or(whole);
         let mut start = m.start();
         let cut = cut_end(text, start, m.end(), class);
         let end = trim_trailing(text, start, cut, class);
