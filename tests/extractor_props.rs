@@ -189,3 +189,20 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    /// The ASCII word count is Unicode word segmentation's, on the characters that
+    /// decide it.
+    #[test]
+    fn ascii_words_are_counted_as_unicode_segmentation_counts_them(
+        text in "[a-zA-Z0-9_:.',;! -]{0,40}"
+    ) {
+        use unicode_segmentation::UnicodeSegmentation;
+        prop_assert_eq!(
+            ctxlens::analysis::tokens::word_count(&text),
+            text.unicode_words().count() as u64,
+            "{:?}", text
+        );
+    }
+}

@@ -583,7 +583,75 @@ impl<'t> WholeWord<'t> {
 /// letter or digit (spec §8.0): CJK text counts by its words, not by its spaces.
 pub fn word_count(text: &str) -> u64 {
     use unicode_segmentation::UnicodeSegmentation;
+    if text.is_ascii() {
+        return ascii_word_count(text.as_bytes());
+    }
     text.unicode_words().count() as u64
+}
+
+/// [`word_count`] of ASCII text: the word-boundary rules of UAX #29 that ASCII can meet
+/// (letters, digits and `_` join; `:` `.` `'` join letters, `,` `;` `.` `'` join digits,
+/// when the same kind follows), counting words that hold a letter or digit. Most logs
+/// are ASCII, and this is several times faster than segmenting them.
+fn ascii_word_count(bytes: &[u8]) -> u64 {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Kind {
+        Letter,
+        Digit,
+        Underscore,
+        MidLetter,
+        MidNumLet,
+        MidNum,
+        Other,
+    }
+    let kind = |b: u8| match b {
+        b'a'..=b'z' | b'A'..=b'Z' => Kind::Letter,
+        b'0'..=b'9' => Kind::Digit,
+        b'_' => Kind::Underscore,
+        b':' => Kind::MidLetter,
+        b'.' | b'\'' => Kind::MidNumLet,
+        b',' | b';' => Kind::MidNum,
+        _ => Kind::Other,
+    };
+    let word = |k: Kind| matches!(k, Kind::Letter | Kind::Digit | Kind::Underscore);
+    let at = |i: usize| bytes.get(i).map_or(Kind::Other, |&b| kind(b));
+    let mut count = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let mut k = at(i);
+        if !word(k) {
+            i += 1;
+            continue;
+        }
+        // One word: from here while the rules join the next character to it.
+        let mut alnum = k != Kind::Underscore;
+        loop {
+            let next = at(i + 1);
+            if word(next) {
+                i += 1;
+                k = next;
+                alnum |= k != Kind::Underscore;
+                continue;
+            }
+            let after = at(i + 2);
+            let joins = match (k, next) {
+                (Kind::Letter, Kind::MidLetter | Kind::MidNumLet) => after == Kind::Letter,
+                (Kind::Digit, Kind::MidNum | Kind::MidNumLet) => after == Kind::Digit,
+                _ => false,
+            };
+            if joins {
+                i += 2;
+                k = after;
+                continue;
+            }
+            break;
+        }
+        if alnum {
+            count += 1;
+        }
+        i += 1;
+    }
+    count
 }
 
 #[cfg(test)]
