@@ -189,6 +189,19 @@ fn gate_row(rows: &mut Vec<Row>) {
     ));
 }
 
+/// Median of three: milliseconds from starting the TUI on `path` until it shows `text`.
+fn ms_to_screen(path: &Path, text: &str) -> f64 {
+    let times: Vec<f64> = (0..3)
+        .map(|_| {
+            Tui::start(&[path])
+                .wait_for(text, Duration::from_secs(120))
+                .unwrap_or_else(|| panic!("{text:?} never showed"))
+                .as_secs_f64()
+        })
+        .collect();
+    median(times) * 1000.0
+}
+
 fn first_screen_row(huge: f64, rows: &mut Vec<Row>) {
     let path = log(
         &format!("view-{huge}m-every256m"),
@@ -196,15 +209,7 @@ fn first_screen_row(huge: f64, rows: &mut Vec<Row>) {
         Shape::CompactEvery(256 * MIB),
     );
     let mb = mib_of(&path);
-    let times: Vec<f64> = (0..3)
-        .map(|_| {
-            let tui = Tui::start(&[&path]);
-            tui.wait_for("cwd /home/dev", Duration::from_secs(120))
-                .expect("the first row shows")
-                .as_secs_f64()
-        })
-        .collect();
-    let first = median(times) * 1000.0;
+    let first = ms_to_screen(&path, "cwd /home/dev");
     rows.push(row(
         &format!(
             "TUI first screen of a {mb:.0} MiB log, event rows visible (process start to screen)"
@@ -287,15 +292,7 @@ fn folder_row(rows: &mut Vec<Row>) {
         }
         std::fs::write(dir.join("done"), "").expect("writes");
     }
-    let times: Vec<f64> = (0..3)
-        .map(|_| {
-            let tui = Tui::start(&[&dir]);
-            tui.wait_for("2000 sessions", Duration::from_secs(120))
-                .expect("the list shows")
-                .as_secs_f64()
-        })
-        .collect();
-    let listed = median(times) * 1000.0;
+    let listed = ms_to_screen(&dir, "2000 sessions");
     rows.push(row(
         "folder of 2,000 transcripts: list visible (process start to screen)",
         "< 1 s",

@@ -132,16 +132,11 @@ impl Snapshot {
                     return (c.info.id.clone(), view.clone());
                 }
                 let marker = Marker::new(&session, c);
-                let summary = match session.events.get(c.info.def).map(|e| &e.kind) {
-                    Some(crate::model::EventKind::Compaction {
-                        summary: Some(s), ..
-                    }) => {
-                        let text = crate::sanitize::block(&s.text).into_owned();
-                        let found = marker.marks(&text, &session);
-                        Some((text, found))
-                    }
-                    _ => None,
-                };
+                let summary = session.summary_at(c.info.def).map(|s| {
+                    let text = crate::sanitize::block(&s.text).into_owned();
+                    let found = marker.marks(&text, &session);
+                    (text, found)
+                });
                 let bindings = crate::analysis::marks::BindingStates::new(&session, c);
                 (
                     c.info.id.clone(),
@@ -235,18 +230,10 @@ fn view_model_before<'b>(
                 && b.tokens == c.tokens
                 && b.dropped == c.dropped
                 && b.state.bindings == c.state.bindings
-                && summary_at(&before.session, c.info.def) == summary_at(session, c.info.def)
+                && before.session.summary_at(c.info.def) == session.summary_at(c.info.def)
         });
     if !unchanged {
         return None;
     }
     Some((before.token_rows.get(id)?, before.views.get(id)?))
-}
-
-/// The summary of the compaction defined at event `def`, if readable.
-fn summary_at(session: &Session, def: usize) -> Option<&crate::model::Summary> {
-    match session.events.get(def).map(|e| &e.kind) {
-        Some(crate::model::EventKind::Compaction { summary, .. }) => summary.as_ref(),
-        _ => None,
-    }
 }

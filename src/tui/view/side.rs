@@ -162,14 +162,14 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         }
     };
     let first = shown.start;
-    let mut lines: Vec<Line> = Vec::new();
-    let mut selected_line = 0;
-    for (i, alert) in alerts.iter().enumerate().skip(first).take(shown.len()) {
-        if app.alert_cursor == Some(i) {
-            selected_line = lines.len();
-        }
-        lines.push(alert_line(alert, app.alert_cursor == Some(i), theme));
-    }
+    let selected_line = app.alert_cursor.map_or(0, |i| i.saturating_sub(first));
+    let mut lines: Vec<Line> = alerts
+        .get(shown)
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(k, alert)| alert_line(alert, app.alert_cursor == Some(first + k), theme))
+        .collect();
     if lines.is_empty() {
         lines.push(Line::styled("no alerts", theme.dim()));
     }

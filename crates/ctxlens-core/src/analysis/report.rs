@@ -113,44 +113,6 @@ fn definition(session: &Session, info: &CompactionInfo) -> Option<crate::model::
     session.events.get(info.def).map(|e| e.kind.clone())
 }
 
-fn same_definition(
-    a: &Option<crate::model::EventKind>,
-    b: &Option<crate::model::EventKind>,
-) -> bool {
-    use crate::model::EventKind::Compaction;
-    match (a, b) {
-        (
-            Some(Compaction {
-                id: a_id,
-                phase: a_phase,
-                range: a_range,
-                summary: a_summary,
-                input: a_input,
-                region_elsewhere: a_elsewhere,
-                extra: a_extra,
-            }),
-            Some(Compaction {
-                id,
-                phase,
-                range,
-                summary,
-                input,
-                region_elsewhere,
-                extra,
-            }),
-        ) => {
-            a_id == id
-                && a_phase == phase
-                && a_range == range
-                && a_summary == summary
-                && a_input == input
-                && a_elsewhere == region_elsewhere
-                && a_extra == extra
-        }
-        _ => false,
-    }
-}
-
 #[derive(Debug)]
 struct Settled {
     info: CompactionInfo,
@@ -217,10 +179,7 @@ impl Analyzer {
             }
             let now = definition(session, info);
             let same = newest.as_ref().is_some_and(|n| {
-                n.info == *info
-                    && n.inputs == inputs
-                    && n.applied == applied
-                    && same_definition(&n.definition, &now)
+                n.info == *info && n.inputs == inputs && n.applied == applied && n.definition == now
             });
             if let (true, Some(n)) = (same, newest.as_ref()) {
                 return n.part.clone();

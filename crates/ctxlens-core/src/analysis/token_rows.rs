@@ -5,7 +5,7 @@
 use super::compaction::CompactionAnalysis;
 use super::kept::{basename, summary_words};
 use super::marks::TokenState;
-use crate::model::{EventKind, Session, TokenClass, TokenId};
+use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
@@ -39,13 +39,9 @@ fn rank(state: TokenState) -> u8 {
 }
 
 pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<TokenRow> {
-    let sentences = match session.events.get(analysis.info.def).map(|e| &e.kind) {
-        Some(EventKind::Compaction {
-            summary: Some(summary),
-            ..
-        }) => Sentences::of(&summary.text),
-        _ => Sentences::default(),
-    };
+    let sentences = session
+        .summary_at(analysis.info.def)
+        .map_or_else(Sentences::default, |summary| Sentences::of(&summary.text));
     let cwd = session.cwd.as_deref();
     let needs: HashMap<&str, &Vec<String>> = analysis
         .dropped

@@ -217,7 +217,7 @@ pub struct Decision {
     pub contract: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     Session {
         cwd: Option<String>,

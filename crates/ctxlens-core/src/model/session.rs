@@ -192,6 +192,14 @@ impl Session {
             .unwrap_or_default()
     }
 
+    /// The readable summary of the compaction defined at event `def`.
+    pub fn summary_at(&self, def: usize) -> Option<&super::Summary> {
+        match self.events.get(def).map(|e| &e.kind) {
+            Some(super::EventKind::Compaction { summary, .. }) => summary.as_ref(),
+            _ => None,
+        }
+    }
+
     /// The seq of event `index` (0 when there is none).
     pub fn seq_at(&self, index: usize) -> u64 {
         self.events.get(index).map_or(0, |e| e.seq)
