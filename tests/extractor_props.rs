@@ -179,12 +179,12 @@ proptest! {
         let compaction = &analysis.compactions[0];
         for token in &compaction.tokens {
             let info = session.tokens.get(token.id);
-            let whole = occurs_as_whole_word(&summary, &info.text, info.class);
+            let whole = occurs_as_whole_word(&summary, info.text, info.class);
             // A path also survives as another form of the same file; nothing else may.
             if info.class != TokenClass::Path {
-                prop_assert_eq!(token.survived, Some(whole), "{:?} in {:?}", &*info.text, summary);
+                prop_assert_eq!(token.survived, Some(whole), "{:?} in {:?}", info.text, summary);
             } else if whole {
-                prop_assert_eq!(token.survived, Some(true), "{:?} in {:?}", &*info.text, summary);
+                prop_assert_eq!(token.survived, Some(true), "{:?} in {:?}", info.text, summary);
             }
         }
     }

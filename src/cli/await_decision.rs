@@ -37,7 +37,7 @@ fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decisi
         )));
     }
     Ok(session.events.iter().find_map(|e| match &e.kind {
-        EventKind::Decision(d) if d.compaction == id => Some(d.clone()),
+        EventKind::Decision(d) if d.compaction == id => Some((**d).clone()),
         _ => None,
     }))
 }

@@ -5,7 +5,7 @@ use super::text::{digest, json_text_leaves, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
     CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Malformed,
-    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary, TokenTable,
+    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Session, Summary, TokenTable,
 };
 use serde_json::{Map, Value};
 
@@ -55,7 +55,7 @@ impl CanonicalParser {
             Ok(event) => {
                 self.prev_seq = Some(event.seq);
                 if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
-                    self.session.cwd.get_or_insert_with(|| cwd.clone());
+                    self.session.cwd.get_or_insert_with(|| cwd.to_string());
                 }
                 if let Some(ts) = &event.ts {
                     self.session.meta.saw_timestamp(ts);
@@ -140,13 +140,17 @@ fn parse_event(
         offset: line.offset,
         span: line.span,
         part: 0,
-        ts: str_field(&obj, "ts"),
+        ts: boxed_str(&obj, "ts"),
         kind,
     })
 }
 
 fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
     obj.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+fn boxed_str(obj: &Map<String, Value>, key: &str) -> Option<Box<str>> {
+    obj.get(key).and_then(Value::as_str).map(Box::from)
 }
 
 fn required_str(
@@ -186,13 +190,13 @@ fn parse_kind(
 ) -> Result<EventKind, BadLine> {
     Ok(match type_name {
         "session" => EventKind::Session {
-            cwd: str_field(obj, "cwd"),
-            agent: str_field(obj, "agent"),
+            cwd: boxed_str(obj, "cwd"),
+            agent: boxed_str(obj, "agent"),
         },
         "message" => {
             let text = take_text(obj, "text");
             EventKind::Message {
-                role: str_field(obj, "role").unwrap_or_default(),
+                role: Role::new(obj.get("role").and_then(Value::as_str).unwrap_or_default()),
                 text: digest(&[&text], tokens::word_count(&text), table),
             }
         }
@@ -201,10 +205,10 @@ fn parse_kind(
             let input = obj.get("input").cloned().unwrap_or(Value::Null);
             let (input, targets) = tool_call_digest(&name, &input, table);
             EventKind::ToolCall {
-                call_id: str_field(obj, "call_id"),
+                call_id: boxed_str(obj, "call_id"),
                 input,
                 targets,
-                name,
+                name: name.into(),
             }
         }
         "tool_result" => {
@@ -213,7 +217,7 @@ fn parse_kind(
                 .and_then(Value::as_bool)
                 .unwrap_or(false);
             super::text::tool_result(
-                str_field(obj, "call_id"),
+                boxed_str(obj, "call_id"),
                 is_error,
                 &take_text(obj, "text"),
                 table,
@@ -230,14 +234,14 @@ fn parse_kind(
         "action" => EventKind::Action {
             step: str_field(obj, "step"),
             name: str_field(obj, "name").unwrap_or_default(),
-            target: obj.get("target").cloned(),
+            target: obj.get("target").cloned().map(Box::new),
         },
         "compaction" => compaction(obj, table)?,
         "choice" => choice(obj)?,
         "decision" => {
             let decision: Decision =
                 serde_json::from_value(Value::Object(obj.clone())).map_err(BadLine::BadDecision)?;
-            EventKind::Decision(decision)
+            EventKind::Decision(Box::new(decision))
         }
         other => EventKind::Other {
             type_name: other.to_owned(),
@@ -298,11 +302,11 @@ fn compaction(obj: &mut Map<String, Value>, table: &mut TokenTable) -> Result<Ev
             ),
         },
         range: parse_range(obj.get("range")),
-        summary: Some(Summary {
+        summary: Some(Box::new(Summary {
             digest: digest(&[&summary], tokens::word_count(&summary), table),
             text: summary,
-        }),
-        input: str_field(obj, "input"),
+        })),
+        input: boxed_str(obj, "input"),
         region_elsewhere: false,
         extra: Box::new(CompactionExtra {
             entities: entities(obj.get("entities")),

@@ -87,7 +87,7 @@ impl ClaudeParser {
                 if let Some(EventKind::Compaction { summary: slot, .. }) =
                     self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
                 {
-                    *slot = Some(summary);
+                    *slot = Some(Box::new(summary));
                 }
                 self.carrying = Some(at);
                 self.builder.push(
@@ -493,11 +493,12 @@ impl ClaudeParser {
         }
         for (uuid, record) in &self.segment {
             if record.conversation && !chain.contains(uuid) {
-                let events = self.builder.session.events.get_mut(record.events.clone());
-                for event in events.into_iter().flatten() {
-                    event.kind = EventKind::Other {
-                        type_name: "rewound".into(),
-                    };
+                for index in record.events.clone() {
+                    if let Some(event) = self.builder.session.events.get_mut(index) {
+                        event.kind = EventKind::Other {
+                            type_name: "rewound".into(),
+                        };
+                    }
                 }
             }
         }

@@ -179,9 +179,10 @@ mod tests {
 "#;
 
     fn tokens_of(session: &Session, index: usize) -> Vec<String> {
-        session.events[index]
-            .kind
-            .region_text()
+        session
+            .events
+            .get(index)
+            .and_then(|e| e.kind.region_text())
             .map(|d| {
                 d.tokens
                     .iter()

@@ -126,7 +126,7 @@ pub fn attach_context_sources(session: &mut Session) {
                 .iter()
                 .map(|b| format!("{b:02x}"))
                 .collect(),
-            tokens: digest.tokens,
+            tokens: digest.tokens.into_vec(),
         });
     }
 }
@@ -234,7 +234,6 @@ fn hold(
         .map_or(0, |i| i + 1);
     let first = session
         .events_in(after..session.events.len())
-        .iter()
         .find(|e| e.kind.type_name() != "compact summary");
     let range = match (first, session.events.last()) {
         (Some(first), Some(last)) => RangeSpec::Seqs {
@@ -250,7 +249,7 @@ fn hold(
         offset: to_byte,
         span: 0,
         part: 0,
-        ts: Some(ts.to_owned()),
+        ts: Some(ts.into()),
         kind: EventKind::Compaction {
             id: id.to_owned(),
             phase: Some(Phase::Proposed),

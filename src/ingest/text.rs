@@ -59,7 +59,7 @@ pub fn tool_call_digest(
     name: &str,
     input: &Value,
     table: &mut TokenTable,
-) -> (TextDigest, Vec<TokenId>) {
+) -> (TextDigest, Box<[TokenId]>) {
     let words = tokens::word_count(name) + tokens::word_count(&input.to_string());
     let mut leaves = vec![Leaf {
         key: None,
@@ -91,7 +91,7 @@ pub fn tool_call_digest(
     }
     let targets = TextDigest::from_ids(0, targets).tokens;
     let all = TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied()));
-    (all, targets)
+    (all, targets.into_boxed_slice())
 }
 
 /// A string of a tool input, with the key that holds it and whether it is an argument
@@ -119,7 +119,7 @@ fn input_leaves<'v>(key: Option<&'v str>, value: &'v Value, target: bool, out: &
 
 /// A tool result as an event: its digest and whether its output says the call failed.
 pub fn tool_result(
-    call_id: Option<String>,
+    call_id: Option<Box<str>>,
     is_error: bool,
     text: &str,
     table: &mut TokenTable,

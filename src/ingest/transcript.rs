@@ -5,7 +5,7 @@ use super::lines::Line;
 use super::text::{digest, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
-    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
+    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Role, Session,
     Summary,
 };
 use serde_json::Value;
@@ -54,7 +54,7 @@ impl Builder {
             offset: line.offset,
             span: line.span,
             part,
-            ts,
+            ts: ts.map(Into::into),
             kind,
         });
         self.session.events.len() - 1
@@ -62,7 +62,7 @@ impl Builder {
 
     pub fn message(&mut self, role: &str, text: &str) -> EventKind {
         EventKind::Message {
-            role: role.to_owned(),
+            role: Role::new(role),
             text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
         }
     }
@@ -70,8 +70,8 @@ impl Builder {
     pub fn tool_call(&mut self, call_id: Option<String>, name: &str, input: &Value) -> EventKind {
         let (input, targets) = tool_call_digest(name, input, &mut self.session.tokens);
         EventKind::ToolCall {
-            call_id,
-            name: name.to_owned(),
+            call_id: call_id.map(Into::into),
+            name: name.into(),
             input,
             targets,
         }
@@ -83,7 +83,7 @@ impl Builder {
         text: &str,
         is_error: bool,
     ) -> EventKind {
-        super::text::tool_result(call_id, is_error, text, &mut self.session.tokens)
+        super::text::tool_result(call_id.map(Into::into), is_error, text, &mut self.session.tokens)
     }
 
     pub fn summary(&mut self, text: &str) -> Summary {
@@ -201,7 +201,7 @@ impl Builder {
                 id,
                 phase: Some(Phase::Applied),
                 range,
-                summary,
+                summary: summary.map(Box::new),
                 input: Some("log".into()),
                 region_elsewhere,
                 extra: Box::default(),

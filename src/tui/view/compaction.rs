@@ -259,7 +259,7 @@ fn draw_tokens(
         let style = theme.token(row.state);
         let mut spans = vec![
             Span::styled(format!("{} ", row.state.glyph()), style),
-            Span::styled(sanitize::line(&info.text).into_owned(), style),
+            Span::styled(sanitize::line(info.text).into_owned(), style),
             Span::styled(
                 format!(
                     "  {} · {} · seq {}",

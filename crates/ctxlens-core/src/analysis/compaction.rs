@@ -27,8 +27,9 @@ pub struct RegionToken {
     pub declared: Option<bool>,
     /// What became of it after the compaction, when the summary dropped it (§8.6).
     pub fate: Fate,
-    /// Index of the first region event that holds it.
-    pub first_event: usize,
+    /// Index of the first region event that holds it (32 bits: a region can hold
+    /// millions of tokens, and a log fewer than 4 billion events).
+    pub first_event: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -184,7 +185,7 @@ pub(super) fn finish(
     info: &CompactionInfo,
     part: RegionPart,
     until: usize,
-    first_seen: &HashMap<TokenId, usize>,
+    first_seen: &super::regenerated::FirstSeen,
 ) -> CompactionAnalysis {
     let mut out = part.out;
     if part.complete {
@@ -220,7 +221,7 @@ impl<'a> DefParts<'a> {
                 extra,
                 ..
             }) => DefParts {
-                summary: summary.as_ref(),
+                summary: summary.as_deref(),
                 input: input.as_deref(),
                 elsewhere: *region_elsewhere,
                 extra: (**extra).clone(),
@@ -336,13 +337,13 @@ impl<'a> Requirements<'a> {
         let info = session.tokens.get(token);
         let mut found: Vec<usize> = self
             .by_text
-            .get(&*info.text)
+            .get(info.text)
             .into_iter()
             .flatten()
             .copied()
             .collect();
         if info.class == TokenClass::Path {
-            if let Some(more) = self.by_file.get(&path_key(&info.text, cwd)) {
+            if let Some(more) = self.by_file.get(&path_key(info.text, cwd)) {
                 found.extend(more);
             }
         }
@@ -439,7 +440,7 @@ impl<'a> Ctx<'a> {
                         survived: None,
                         declared: self.state.binding(token).map(|b| b.regenerable),
                         fate: Fate::default(),
-                        first_event: index,
+                        first_event: u32::try_from(index).unwrap_or(u32::MAX),
                     });
                     tokens.len() - 1
                 });
@@ -493,7 +494,7 @@ impl<'a> Ctx<'a> {
             let kept = match &forms {
                 Some(forms) if !declared => {
                     let info = session.tokens.get(token.id);
-                    forms.holds(&info.text, info.class, cwd, &basenames)
+                    forms.holds(info.text, info.class, cwd, &basenames)
                 }
                 _ => exact.contains(&token.id),
             };
@@ -662,7 +663,7 @@ impl<'a> Ctx<'a> {
     fn report_regenerated(
         &self,
         window: std::ops::Range<usize>,
-        first_seen: &HashMap<TokenId, usize>,
+        first_seen: &super::regenerated::FirstSeen,
         out: &mut CompactionAnalysis,
     ) {
         let session = self.session;
@@ -775,7 +776,7 @@ fn exact_survivors(
         .collect();
     for &id in &ids {
         let info = session.tokens.get(id);
-        if info.class == TokenClass::Path && summary_paths.contains(&path_key(&info.text, cwd)) {
+        if info.class == TokenClass::Path && summary_paths.contains(&path_key(info.text, cwd)) {
             kept.insert(id);
         }
     }
@@ -790,8 +791,8 @@ pub(super) fn same_token(
     cwd: Option<&str>,
 ) -> bool {
     let info = session.tokens.get(token);
-    written == &*info.text
-        || (info.class == TokenClass::Path && path_key(written, cwd) == path_key(&info.text, cwd))
+    written == info.text
+        || (info.class == TokenClass::Path && path_key(written, cwd) == path_key(info.text, cwd))
 }
 
 fn dropped_binding_finding(
@@ -943,12 +944,12 @@ mod tests {
         let fast = exact_survivors(&session, &summary, ids.iter().copied(), Some("/p"));
         for &id in &ids {
             let info = session.tokens.get(id);
-            let one_by_one = contains_whole_word(summary_text, &info.text, info.class)
+            let one_by_one = contains_whole_word(summary_text, info.text, info.class)
                 || (info.class == TokenClass::Path
                     && summary.digest.tokens.iter().any(|&o| {
                         session.tokens.class(o) == TokenClass::Path
                             && path_key(session.tokens.text(o), Some("/p"))
-                                == path_key(&info.text, Some("/p"))
+                                == path_key(info.text, Some("/p"))
                     }));
             assert_eq!(
                 fast.contains(&id),
@@ -989,5 +990,14 @@ mod tests {
             let text: String = words.concat();
             agrees(&text, &["4f9a2c81d0e7", "4f9a2c81", "a/b.rs", "/p/a/b.rs"]);
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// Every compaction keeps a row per region token: millions in a large log.
+    #[test]
+    fn a_region_token_stays_small() {
+        assert!(size_of::<super::RegionToken>() <= 16);
     }
 }

@@ -75,7 +75,7 @@ fn check(
     let mut pending = analysis.state.pending.clone();
     // Actions while the compaction waited for its decision are not checked, but they do
     // act on their steps.
-    for event in session.events_in(analysis.info.at..applied).iter().skip(1) {
+    for event in session.events_in(analysis.info.at..applied).skip(1) {
         if let EventKind::Action {
             step: Some(step), ..
         } = &event.kind
@@ -122,7 +122,7 @@ fn check(
                 if pending.is_empty() {
                     return out;
                 }
-                let target = target.clone().unwrap_or(Value::Null);
+                let target = target.as_deref().cloned().unwrap_or(Value::Null);
                 check_action(&mut pending, event.seq, step, name, &target);
             }
             _ => {}
@@ -207,13 +207,13 @@ fn regenerated_from(
     let qualifies = |token: TokenId| {
         let info = session.tokens.get(token);
         actual_tokens.iter().any(|&(text, class)| {
-            text != &*info.text && same_shape(&info.text, info.class, text, class)
+            text != &*info.text && same_shape(info.text, info.class, text, class)
         })
     };
     let expected_text = target_text(&expected.target);
     let named = dropped.iter().copied().find(|&t| {
         let info = session.tokens.get(t);
-        contains_whole_word(&expected_text, &info.text, info.class) && qualifies(t)
+        contains_whole_word(&expected_text, info.text, info.class) && qualifies(t)
     });
     named
         .or_else(|| dropped.iter().copied().find(|&t| qualifies(t)))

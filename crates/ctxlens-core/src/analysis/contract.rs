@@ -8,7 +8,6 @@ use super::state::{target_text, StateAt};
 use super::tokens::{classify, contains_whole_word};
 use crate::model::{Session, TokenClass};
 use serde::Serialize;
-use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContractEntry {
@@ -57,7 +56,7 @@ impl Contract {
 struct Builder<'a> {
     session: &'a Session,
     state: &'a StateAt,
-    first: HashMap<crate::model::TokenId, usize>,
+    first: super::regenerated::FirstSeen,
     entries: Vec<ContractEntry>,
 }
 
@@ -92,7 +91,7 @@ impl<'a> Builder<'a> {
             .session
             .tokens
             .find(token)
-            .and_then(|id| self.first.get(&id).copied())
+            .and_then(|id| self.first.get(id))
             .unwrap_or(usize::MAX);
         self.entries.push(ContractEntry {
             token: token.to_owned(),
@@ -121,9 +120,9 @@ impl<'a> Builder<'a> {
             let target = target_text(&step.target);
             for binding in &state.bindings {
                 let info = self.session.tokens.get(binding.token);
-                if keep(&info.text) && contains_whole_word(&target, &info.text, info.class) {
+                if keep(info.text) && contains_whole_word(&target, info.text, info.class) {
                     // A step names what it does: its action is the WHY without a note.
-                    self.require(&info.text, &step.id, Some(&step.action));
+                    self.require(info.text, &step.id, Some(&step.action));
                 }
             }
         }

@@ -27,7 +27,7 @@ pub(super) fn check(
     let id = info.id.as_str();
     let before = session.events_in(0..info.at);
     let error = |kind, message| Finding::new(kind, Severity::Error, Some(id), message);
-    let newest = before.last().map(|e| e.seq);
+    let newest = before.clone().next_back().map(|e| e.seq);
     let region: std::ops::Range<usize> = match info.range {
         RangeSpec::Seqs { from, to } if from <= to => {
             if newest.is_none_or(|n| to > n) {

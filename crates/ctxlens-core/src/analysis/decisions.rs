@@ -23,7 +23,7 @@ impl<'a> DecisionIndex<'a> {
                 by_id
                     .entry(&d.compaction)
                     .or_default()
-                    .push((DecisionSource::Log, d));
+                    .push((DecisionSource::Log, &**d));
             }
         }
         for d in sidecar {

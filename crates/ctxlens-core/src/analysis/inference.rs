@@ -5,7 +5,7 @@
 //! worked is no evidence of loss).
 
 use super::kept::token_key;
-use crate::model::{EventKind, Session, TokenId};
+use crate::model::{EventKind, Role, Session, TokenId};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 
@@ -74,13 +74,13 @@ pub fn later_uses(
     let mut used: HashSet<String> = HashSet::new();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
-    for (index, event) in session.events_in(from..end).iter().enumerate() {
+    for (index, event) in session.events_in(from..end).enumerate() {
         let index = from + index;
         match &event.kind {
             EventKind::ToolResult { text, .. } => {
                 brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
             }
-            EventKind::Message { role, text } if role == "user" => {
+            EventKind::Message { role, text } if *role == Role::User => {
                 brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
             }
             EventKind::ToolCall {
@@ -100,8 +100,8 @@ pub fn later_uses(
                     out.push(LaterUse {
                         token: original,
                         event: index,
-                        name: name.clone(),
-                        call_id: call_id.clone(),
+                        name: name.to_string(),
+                        call_id: call_id.as_deref().map(str::to_owned),
                         reuse: if brought_back.contains(&k) {
                             Reuse::ReDerived
                         } else {

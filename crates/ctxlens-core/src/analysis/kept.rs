@@ -198,7 +198,7 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a 
 /// A token's comparison key: a path as the file it names, anything else as written.
 pub fn token_key(session: &Session, token: TokenId, cwd: Option<&str>) -> String {
     let info = session.tokens.get(token);
-    text_key(&info.text, info.class, cwd)
+    text_key(info.text, info.class, cwd)
 }
 
 /// The comparison key of a token's text: a path as the file it names (see

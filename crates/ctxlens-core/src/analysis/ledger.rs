@@ -45,7 +45,6 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
     let start = since.map_or(0, |i| i + 1);
     let recent: Vec<&Event> = session
         .events_in(start..session.events.len())
-        .iter()
         .rev()
         .filter(|e| {
             matches!(
@@ -67,7 +66,7 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         };
         for &id in &digest.tokens {
             let info = session.tokens.get(id);
-            add(&info.text, info.class, why.clone());
+            add(info.text, info.class, why.clone());
         }
     }
     out

@@ -98,7 +98,7 @@ impl Marker {
             let state = TokenState::of(t);
             marker
                 .states
-                .insert(key(session, &info.text, info.class), state);
+                .insert(key(session, info.text, info.class), state);
             if info.class == TokenClass::Declared {
                 marker
                     .declared
@@ -189,7 +189,7 @@ impl BindingStates {
         };
         for (i, binding) in analysis.state.bindings.iter().enumerate() {
             let info = session.tokens.get(binding.token);
-            let own_key = key(session, &info.text, info.class);
+            let own_key = key(session, info.text, info.class);
             let entry = (i, binding.regenerable, own_key.clone());
             let map = if info.class == TokenClass::Path {
                 &mut states.by_file
@@ -202,7 +202,7 @@ impl BindingStates {
             let info = session.tokens.get(t.id);
             states
                 .region
-                .entry(key(session, &info.text, info.class))
+                .entry(key(session, info.text, info.class))
                 .or_insert(t.survived);
         }
         states

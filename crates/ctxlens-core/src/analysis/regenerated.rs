@@ -16,14 +16,34 @@ pub struct Regenerated {
     pub event: usize,
 }
 
+/// The first event holding each token, by token id (ids are dense: a vector, not a
+/// map; a large log holds millions of tokens).
+#[derive(Debug, Clone, Default)]
+pub struct FirstSeen(Vec<u32>);
+
+impl FirstSeen {
+    fn note(&mut self, id: TokenId, index: usize) {
+        let index = u32::try_from(index).unwrap_or(u32::MAX - 1);
+        if let Some(slot) = self.0.get_mut(id.0 as usize) {
+            *slot = (*slot).min(index);
+        }
+    }
+
+    /// Index of the first event holding `id`, if any does.
+    pub fn get(&self, id: TokenId) -> Option<usize> {
+        self.0
+            .get(id.0 as usize)
+            .filter(|&&at| at != u32::MAX)
+            .map(|&at| at as usize)
+    }
+}
+
 /// Index of the first event that holds each token anywhere (text, tool arguments,
 /// declarations), so "never seen before" is one lookup.
-pub fn first_seen(session: &Session) -> HashMap<TokenId, usize> {
-    let mut first = HashMap::new();
+pub fn first_seen(session: &Session) -> FirstSeen {
+    let mut first = FirstSeen(vec![u32::MAX; session.tokens.len()]);
     for (index, event) in session.events.iter().enumerate() {
-        let mut note = |id: TokenId| {
-            first.entry(id).or_insert(index);
-        };
+        let mut note = |id: TokenId| first.note(id, index);
         // A tool call's targets are among its input's tokens.
         match &event.kind {
             EventKind::Binding { token, .. } => note(*token),
@@ -51,10 +71,10 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
         // A file the agent never knew is a guess, not a regenerated one: the name must
         // be a near miss (a third of its characters at most differ).
         TokenClass::Path => {
-            folder_and_extension(&d.text) == folder_and_extension(&c.text) && {
+            folder_and_extension(d.text) == folder_and_extension(c.text) && {
                 let (a, b) = (
-                    super::kept::basename(&d.text),
-                    super::kept::basename(&c.text),
+                    super::kept::basename(d.text),
+                    super::kept::basename(c.text),
                 );
                 distance(a, b) * 3 <= a.chars().count().max(b.chars().count())
             }
@@ -66,8 +86,8 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
                     .map(|i| t[..=i].to_owned())
                     .unwrap_or_default()
             };
-            let p = prefix(&d.text);
-            !p.is_empty() && p == prefix(&c.text)
+            let p = prefix(d.text);
+            !p.is_empty() && p == prefix(c.text)
         }
     }
 }
@@ -78,13 +98,13 @@ pub fn regenerated(
     from: usize,
     until: usize,
     dropped: &[TokenId],
-    first: &HashMap<TokenId, usize>,
+    first: &FirstSeen,
 ) -> Vec<Regenerated> {
     let end = until.min(session.events.len());
     let dropped_set: HashSet<TokenId> = dropped.iter().copied().collect();
     let mut calls: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::new();
-    for (index, event) in session.events_in(from..end).iter().enumerate() {
+    for (index, event) in session.events_in(from..end).enumerate() {
         let index = from + index;
         match &event.kind {
             EventKind::ToolCall {
@@ -99,7 +119,7 @@ pub fn regenerated(
                 says_not_found,
                 text,
             } => {
-                let Some(&call) = calls.get(id.as_str()) else {
+                let Some(&call) = calls.get(&**id) else {
                     continue;
                 };
                 let Some(EventKind::ToolCall { targets, .. }) =
@@ -118,7 +138,7 @@ pub fn regenerated(
                 }
                 let found = targets
                     .iter()
-                    .filter(|t| first.get(t).is_none_or(|&at| at >= call))
+                    .filter(|&&t| first.get(t).is_none_or(|at| at >= call))
                     .find_map(|&t| {
                         dropped
                             .iter()

@@ -140,9 +140,9 @@ impl StateBuilder {
 }
 
 impl StateAt {
-    pub fn of(events: &[Event]) -> StateAt {
+    pub fn of<'a>(events: impl IntoIterator<Item = &'a Event>) -> StateAt {
         let mut builder = StateBuilder::default();
-        events.iter().for_each(|e| builder.apply(e));
+        events.into_iter().for_each(|e| builder.apply(e));
         builder.snapshot()
     }
 

@@ -56,17 +56,17 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
             let state = TokenState::of(t);
             let info = session.tokens.get(t.id);
             let needed_by = needs
-                .get(&*info.text)
+                .get(info.text)
                 .map(|&needs| needs.clone())
                 .unwrap_or_default();
             let sentence = (state == TokenState::Kept)
-                .then(|| sentences.mentioning(&info.text, info.class, cwd))
+                .then(|| sentences.mentioning(info.text, info.class, cwd))
                 .flatten()
                 .cloned();
             TokenRow {
                 token: t.id,
                 state,
-                seen_at: session.seq_at(t.first_event),
+                seen_at: session.seq_at(t.first_event as usize),
                 needed_by,
                 sentence,
             }

@@ -5,6 +5,7 @@
 use super::token::TokenId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use smallvec::SmallVec;
 
 #[derive(Debug, Clone)]
 pub struct Event {
@@ -18,7 +19,7 @@ pub struct Event {
     /// Which part of its line this event is: a transcript record can hold several
     /// blocks (text, tool calls, tool results), each an event. 0 in the canonical log.
     pub part: u32,
-    pub ts: Option<String>,
+    pub ts: Option<Box<str>>,
     pub kind: EventKind,
 }
 
@@ -26,8 +27,9 @@ pub struct Event {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TextDigest {
     pub words: u64,
-    /// Distinct tokens, in order of first occurrence.
-    pub tokens: Vec<TokenId>,
+    /// Distinct tokens, in order of first occurrence (most texts hold a few: kept
+    /// inline up to four).
+    pub tokens: SmallVec<[TokenId; 4]>,
 }
 
 impl TextDigest {
@@ -217,26 +219,59 @@ pub struct Decision {
     pub contract: Option<String>,
 }
 
+/// Who wrote a message. The usual roles are kept without an allocation: a session
+/// holds hundreds of thousands of messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+    System,
+    Developer,
+    Other(Box<str>),
+}
+
+impl Role {
+    pub fn new(role: &str) -> Role {
+        match role {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "system" => Role::System,
+            "developer" => Role::Developer,
+            other => Role::Other(other.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::System => "system",
+            Role::Developer => "developer",
+            Role::Other(role) => role,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
     Session {
-        cwd: Option<String>,
-        agent: Option<String>,
+        cwd: Option<Box<str>>,
+        agent: Option<Box<str>>,
     },
     Message {
-        role: String,
+        role: Role,
         text: TextDigest,
     },
     ToolCall {
-        call_id: Option<String>,
-        name: String,
+        call_id: Option<Box<str>>,
+        name: Box<str>,
         input: TextDigest,
         /// Tokens of the arguments the tool acts on (commands, paths, URLs, ids), not of
         /// the content it writes.
-        targets: Vec<TokenId>,
+        targets: Box<[TokenId]>,
     },
     ToolResult {
-        call_id: Option<String>,
+        call_id: Option<Box<str>>,
         is_error: bool,
         /// The output says the call failed: a non-zero exit, or a lookup that found
         /// nothing.
@@ -262,21 +297,21 @@ pub enum EventKind {
     Action {
         step: Option<String>,
         name: String,
-        target: Option<Value>,
+        target: Option<Box<Value>>,
     },
     Compaction {
         id: String,
         phase: Option<Phase>,
         range: RangeSpec,
         /// `None` when the summary cannot be read (encrypted by the runtime).
-        summary: Option<Summary>,
-        input: Option<String>,
+        summary: Option<Box<Summary>>,
+        input: Option<Box<str>>,
         /// The region lies in an earlier file (a session continued from a compacted one).
         region_elsewhere: bool,
         /// What a transcript says of the compaction besides its summary.
         extra: Box<CompactionExtra>,
     },
-    Decision(Decision),
+    Decision(Box<Decision>),
     /// The agent chose, rejected or was forbidden an approach (spec §8.3).
     Choice {
         entity: String,
@@ -332,5 +367,25 @@ impl EventKind {
             } => Some(&mut summary.digest),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session holds an event per record, hundreds of thousands in a large log: what
+    /// is rare or large (compactions, decisions, action targets) lives behind a box.
+    #[test]
+    fn an_event_stays_small() {
+        println!(
+            "Event {} B, EventKind {} B, TextDigest {} B",
+            size_of::<Event>(),
+            size_of::<EventKind>(),
+            size_of::<TextDigest>()
+        );
+        assert!(size_of::<TextDigest>() <= 32);
+        assert!(size_of::<EventKind>() <= 88);
+        assert!(size_of::<Event>() <= 144);
     }
 }

@@ -1,15 +1,17 @@
 //! Events, sessions and token ids. No I/O here.
 
+pub mod chunked;
 pub mod event;
 pub mod session;
 pub mod token;
 
 pub use event::{
     entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
-    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Summary, TextDigest, Verdict,
+    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Summary, TextDigest, Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
     SessionMeta, TokenUsage,
 };
+pub use chunked::Chunked;
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

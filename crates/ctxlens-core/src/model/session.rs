@@ -1,6 +1,7 @@
 //! A parsed session: its events in log order plus what the reader had to skip.
 
 use super::event::{Event, EventKind, Phase, RangeSpec};
+use super::chunked::{self, Chunked};
 use super::token::TokenTable;
 use serde::Serialize;
 
@@ -36,7 +37,8 @@ pub struct Malformed {
 pub struct Session {
     pub format: Format,
     pub cwd: Option<String>,
-    pub events: Vec<Event>,
+    /// Shared with the session's clones (a snapshot of a followed log is one).
+    pub events: Chunked<Event>,
     pub malformed: MalformedLines,
     pub tokens: TokenTable,
     /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
@@ -185,17 +187,14 @@ pub struct CompactionInfo {
 
 impl Session {
     /// The events in `range`, clamped to the log: an index out of it names no event.
-    pub fn events_in(&self, range: std::ops::Range<usize>) -> &[Event] {
-        let end = range.end.min(self.events.len());
-        self.events
-            .get(range.start.min(end)..end)
-            .unwrap_or_default()
+    pub fn events_in(&self, range: std::ops::Range<usize>) -> chunked::Iter<'_, Event> {
+        self.events.range(range)
     }
 
     /// The readable summary of the compaction defined at event `def`.
     pub fn summary_at(&self, def: usize) -> Option<&super::Summary> {
         match self.events.get(def).map(|e| &e.kind) {
-            Some(super::EventKind::Compaction { summary, .. }) => summary.as_ref(),
+            Some(super::EventKind::Compaction { summary, .. }) => summary.as_deref(),
             _ => None,
         }
     }
@@ -209,7 +208,7 @@ impl Session {
         Session {
             format,
             cwd: None,
-            events: Vec::new(),
+            events: Chunked::default(),
             malformed: MalformedLines::default(),
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),

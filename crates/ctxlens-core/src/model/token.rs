@@ -1,7 +1,10 @@
 //! Opaque tokens and the per-session table that interns them.
 
 use serde::Serialize;
-use std::collections::HashMap;
+use super::chunked::Chunked;
+use hashbrown::HashTable;
+use std::sync::Arc;
+use std::hash::{BuildHasher, RandomState};
 
 /// The shape classes of spec §2, in the order of the table (earlier row wins ties).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -51,52 +54,233 @@ impl TokenClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TokenId(pub u32);
 
-#[derive(Debug, Clone)]
-pub struct TokenInfo {
-    pub text: Box<str>,
+/// A token as its table holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TokenInfo<'a> {
+    pub text: &'a str,
     pub class: TokenClass,
 }
 
-/// Interns token texts so events hold small ids instead of strings.
-#[derive(Debug, Default, Clone)]
+/// Where a token's text lies (a chunk of the table's texts, and a span in it), and
+/// its class.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    chunk: u32,
+    start: u32,
+    len: u32,
+    class: TokenClass,
+}
+
+/// Bytes per chunk of token texts: what an append copies at most while a snapshot
+/// still holds the chunk.
+const TEXT_CHUNK: usize = 64 << 10;
+
+/// Interns token texts so events hold small ids instead of strings. A session can
+/// hold millions of distinct tokens, and a followed session is cloned into a snapshot
+/// after every append: texts are stored once, in chunks shared by the clones; the
+/// index holds ids only, most of them in a part the clones share.
+#[derive(Clone, Default)]
 pub struct TokenTable {
-    tokens: Vec<TokenInfo>,
-    index: HashMap<Box<str>, TokenId>,
+    entries: Chunked<Entry>,
+    texts: Vec<Arc<String>>,
+    /// Ids by hash: `settled` is shared with the clones; `recent` takes new ids
+    /// until it holds an eighth as many, then is merged into a new `settled` (so a
+    /// clone copies few ids, and an id is copied a bounded number of times).
+    settled: Arc<HashTable<TokenId>>,
+    recent: HashTable<TokenId>,
+    hasher: RandomState,
+}
+
+impl std::fmt::Debug for TokenTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries((0..self.entries.len()).map(|i| self.get(TokenId(i as u32))))
+            .finish()
+    }
+}
+
+/// The text of `id` in `entries` and `texts` ("" for an id the table never made).
+fn text_in<'a>(entries: &Chunked<Entry>, texts: &'a [Arc<String>], id: TokenId) -> &'a str {
+    entries
+        .get(id.0 as usize)
+        .and_then(|e| {
+            let start = e.start as usize;
+            texts.get(e.chunk as usize)?.get(start..start + e.len as usize)
+        })
+        .unwrap_or("")
 }
 
 impl TokenTable {
     /// The id of `text`; the first class seen for a text is kept.
     pub fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
-        if let Some(id) = self.index.get(text) {
-            return *id;
+        let hash = self.hasher.hash_one(text);
+        if let Some(id) = self.find_hashed(hash, text) {
+            return id;
         }
-        let id = TokenId(self.tokens.len() as u32);
-        self.tokens.push(TokenInfo {
-            text: text.into(),
+        let id = TokenId(self.entries.len() as u32);
+        let (chunk, start) = self.store(text);
+        self.entries.push(Entry {
+            chunk,
+            start,
+            len: text.len() as u32,
             class,
         });
-        self.index.insert(text.into(), id);
+        let Self {
+            entries,
+            texts,
+            recent,
+            hasher,
+            ..
+        } = self;
+        recent.insert_unique(hash, id, |&id| hasher.hash_one(text_in(entries, texts, id)));
+        if self.recent.len() > (self.settled.len() / 8).max(4096) {
+            self.settle();
+        }
         id
+    }
+
+    /// Appends `text` to the texts: where it starts. A text never spans two chunks.
+    fn store(&mut self, text: &str) -> (u32, u32) {
+        let fits = self
+            .texts
+            .last()
+            .is_some_and(|last| last.is_empty() || last.len() + text.len() <= TEXT_CHUNK);
+        if !fits {
+            self.texts.push(Arc::new(String::new()));
+        }
+        let chunk = self.texts.len() - 1;
+        match self.texts.last_mut() {
+            Some(last) => {
+                let last = Arc::make_mut(last);
+                let start = last.len();
+                last.push_str(text);
+                (chunk as u32, start as u32)
+            }
+            None => (0, 0),
+        }
+    }
+
+    /// Merges the recent ids into a new settled part (the clones keep the old one).
+    fn settle(&mut self) {
+        let mut settled = Arc::unwrap_or_clone(std::mem::take(&mut self.settled));
+        let Self {
+            entries,
+            texts,
+            recent,
+            hasher,
+            ..
+        } = self;
+        let rehash = |id: &TokenId| hasher.hash_one(text_in(entries, texts, *id));
+        settled.reserve(recent.len(), rehash);
+        for id in recent.drain() {
+            settled.insert_unique(rehash(&id), id, rehash);
+        }
+        self.settled = Arc::new(settled);
+    }
+
+    fn find_hashed(&self, hash: u64, text: &str) -> Option<TokenId> {
+        let same = |id: &TokenId| text_in(&self.entries, &self.texts, *id) == text;
+        self.settled
+            .find(hash, same)
+            .or_else(|| self.recent.find(hash, same))
+            .copied()
     }
 
     /// The id of `text`, if it was interned.
     pub fn find(&self, text: &str) -> Option<TokenId> {
-        self.index.get(text).copied()
+        self.find_hashed(self.hasher.hash_one(text), text)
     }
 
-    #[expect(
-        clippy::indexing_slicing,
-        reason = "a TokenId is only made by this table, which never shrinks"
-    )]
-    pub fn get(&self, id: TokenId) -> &TokenInfo {
-        &self.tokens[id.0 as usize]
+    /// A token's text and class (an id is only made by this table, which never
+    /// shrinks; an id from another table reads as an empty declared token).
+    pub fn get(&self, id: TokenId) -> TokenInfo<'_> {
+        TokenInfo {
+            text: text_in(&self.entries, &self.texts, id),
+            class: self
+                .entries
+                .get(id.0 as usize)
+                .map_or(TokenClass::Declared, |e| e.class),
+        }
     }
 
     pub fn text(&self, id: TokenId) -> &str {
-        &self.get(id).text
+        self.get(id).text
     }
 
     pub fn class(&self, id: TokenId) -> TokenClass {
         self.get(id).class
+    }
+
+    /// How many distinct tokens the table holds.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The table interns as a map from text to the first id and class would.
+        #[test]
+        fn interning_is_a_map_from_text_to_its_first_id(
+            texts in prop::collection::vec(("[a-c/é]{0,4}", 0u8..3), 0..60)
+        ) {
+            let class = |c: u8| [TokenClass::Path, TokenClass::Hex, TokenClass::Url][c as usize];
+            let mut table = TokenTable::default();
+            let mut oracle: std::collections::HashMap<String, (TokenId, TokenClass)> =
+                std::collections::HashMap::new();
+            for (text, c) in &texts {
+                let id = table.intern(text, class(*c));
+                let next = TokenId(oracle.len() as u32);
+                let (want, first_class) = *oracle.entry(text.clone()).or_insert((next, class(*c)));
+                prop_assert_eq!(id, want);
+                prop_assert_eq!(table.get(id), TokenInfo { text, class: first_class });
+            }
+            prop_assert_eq!(table.len(), oracle.len());
+            for (text, (id, _)) in &oracle {
+                prop_assert_eq!(table.find(text), Some(*id));
+            }
+            prop_assert_eq!(table.find("not interned"), None);
+        }
+    }
+
+    /// Past the point where recent ids are settled and texts take several chunks, a
+    /// clone keeps its tokens and finds them while the original interns more, and
+    /// the other way round.
+    #[test]
+    fn clones_intern_on_their_own() {
+        let text = |i: usize| format!("/srv/{i}/{}", "x".repeat(i % 40));
+        let mut table = TokenTable::default();
+        let mut clones = Vec::new();
+        for i in 0..30_000 {
+            assert_eq!(table.intern(&text(i), TokenClass::Path), TokenId(i as u32));
+            if i % 7_000 == 0 {
+                clones.push((i, table.clone()));
+            }
+        }
+        assert!(table.texts.len() > 10, "texts in {} chunks", table.texts.len());
+        for (upto, clone) in &mut clones {
+            let upto = *upto;
+            for i in 0..30_000 {
+                let found = clone.find(&text(i));
+                assert_eq!(found, (i <= upto).then_some(TokenId(i as u32)));
+            }
+            let next = clone.intern("only in the clone", TokenClass::Declared);
+            assert_eq!(next, TokenId(upto as u32 + 1));
+            assert_eq!(clone.text(next), "only in the clone");
+        }
+        assert_eq!(table.find("only in the clone"), None);
+        for i in 0..30_000 {
+            assert_eq!(table.text(TokenId(i as u32)), text(i));
+            assert_eq!(table.find(&text(i)), Some(TokenId(i as u32)));
+        }
     }
 }
