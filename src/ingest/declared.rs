@@ -41,6 +41,15 @@ impl DeclaredPass {
             self.asked = asked;
         }
         for (index, found) in &self.found {
+            // Only what lacks a token is written to: a shared chunk is copied on write.
+            let holds_all = session
+                .events
+                .get(*index)
+                .and_then(|e| e.kind.region_text())
+                .is_none_or(|d| found.iter().all(|id| d.tokens.contains(id)));
+            if holds_all {
+                continue;
+            }
             let Some(digest) = session
                 .events
                 .get_mut(*index)

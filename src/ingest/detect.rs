@@ -126,6 +126,27 @@ impl LogParser {
         }
     }
 
+    fn session_mut(&mut self) -> &mut Session {
+        match self {
+            LogParser::Undetected(undecided) => &mut undecided.empty,
+            LogParser::Canonical(p) => p.session_mut(),
+            LogParser::ClaudeCode(p) => &mut p.builder.session,
+            LogParser::Codex(p) => &mut p.builder.session,
+        }
+    }
+
+    /// Adds the declared tokens `pass` finds to the region texts of the session read so
+    /// far: they stay there as it grows (only a canonical log declares bindings, and
+    /// its reader never reads back what it parsed), so what a snapshot shares with the
+    /// session is not copied to attach them again.
+    pub fn attach_declared(
+        &mut self,
+        pass: &mut super::declared::DeclaredPass,
+        source: &(impl super::source::LineSource + ?Sized),
+    ) -> std::io::Result<()> {
+        pass.attach(self.session_mut(), source)
+    }
+
     pub fn finish(mut self) -> Session {
         self.decide();
         match self {

@@ -92,6 +92,15 @@ impl Follower {
         self.parser.session()
     }
 
+    /// See [`LogParser::attach_declared`].
+    pub fn attach_declared(
+        &mut self,
+        pass: &mut super::declared::DeclaredPass,
+        source: &(impl super::source::LineSource + ?Sized),
+    ) -> io::Result<()> {
+        self.parser.attach_declared(pass, source)
+    }
+
     fn restart(&mut self) {
         self.parser = LogParser::new();
         self.offset = 0;

@@ -346,7 +346,7 @@ impl Following {
     fn build(&mut self, path: &Path, before: Option<&Snapshot>) -> Result<Snapshot, String> {
         build(
             path,
-            &self.follower,
+            &mut self.follower,
             &mut self.analyzer,
             &mut self.declared,
             before,
@@ -358,17 +358,17 @@ impl Following {
 /// Analyses what the follower has read, with the declared-token pass and `decisions`.
 fn build(
     path: &Path,
-    follower: &Follower,
+    follower: &mut Follower,
     analyzer: &mut Analyzer,
     declared: &mut DeclaredPass,
     before: Option<&Snapshot>,
     decisions: &[crate::model::Decision],
 ) -> Result<Snapshot, String> {
-    let mut session = follower.session().clone();
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    declared
-        .attach(&mut session, &file)
+    follower
+        .attach_declared(declared, &file)
         .map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut session = follower.session().clone();
     crate::ingest::attach_ledger(&mut session, path)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     crate::ingest::attach_context_sources(&mut session);

@@ -696,17 +696,30 @@ impl<'a> Ctx<'a> {
             return;
         }
         let session = self.session;
+        // What `same_token` compares, for every binding at once: its text, and the
+        // file a path names.
+        let mut texts: HashSet<&str> = HashSet::new();
+        let mut files: HashSet<String> = HashSet::new();
+        for binding in &self.state.bindings {
+            let info = session.tokens.get(binding.token);
+            texts.insert(info.text);
+            if info.class == TokenClass::Path {
+                files.insert(path_key(info.text, self.cwd));
+            }
+        }
+        let mut reported: HashSet<String> = out
+            .findings
+            .iter()
+            .filter_map(|f| match &f.kind {
+                FindingKind::UnknownBinding { token, .. } => Some(token.clone()),
+                _ => None,
+            })
+            .collect();
         for obligation in self.state.open_obligations() {
             for required in &obligation.requires {
-                let declared = self
-                    .state
-                    .bindings
-                    .iter()
-                    .any(|b| same_token(session, required, b.token, self.cwd));
-                let reported = out.findings.iter().any(|f| {
-                    matches!(&f.kind, FindingKind::UnknownBinding { token, .. } if token == required)
-                });
-                if !declared && !reported {
+                let declared = texts.contains(required.as_str())
+                    || (!files.is_empty() && files.contains(&path_key(required, self.cwd)));
+                if !declared && reported.insert(required.clone()) {
                     out.flags.unknown_binding = true;
                     out.findings.push(self.error(
                         FindingKind::UnknownBinding {
@@ -756,7 +769,12 @@ fn exact_survivors(
         .collect();
     let texts: Vec<&str> = candidates.iter().map(|&t| session.tokens.text(t)).collect();
     // Overlapping matches: a token may sit inside a longer one and still be a word.
-    if let Ok(matcher) = aho_corasick::AhoCorasick::new(&texts) {
+    // The matcher runs once over one summary: the plain automaton is the cheapest to
+    // build, and a faster one would be built from it (both in memory at once).
+    let matcher = aho_corasick::AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
+        .build(&texts);
+    if let Ok(matcher) = matcher {
         for found in matcher.find_overlapping_iter(&summary.text) {
             let Some(&id) = candidates.get(found.pattern().as_usize()) else {
                 continue;
