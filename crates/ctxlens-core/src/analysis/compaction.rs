@@ -301,6 +301,8 @@ struct Ctx<'a> {
 struct Requirements<'a> {
     /// The pending steps and their targets as text, written out once.
     steps: Vec<(&'a str, String)>,
+    /// The word runs of the steps' targets (see [`word_runs`]).
+    step_runs: HashSet<String>,
     obligations: Vec<&'a ObligationState>,
     by_text: HashMap<&'a str, Vec<usize>>,
     by_file: HashMap<String, Vec<usize>>,
@@ -308,12 +310,19 @@ struct Requirements<'a> {
 
 impl<'a> Requirements<'a> {
     fn new(state: &'a StateAt, cwd: Option<&str>) -> Self {
+        let steps: Vec<(&str, String)> = state
+            .pending
+            .iter()
+            .map(|s| (s.id.as_str(), target_text(&s.target)))
+            .collect();
+        let step_runs = steps
+            .iter()
+            .flat_map(|(_, target)| word_runs(target))
+            .map(str::to_owned)
+            .collect();
         let mut index = Requirements {
-            steps: state
-                .pending
-                .iter()
-                .map(|s| (s.id.as_str(), target_text(&s.target)))
-                .collect(),
+            steps,
+            step_runs,
             obligations: Vec::new(),
             by_text: HashMap::new(),
             by_file: HashMap::new(),
@@ -590,10 +599,13 @@ impl<'a> Ctx<'a> {
             .of(session, token, self.cwd)
             .into_iter()
             .map(|o| o.id.clone());
+        // Most dropped tokens are in no step: those with a word run no target holds
+        // are not searched for (a region can drop many thousands).
+        let in_some_step = word_runs(text).all(|run| requirements.step_runs.contains(run));
         let by_step = requirements
             .steps
             .iter()
-            .filter(|(_, target)| contains_whole_word(target, text, class))
+            .filter(|(_, target)| in_some_step && contains_whole_word(target, text, class))
             .map(|(id, _)| (*id).to_owned());
         let by_ledger = self
             .ledger_tokens()
@@ -750,16 +762,8 @@ fn exact_survivors(
     // characters of a token that occurs is a whole run of the summary's: a token with a
     // run the summary lacks cannot occur, and is left out of the matcher (most of a
     // large region's tokens: a path's folders are common, its file's name is not).
-    let runs: HashSet<&str> = summary
-        .text
-        .split(|c: char| !is_word_char(c))
-        .filter(|r| !r.is_empty())
-        .collect();
-    let may_occur = |text: &str| {
-        text.split(|c: char| !is_word_char(c))
-            .filter(|r| !r.is_empty())
-            .all(|run| runs.contains(run))
-    };
+    let runs: HashSet<&str> = word_runs(&summary.text).collect();
+    let may_occur = |text: &str| word_runs(text).all(|run| runs.contains(run));
     let ids: Vec<TokenId> = ids.collect();
     let mut kept = HashSet::new();
     let candidates: Vec<TokenId> = ids
@@ -799,6 +803,14 @@ fn exact_survivors(
         }
     }
     kept
+}
+
+/// The runs of word characters of `text`. A token that occurs in a text as a whole
+/// word has no word character on either side, so each of its runs is a whole run of
+/// the text: a token with a run the text lacks cannot occur in it.
+fn word_runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !is_word_char(c))
+        .filter(|run| !run.is_empty())
 }
 
 /// Whether `written` names declared token `token` (a path in any form of the same file).

@@ -4,7 +4,7 @@
 use super::compaction::{CompactionAnalysis, RegionToken};
 use super::inference::Reuse;
 use super::tokens::{extract, is_whole_word};
-use crate::model::{Session, TokenClass};
+use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
 /// What a compaction did to a token of its region.
@@ -83,9 +83,14 @@ fn key(session: &Session, text: &str, class: TokenClass) -> String {
 
 /// Finds a compaction's region tokens in any text and says what became of each: built
 /// once per compaction (its lookup table is the region's tokens), used for every text.
+/// A region can hold hundreds of thousands of tokens, so they are held by id (a found
+/// token is looked up in the session's table), and only paths by the file they name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Marker {
-    states: HashMap<String, TokenState>,
+    /// Every region token's state, sorted by id (a region lists a token once).
+    states: Vec<(TokenId, TokenState)>,
+    /// Path tokens by the file they name (a path in another form names it too).
+    files: HashMap<String, TokenState>,
     /// Declared tokens of no known shape, which the extractor does not find.
     declared: Vec<(String, TokenClass, TokenState)>,
 }
@@ -96,16 +101,36 @@ impl Marker {
         for t in &analysis.tokens {
             let info = session.tokens.get(t.id);
             let state = TokenState::of(t);
-            marker
-                .states
-                .insert(key(session, info.text, info.class), state);
-            if info.class == TokenClass::Declared {
-                marker
-                    .declared
-                    .push((info.text.to_string(), info.class, state));
+            marker.states.push((t.id, state));
+            match info.class {
+                TokenClass::Path => {
+                    marker
+                        .files
+                        .insert(key(session, info.text, info.class), state);
+                }
+                TokenClass::Declared => {
+                    marker
+                        .declared
+                        .push((info.text.to_string(), info.class, state));
+                }
+                _ => {}
             }
         }
+        marker.states.sort_unstable_by_key(|&(id, _)| id);
         marker
+    }
+
+    /// The state of a token found as `text` of `class` in some text, if it is one of
+    /// the region's.
+    fn state_of(&self, text: &str, class: TokenClass, session: &Session) -> Option<TokenState> {
+        if class == TokenClass::Path {
+            if let Some(&state) = self.files.get(&key(session, text, class)) {
+                return Some(state);
+            }
+        }
+        let id = session.tokens.find(text)?;
+        let at = self.states.binary_search_by_key(&id, |&(id, _)| id).ok()?;
+        self.states.get(at).map(|&(_, state)| state)
     }
 
     /// The region tokens found in `text`, leftmost first, without overlaps.
@@ -113,11 +138,11 @@ impl Marker {
         let mut out: Vec<Mark> = extract(text)
             .into_iter()
             .filter_map(|f| {
-                let state = self.states.get(&key(session, f.text(text), f.class))?;
+                let state = self.state_of(f.text(text), f.class, session)?;
                 Some(Mark {
                     start: f.start,
                     end: f.end,
-                    state: *state,
+                    state,
                 })
             })
             .collect();
