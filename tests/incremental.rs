@@ -118,3 +118,47 @@ fn a_snapshot_that_keeps_settled_compactions_equals_a_fresh_one() {
         }
     }
 }
+
+/// An event rewritten in place (a transcript's rewind, a summary written late) before
+/// the newest compaction: what the analyzer kept from its last look no longer holds
+/// from there on, and the analysis still equals one from scratch.
+#[test]
+fn an_event_rewritten_before_the_newest_compaction_is_analysed_again() {
+    use ctxlens::analysis::regenerated::first_seen;
+    use ctxlens::model::EventKind;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut rewritten = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let original = ctxlens::ingest::parse_bytes(&std::fs::read(&path).unwrap());
+        for index in 0..original.events.len() {
+            let mut analyzer = Analyzer::default();
+            let _ = analyzer.analyze(&original, &[], false);
+            let mut session = original.clone();
+            let Some(event) = session.events.get_mut(index) else {
+                continue;
+            };
+            if matches!(event.kind, EventKind::Compaction { .. }) {
+                continue;
+            }
+            event.kind = EventKind::Other {
+                type_name: "rewound".into(),
+            };
+            rewritten += 1;
+            // The first event of each token, brought up to date from the original's.
+            let common = original.events.common_prefix(&session.events);
+            assert_eq!(common, index);
+            let updated = first_seen(&original).update(&original.events, common, &session);
+            assert_eq!(updated, first_seen(&session), "{}, event {index}", path.display());
+            let incremental = analyzer.analyze(&session, &[], false);
+            let scratch = analyze(&session, &[], false);
+            assert_eq!(
+                format!("{incremental:?}"),
+                format!("{scratch:?}"),
+                "{}, event {index} rewritten",
+                path.display()
+            );
+        }
+    }
+    assert!(rewritten > 50, "only {rewritten} events rewritten");
+}

@@ -3,7 +3,6 @@
 
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::marks::{Mark, Marker};
-use crate::analysis::state::StateAt;
 use crate::analysis::token_rows::{token_rows, TokenRow};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
@@ -34,8 +33,6 @@ pub struct Snapshot {
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
-    /// Obligations and plan at the newest event, for when no compaction is selected.
-    pub now: StateAt,
     /// Each compaction's tokens and what became of them, by compaction id.
     token_rows: HashMap<String, Arc<Vec<TokenRow>>>,
     /// What the compaction view draws of each compaction, computed once here.
@@ -151,7 +148,6 @@ impl Snapshot {
         Snapshot {
             token_rows,
             views,
-            now: StateAt::of(&session.events),
             session,
             analysis,
             rows: rows.into_iter().map(|(_, row)| row).collect(),

@@ -14,6 +14,7 @@ pub mod instructions;
 pub mod kept;
 pub mod ledger;
 pub mod marks;
+mod passes;
 pub mod paths;
 pub mod regenerated;
 pub mod report;

@@ -4,7 +4,7 @@
 //! of a token the compaction dropped: the agent made up the value it had lost.
 
 use super::paths::folder_and_extension;
-use crate::model::{EventKind, Session, TokenClass, TokenId};
+use crate::model::{Chunked, Event, EventKind, Session, TokenClass, TokenId};
 use std::collections::{HashMap, HashSet};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
@@ -18,7 +18,7 @@ pub struct Regenerated {
 
 /// The first event holding each token, by token id (ids are dense: a vector, not a
 /// map; a large log holds millions of tokens).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct FirstSeen(Vec<u32>);
 
 impl FirstSeen {
@@ -41,20 +41,45 @@ impl FirstSeen {
 /// Index of the first event that holds each token anywhere (text, tool arguments,
 /// declarations), so "never seen before" is one lookup.
 pub fn first_seen(session: &Session) -> FirstSeen {
-    let mut first = FirstSeen(vec![u32::MAX; session.tokens.len()]);
-    for (index, event) in session.events.iter().enumerate() {
-        let mut note = |id: TokenId| first.note(id, index);
-        // A tool call's targets are among its input's tokens.
-        match &event.kind {
-            EventKind::Binding { token, .. } => note(*token),
-            kind => {
-                if let Some(digest) = kind.region_text() {
-                    digest.tokens.iter().for_each(|&t| note(t));
+    FirstSeen::default().update(&Chunked::default(), 0, session)
+}
+
+/// The tokens an event holds (a tool call's targets are among its input's tokens).
+fn tokens_of(event: &Event) -> &[TokenId] {
+    match &event.kind {
+        EventKind::Binding { token, .. } => std::slice::from_ref(token),
+        kind => kind.region_text().map_or(&[], |d| d.tokens.as_slice()),
+    }
+}
+
+impl FirstSeen {
+    /// `self`, computed over `before`, brought up to `session`, whose events have the
+    /// first `common` of `before`'s: what the others noted is undone, and the
+    /// session's events from `common` on are noted.
+    pub fn update(mut self, before: &Chunked<Event>, common: usize, session: &Session) -> FirstSeen {
+        if self.0.len() > session.tokens.len() {
+            // Another session's: start over.
+            self.0.clear();
+            return self.update(&Chunked::default(), 0, session);
+        }
+        let cut = u32::try_from(common).unwrap_or(u32::MAX - 1);
+        for event in before.range(common..before.len()) {
+            for id in tokens_of(event) {
+                if let Some(slot) = self.0.get_mut(id.0 as usize) {
+                    if *slot >= cut {
+                        *slot = u32::MAX;
+                    }
                 }
             }
         }
+        self.0.resize(session.tokens.len(), u32::MAX);
+        for (index, event) in session.events_in(common..session.events.len()).enumerate() {
+            for &id in tokens_of(event) {
+                self.note(id, common + index);
+            }
+        }
+        self
     }
-    first
 }
 
 /// Whether `candidate` has the shape of `dropped` by the `regenerated_from` rules of

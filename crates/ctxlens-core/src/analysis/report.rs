@@ -4,7 +4,8 @@ use super::compaction::{self, CompactionAnalysis, DroppedToken, RegionPart};
 use super::continuation;
 use super::decisions::DecisionIndex;
 use super::finding::{Finding, FindingKind, Severity};
-use super::state::StateBuilder;
+use super::passes::KeptPasses;
+use super::state::StateAt;
 use crate::model::{CompactionInfo, Decision, RangeSpec, Session, TokenClass, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -25,6 +26,9 @@ pub struct SessionAnalysis {
     pub strict: bool,
     /// Not to be trusted without review from this compaction on (spec §8.4).
     pub degraded: Option<Degraded>,
+    /// Obligations, bindings, plan and choices after the newest event (the same pass
+    /// that gives the state at each compaction).
+    pub now: StateAt,
 }
 
 /// Since when, and why, a session must not be trusted without review.
@@ -94,6 +98,8 @@ pub struct Analyzer {
     reused: std::collections::HashSet<String>,
     /// The region part of the newest compaction, whose window still grows.
     newest: Option<NewestRegion>,
+    /// The passes over the whole session, kept where they still hold.
+    passes: KeptPasses,
 }
 
 /// What the region part of the newest compaction was computed from, and the part.
@@ -156,17 +162,22 @@ impl Analyzer {
         strict: bool,
     ) -> SessionAnalysis {
         let inputs = Inputs::of(session);
+        // What was computed from the events before the first one that changed holds.
+        let unchanged = self.passes.unchanged(session);
         let Analyzer {
             settled: kept,
             reused,
             newest,
+            passes,
         } = self;
         let settled = std::mem::take(kept);
         reused.clear();
         let reuse = |info: &CompactionInfo, until: usize| {
             settled
                 .iter()
-                .find(|s| s.info == *info && s.until == until && s.inputs == inputs)
+                .find(|s| {
+                    s.info == *info && s.until == until && s.inputs == inputs && until <= unchanged
+                })
                 .map(|s| s.analysis.clone())
         };
         let mut region = |info: &CompactionInfo,
@@ -179,7 +190,11 @@ impl Analyzer {
             }
             let now = definition(session, info);
             let same = newest.as_ref().is_some_and(|n| {
-                n.info == *info && n.inputs == inputs && n.applied == applied && n.definition == now
+                n.info == *info
+                    && n.inputs == inputs
+                    && n.applied == applied
+                    && n.definition == now
+                    && info.at <= unchanged
             });
             if let (true, Some(n)) = (same, newest.as_ref()) {
                 return n.part.clone();
@@ -214,7 +229,7 @@ impl Analyzer {
                 }
                 analysis
             };
-        analyze_with(session, sidecar, strict, &mut each, &mut region)
+        analyze_with(session, sidecar, strict, (passes, unchanged), &mut each, &mut region)
     }
 }
 
@@ -233,6 +248,7 @@ fn analyze_with(
     session: &Session,
     sidecar: &[Decision],
     strict: bool,
+    (kept, unchanged): (&mut KeptPasses, usize),
     each: &mut dyn FnMut(
         &CompactionInfo,
         usize,
@@ -247,15 +263,10 @@ fn analyze_with(
 ) -> SessionAnalysis {
     let infos = session.compactions();
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
-    // One pass builds the state at every compaction (compactions are in event order).
-    let mut state = StateBuilder::default();
-    let mut applied_up_to = 0;
-    let first_seen = super::regenerated::first_seen(session);
+    // One pass builds the state at every compaction that needs it (compactions are
+    // in event order), from where the last look left it when it can.
+    let mut passes = kept.resume(session, unchanged, infos.last().map(|i| i.at));
     for info in &infos {
-        for event in session.events_in(applied_up_to..info.at) {
-            state.apply(event);
-        }
-        applied_up_to = info.at;
         let applied: Vec<(String, RangeSpec)> = infos
             .iter()
             .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
@@ -268,12 +279,14 @@ fn analyze_with(
             .unwrap_or(session.events.len());
         let mut fresh = || {
             let part = region(info, until, &applied, &mut || {
-                compaction::region_part(session, info, &applied, state.snapshot())
+                compaction::region_part(session, info, &applied, passes.state_at(info.at))
             });
-            compaction::finish(session, info, part, until, &first_seen)
+            compaction::finish(session, info, part, until, &passes.first_seen)
         };
         compactions.push(each(info, until, &mut fresh));
     }
+    let now = passes.state_at(session.events.len());
+    kept.keep(passes);
     let divergences = continuation::divergences(session, &compactions);
     let decisions = DecisionIndex::new(session, sidecar);
 
@@ -307,6 +320,7 @@ fn analyze_with(
         findings,
         strict,
         degraded,
+        now,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::model::{entity_key, Event, EventKind, ObligationStatus, PlanStep, Polarity, TokenId};
 use serde_json::Value;
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeclaredBinding {
@@ -44,10 +45,15 @@ pub struct StateAt {
 
 /// Builds the state event by event, so one pass over a log yields the state at each of
 /// its compactions.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct StateBuilder {
     state: StateAt,
     claimed: std::collections::HashSet<String>,
+    /// Where each binding, obligation and choice (by entity key) stands in `state`: a
+    /// long log declares thousands, and each event is one lookup, not a scan.
+    binding_at: HashMap<TokenId, usize>,
+    obligation_at: HashMap<String, usize>,
+    choice_at: HashMap<String, usize>,
     /// How many events were applied: the index of the next one.
     applied: usize,
 }
@@ -62,20 +68,23 @@ impl StateBuilder {
                 entity, polarity, ..
             } => {
                 let key = entity_key(entity);
-                let choice = state
-                    .choices
-                    .iter_mut()
-                    .find(|c| entity_key(&c.entity) == key);
+                let choice = self
+                    .choice_at
+                    .get(&key)
+                    .and_then(|&at| state.choices.get_mut(at));
                 match choice {
                     Some(known) => {
                         known.polarity = *polarity;
                         known.event = index;
                     }
-                    None => state.choices.push(ChoiceState {
-                        entity: entity.clone(),
-                        polarity: *polarity,
-                        event: index,
-                    }),
+                    None => {
+                        self.choice_at.insert(key, state.choices.len());
+                        state.choices.push(ChoiceState {
+                            entity: entity.clone(),
+                            polarity: *polarity,
+                            event: index,
+                        });
+                    }
                 }
             }
             EventKind::Binding {
@@ -88,9 +97,16 @@ impl StateBuilder {
                     regenerable: *regenerable,
                     note: note.clone(),
                 };
-                match state.bindings.iter_mut().find(|b| b.token == *token) {
+                let known = self
+                    .binding_at
+                    .get(token)
+                    .and_then(|&at| state.bindings.get_mut(at));
+                match known {
                     Some(known) => *known = binding,
-                    None => state.bindings.push(binding),
+                    None => {
+                        self.binding_at.insert(*token, state.bindings.len());
+                        state.bindings.push(binding);
+                    }
                 }
             }
             EventKind::Obligation {
@@ -98,7 +114,11 @@ impl StateBuilder {
                 name,
                 requires,
                 status,
-            } => match state.obligations.iter_mut().find(|o| &o.id == id) {
+            } => match self
+                .obligation_at
+                .get(id)
+                .and_then(|&at| state.obligations.get_mut(at))
+            {
                 Some(known) => {
                     if let Some(status) = status {
                         known.status = *status;
@@ -110,12 +130,16 @@ impl StateBuilder {
                         known.name = name.clone();
                     }
                 }
-                None => state.obligations.push(ObligationState {
-                    id: id.clone(),
-                    name: name.clone(),
-                    requires: requires.clone().unwrap_or_default(),
-                    status: status.unwrap_or(ObligationStatus::Open),
-                }),
+                None => {
+                    self.obligation_at
+                        .insert(id.clone(), state.obligations.len());
+                    state.obligations.push(ObligationState {
+                        id: id.clone(),
+                        name: name.clone(),
+                        requires: requires.clone().unwrap_or_default(),
+                        status: status.unwrap_or(ObligationStatus::Open),
+                    });
+                }
             },
             EventKind::Plan { steps } => state.plan = steps.clone(),
             EventKind::Action {

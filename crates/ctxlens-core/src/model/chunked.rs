@@ -114,6 +114,25 @@ impl<T> Chunked<T> {
     }
 }
 
+impl<T: PartialEq> Chunked<T> {
+    /// How many leading elements `self` and `other` have in common. A chunk both
+    /// hold is the same (a chunk is copied before it is changed while shared), so
+    /// only the first chunk they do not share is compared element by element: what
+    /// an analysis kept from a clone of the list stays valid up to here.
+    pub fn common_prefix(&self, other: &Chunked<T>) -> usize {
+        let mut common = 0;
+        for (mine, theirs) in self.chunks.iter().zip(&other.chunks) {
+            if Arc::ptr_eq(mine, theirs) {
+                common += mine.len();
+                continue;
+            }
+            common += mine.iter().zip(theirs.iter()).take_while(|(a, b)| a == b).count();
+            break;
+        }
+        common.min(self.len).min(other.len)
+    }
+}
+
 impl<T: Clone> FromIterator<T> for Chunked<T> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut list = Chunked::default();
@@ -253,6 +272,9 @@ mod tests {
             }
             for (clone, held) in clones {
                 prop_assert!(clone.iter().eq(held.iter()));
+                let common = model.iter().zip(&held).take_while(|(a, b)| a == b).count();
+                prop_assert_eq!(list.common_prefix(&clone), common);
+                prop_assert_eq!(clone.common_prefix(&list), common);
             }
         }
     }

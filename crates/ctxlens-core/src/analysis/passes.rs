@@ -1,0 +1,108 @@
+//! The two passes over a whole session that the analysis needs (the state at each
+//! compaction, and the first event of each token), kept between looks at a log that
+//! grows: what the last look computed holds up to the first event that differs, so an
+//! appended event costs the events after the newest compaction, not the whole log.
+
+use super::regenerated::FirstSeen;
+use super::state::{StateAt, StateBuilder};
+use crate::model::{Chunked, Event, Session};
+
+/// What the last analysis of a session kept of its passes.
+#[derive(Debug, Default)]
+pub struct KeptPasses {
+    /// The events it read: a clone, which shares their chunks (so a chunk changed
+    /// since is a copy, and [`Chunked::common_prefix`] finds where they differ).
+    events: Chunked<Event>,
+    first_seen: FirstSeen,
+    /// The state just before the event at this index (the newest compaction).
+    checkpoint: Option<(usize, StateBuilder)>,
+}
+
+impl KeptPasses {
+    /// How many leading events of `session` the last look read as they are now:
+    /// what was computed from those alone still holds.
+    pub fn unchanged(&self, session: &Session) -> usize {
+        self.events.common_prefix(&session.events)
+    }
+
+    /// The passes for `session`, from what was kept where it still holds (`common` is
+    /// [`Self::unchanged`]).
+    pub fn resume<'s>(
+        &mut self,
+        session: &'s Session,
+        common: usize,
+        newest: Option<usize>,
+    ) -> Passes<'s> {
+        let kept = std::mem::take(self);
+        let first_seen = kept.first_seen.update(&kept.events, common, session);
+        Passes {
+            session,
+            first_seen,
+            state: StatePass {
+                builder: StateBuilder::default(),
+                applied: 0,
+                checkpoint: kept.checkpoint.filter(|(at, _)| *at <= common),
+                keep_at: newest,
+                kept: None,
+            },
+        }
+    }
+
+    /// Keeps what `passes` computed, for the next look.
+    pub fn keep(&mut self, passes: Passes<'_>) {
+        let state = passes.state;
+        *self = KeptPasses {
+            events: passes.session.events.clone(),
+            first_seen: passes.first_seen,
+            checkpoint: state.kept.or(state.checkpoint),
+        };
+    }
+}
+
+pub struct Passes<'s> {
+    session: &'s Session,
+    pub first_seen: FirstSeen,
+    pub state: StatePass,
+}
+
+impl Passes<'_> {
+    /// The state just before event `index` (asked in increasing order).
+    pub fn state_at(&mut self, index: usize) -> StateAt {
+        self.state.advance(self.session, index);
+        self.state.builder.snapshot()
+    }
+}
+
+/// The state pass: applied lazily, from the kept checkpoint when it can.
+pub struct StatePass {
+    builder: StateBuilder,
+    applied: usize,
+    checkpoint: Option<(usize, StateBuilder)>,
+    /// Where to keep a checkpoint for the next look, and the one kept.
+    keep_at: Option<usize>,
+    kept: Option<(usize, StateBuilder)>,
+}
+
+impl StatePass {
+    fn advance(&mut self, session: &Session, index: usize) {
+        if let Some((at, checkpoint)) = &self.checkpoint {
+            if *at <= index && self.applied < *at {
+                self.builder = checkpoint.clone();
+                self.applied = *at;
+            }
+        }
+        let keep = self.keep_at.filter(|&k| self.applied <= k && k <= index);
+        if let Some(keep) = keep.filter(|_| self.kept.is_none()) {
+            self.apply_to(session, keep);
+            self.kept = Some((keep, self.builder.clone()));
+        }
+        self.apply_to(session, index);
+    }
+
+    fn apply_to(&mut self, session: &Session, index: usize) {
+        for event in session.events_in(self.applied..index) {
+            self.builder.apply(event);
+        }
+        self.applied = self.applied.max(index.min(session.events.len()));
+    }
+}
