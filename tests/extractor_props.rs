@@ -18,7 +18,14 @@ fn token() -> impl Strategy<Value = (String, TokenClass)> {
             TokenClass::Url
         )),
         "[a-z]{1,8}(/[a-z0-9_]{1,8}){1,3}\\.(rs|py|sql|db)".prop_map(|p| (p, TokenClass::Path)),
-        "[a-z]{1,8}(/[a-z0-9_]{1,8}){1,3}".prop_map(|p| (format!("/{p}"), TokenClass::Path)),
+        "[a-z]{1,8}(/[a-z0-9_]{1,8}){1,3}"
+            // Paths every machine has (`/dev/…`, `/proc/…`) are no identifier of the work.
+            .prop_filter("a system path", |p| {
+                !["dev/", "proc/", "bin/", "sbin/", "usr/", "tmp/"]
+                    .iter()
+                    .any(|d| p.starts_with(d))
+            })
+            .prop_map(|p| (format!("/{p}"), TokenClass::Path)),
         "[0-9a-f]{17}".prop_map(|h| (format!("i-{h}"), TokenClass::ResourceId)),
         "[1-9][0-9]{1,6}".prop_map(|n| (n, TokenClass::Numbered)),
         "[0-9a-f]{7,40}"

@@ -149,7 +149,12 @@ fn an_event_rewritten_before_the_newest_compaction_is_analysed_again() {
             let common = original.events.common_prefix(&session.events);
             assert_eq!(common, index);
             let updated = first_seen(&original).update(&original.events, common, &session);
-            assert_eq!(updated, first_seen(&session), "{}, event {index}", path.display());
+            assert_eq!(
+                updated,
+                first_seen(&session),
+                "{}, event {index}",
+                path.display()
+            );
             let incremental = analyzer.analyze(&session, &[], false);
             let scratch = analyze(&session, &[], false);
             assert_eq!(

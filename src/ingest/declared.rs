@@ -6,7 +6,7 @@
 use super::canonical::region_texts;
 use super::source::LineSource;
 use crate::analysis::tokens::is_whole_word;
-use crate::model::{EventKind, RangeSpec, Session, TokenId};
+use crate::model::{Chunked, Event, EventKind, RangeSpec, Session, TokenId};
 use std::collections::HashSet;
 use std::io;
 
@@ -27,6 +27,10 @@ pub struct DeclaredPass {
     asked: (Vec<TokenId>, Vec<usize>),
     /// Declared tokens found in each event's region text.
     found: Vec<(usize, Vec<TokenId>)>,
+    /// The events as the last attach left them (a clone sharing their chunks), and
+    /// the compactions' ranges then.
+    seen: Chunked<Event>,
+    ranges: Vec<(u64, u64)>,
 }
 
 impl DeclaredPass {
@@ -35,7 +39,26 @@ impl DeclaredPass {
         session: &mut Session,
         source: &(impl LineSource + ?Sized),
     ) -> io::Result<()> {
-        let asked = what_to_search(session);
+        // Events appended since, none a binding or a compaction: the same question,
+        // and what was found is attached already (a pass per append was a pass over
+        // every event of the log).
+        let common = self.seen.common_prefix(&session.events);
+        let asks_nothing_new = |e: &Event| match e.kind {
+            EventKind::Binding { .. } | EventKind::Compaction { .. } => false,
+            // A range can reach past the log (a coverage gap): such an event is asked.
+            ref kind => kind.region_text().is_none() || !in_ranges(&self.ranges, e.seq),
+        };
+        let only_appended = common == self.seen.len()
+            && session
+                .events
+                .range(common..session.events.len())
+                .all(asks_nothing_new);
+        if only_appended {
+            self.seen = session.events.clone();
+            return Ok(());
+        }
+        self.ranges = merged_ranges(session);
+        let asked = what_to_search(session, &self.ranges);
         if asked != self.asked {
             self.found = search(session, source, &asked.0, &asked.1)?;
             self.asked = asked;
@@ -64,13 +87,14 @@ impl DeclaredPass {
                 }
             }
         }
+        self.seen = session.events.clone();
         Ok(())
     }
 }
 
 /// The declared tokens, in order of declaration, and the events whose region text is
 /// in some compaction's range.
-fn what_to_search(session: &Session) -> (Vec<TokenId>, Vec<usize>) {
+fn what_to_search(session: &Session, ranges: &[(u64, u64)]) -> (Vec<TokenId>, Vec<usize>) {
     let mut declared: Vec<TokenId> = Vec::new();
     let mut known = HashSet::new();
     for event in &session.events {
@@ -83,16 +107,11 @@ fn what_to_search(session: &Session) -> (Vec<TokenId>, Vec<usize>) {
     if declared.is_empty() {
         return (declared, Vec::new());
     }
-    let ranges = merged_ranges(session);
-    let in_a_range = |seq: u64| {
-        let at = ranges.partition_point(|&(_, to)| to < seq);
-        ranges.get(at).is_some_and(|&(from, _)| from <= seq)
-    };
     let wanted: Vec<usize> = session
         .events
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.kind.region_text().is_some() && in_a_range(e.seq))
+        .filter(|(_, e)| e.kind.region_text().is_some() && in_ranges(ranges, e.seq))
         .map(|(index, _)| index)
         .collect();
     (declared, wanted)
@@ -140,6 +159,12 @@ fn search(
         }
     }
     Ok(out)
+}
+
+/// Whether `seq` lies in one of `ranges` (sorted and merged).
+fn in_ranges(ranges: &[(u64, u64)], seq: u64) -> bool {
+    let at = ranges.partition_point(|&(_, to)| to < seq);
+    ranges.get(at).is_some_and(|&(from, _)| from <= seq)
 }
 
 /// The compactions' ranges, sorted and merged where they overlap or touch.
@@ -237,5 +262,41 @@ mod tests {
         pass.attach(&mut third, &source).unwrap();
         assert_eq!(source.reads.get(), 2);
         assert_eq!(tokens_of(&third, 4), ["tok_77"]);
+    }
+
+    /// The followed session itself grows (the TUI's worker attaches to it): an
+    /// appended event that no range takes in costs no pass, and one that a range
+    /// reaching past the log takes in is searched, as a fresh pass would.
+    #[test]
+    fn an_appended_event_is_searched_only_where_a_range_takes_it_in() {
+        for (to, searched) in [(3, false), (9, true)] {
+            let log = LOG.replace(r#""to":3"#, &format!(r#""to":{to}"#));
+            let grown = format!(
+                "{log}{}\n",
+                r#"{"type":"message","seq":5,"text":"tok_77 again"}"#
+            );
+            let source = Counting {
+                bytes: grown.as_bytes(),
+                reads: Cell::new(0),
+            };
+            let mut pass = DeclaredPass::default();
+            let mut session = crate::ingest::parse(log.as_bytes()).unwrap();
+            pass.attach(&mut session, &source).unwrap();
+            let reads = source.reads.get();
+            let appended = crate::ingest::parse(grown.as_bytes()).unwrap();
+            session.events.push(appended.events[4].clone());
+            pass.attach(&mut session, &source).unwrap();
+            let mut fresh = crate::ingest::parse(grown.as_bytes()).unwrap();
+            attach_declared_tokens(&mut fresh, grown.as_bytes()).unwrap();
+            for index in 0..5 {
+                assert_eq!(
+                    tokens_of(&session, index),
+                    tokens_of(&fresh, index),
+                    "to {to}"
+                );
+            }
+            assert_eq!(tokens_of(&session, 4).is_empty(), !searched, "to {to}");
+            assert_eq!(source.reads.get() > reads, searched, "to {to}");
+        }
     }
 }

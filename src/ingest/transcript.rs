@@ -5,8 +5,8 @@ use super::lines::Line;
 use super::text::{digest, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
-    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Role, Session,
-    Summary,
+    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Role,
+    Session, Summary,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -83,7 +83,12 @@ impl Builder {
         text: &str,
         is_error: bool,
     ) -> EventKind {
-        super::text::tool_result(call_id.map(Into::into), is_error, text, &mut self.session.tokens)
+        super::text::tool_result(
+            call_id.map(Into::into),
+            is_error,
+            text,
+            &mut self.session.tokens,
+        )
     }
 
     pub fn summary(&mut self, text: &str) -> Summary {

@@ -38,7 +38,10 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             &c.state,
         ),
         // Computed once per snapshot, not once per frame.
-        None => (" Obligations and choices (now) ".into(), &app.snapshot.analysis.now),
+        None => (
+            " Obligations and choices (now) ".into(),
+            &app.snapshot.analysis.now,
+        ),
     };
     // Computed once per snapshot and compaction.
     let marks = compaction.and_then(|c| app.snapshot.compaction_marks(&c.info.id));

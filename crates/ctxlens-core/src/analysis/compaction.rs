@@ -95,6 +95,9 @@ pub(super) struct RegionPart {
     out: CompactionAnalysis,
     /// Nothing follows: the region lies elsewhere, or the compaction is held.
     complete: bool,
+    /// What requires each dropped token (obligations, pending steps, the ledger):
+    /// read from the state before the compaction, so computed once with the region.
+    needs: HashMap<TokenId, Vec<String>>,
 }
 
 pub(super) fn region_part(
@@ -124,6 +127,7 @@ pub(super) fn region_part(
         return RegionPart {
             out,
             complete: true,
+            needs: HashMap::new(),
         };
     }
     out.region = coverage::check(
@@ -160,6 +164,7 @@ pub(super) fn region_part(
         return RegionPart {
             out,
             complete: true,
+            needs: HashMap::new(),
         };
     }
 
@@ -172,10 +177,18 @@ pub(super) fn region_part(
     out.region_words = region_words;
     out.tokens = tokens;
     ctx.density(def.summary, &mut out);
+    let needs = out
+        .tokens
+        .iter()
+        .filter(|t| t.survived == Some(false))
+        .map(|t| (t.id, ctx.required_by(t.id)))
+        .filter(|(_, needs)| !needs.is_empty())
+        .collect();
     out.state = state;
     RegionPart {
         out,
         complete: false,
+        needs,
     }
 }
 
@@ -195,7 +208,7 @@ pub(super) fn finish(
     let ctx = Ctx::new(session, info, &state, out.region.clone());
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
-    ctx.report_dropped(after, until, &mut out);
+    ctx.report_dropped(after, until, &part.needs, &mut out);
     ctx.report_regenerated(after..until, first_seen, &mut out);
     ctx.report_unknown_bindings(&mut out);
     drop(ctx);
@@ -615,7 +628,13 @@ impl<'a> Ctx<'a> {
     }
 
     /// The dropped tokens something needs, and the findings they raise.
-    fn report_dropped(&self, after: usize, until: usize, out: &mut CompactionAnalysis) {
+    fn report_dropped(
+        &self,
+        after: usize,
+        until: usize,
+        needs: &HashMap<TokenId, Vec<String>>,
+        out: &mut CompactionAnalysis,
+    ) {
         let session = self.session;
         let uses = if self.transcript {
             let dropped_keys: HashMap<String, TokenId> = out
@@ -631,7 +650,7 @@ impl<'a> Ctx<'a> {
         for token in out.tokens.iter_mut().filter(|t| t.survived == Some(false)) {
             let used = uses.iter().find(|u| u.token == token.id);
             token.fate.reused = used.map(|u| u.reuse);
-            let mut needed_by = self.required_by(token.id);
+            let mut needed_by = needs.get(&token.id).cloned().unwrap_or_default();
             let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
             if let Some(used) = used {
                 needed_by.push(step_name(session, used));

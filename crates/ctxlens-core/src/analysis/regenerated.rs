@@ -56,7 +56,12 @@ impl FirstSeen {
     /// `self`, computed over `before`, brought up to `session`, whose events have the
     /// first `common` of `before`'s: what the others noted is undone, and the
     /// session's events from `common` on are noted.
-    pub fn update(mut self, before: &Chunked<Event>, common: usize, session: &Session) -> FirstSeen {
+    pub fn update(
+        mut self,
+        before: &Chunked<Event>,
+        common: usize,
+        session: &Session,
+    ) -> FirstSeen {
         if self.0.len() > session.tokens.len() {
             // Another session's: start over.
             self.0.clear();
@@ -97,10 +102,7 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
         // be a near miss (a third of its characters at most differ).
         TokenClass::Path => {
             folder_and_extension(d.text) == folder_and_extension(c.text) && {
-                let (a, b) = (
-                    super::kept::basename(d.text),
-                    super::kept::basename(c.text),
-                );
+                let (a, b) = (super::kept::basename(d.text), super::kept::basename(c.text));
                 distance(a, b) * 3 <= a.chars().count().max(b.chars().count())
             }
         }

@@ -229,7 +229,14 @@ impl Analyzer {
                 }
                 analysis
             };
-        analyze_with(session, sidecar, strict, (passes, unchanged), &mut each, &mut region)
+        analyze_with(
+            session,
+            sidecar,
+            strict,
+            (passes, unchanged),
+            &mut each,
+            &mut region,
+        )
     }
 }
 

@@ -126,7 +126,11 @@ impl<T: PartialEq> Chunked<T> {
                 common += mine.len();
                 continue;
             }
-            common += mine.iter().zip(theirs.iter()).take_while(|(a, b)| a == b).count();
+            common += mine
+                .iter()
+                .zip(theirs.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
             break;
         }
         common.min(self.len).min(other.len)

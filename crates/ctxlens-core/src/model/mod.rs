@@ -5,6 +5,7 @@ pub mod event;
 pub mod session;
 pub mod token;
 
+pub use chunked::Chunked;
 pub use event::{
     entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
     ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Summary, TextDigest, Verdict,
@@ -13,5 +14,4 @@ pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
     SessionMeta, TokenUsage,
 };
-pub use chunked::Chunked;
 pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};

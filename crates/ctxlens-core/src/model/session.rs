@@ -1,7 +1,7 @@
 //! A parsed session: its events in log order plus what the reader had to skip.
 
-use super::event::{Event, EventKind, Phase, RangeSpec};
 use super::chunked::{self, Chunked};
+use super::event::{Event, EventKind, Phase, RangeSpec};
 use super::token::TokenTable;
 use serde::Serialize;
 

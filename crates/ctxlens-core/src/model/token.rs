@@ -1,10 +1,10 @@
 //! Opaque tokens and the per-session table that interns them.
 
-use serde::Serialize;
 use super::chunked::Chunked;
 use hashbrown::HashTable;
-use std::sync::Arc;
+use serde::Serialize;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::Arc;
 
 /// The shape classes of spec §2, in the order of the table (earlier row wins ties).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -105,7 +105,9 @@ fn text_in<'a>(entries: &Chunked<Entry>, texts: &'a [Arc<String>], id: TokenId) 
         .get(id.0 as usize)
         .and_then(|e| {
             let start = e.start as usize;
-            texts.get(e.chunk as usize)?.get(start..start + e.len as usize)
+            texts
+                .get(e.chunk as usize)?
+                .get(start..start + e.len as usize)
         })
         .unwrap_or("")
 }
@@ -266,7 +268,11 @@ mod tests {
                 clones.push((i, table.clone()));
             }
         }
-        assert!(table.texts.len() > 10, "texts in {} chunks", table.texts.len());
+        assert!(
+            table.texts.len() > 10,
+            "texts in {} chunks",
+            table.texts.len()
+        );
         for (upto, clone) in &mut clones {
             let upto = *upto;
             for i in 0..30_000 {
