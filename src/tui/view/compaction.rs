@@ -3,7 +3,7 @@
 
 use super::pane_block;
 use super::style::Theme;
-use super::text::{marked_lines, scrolled, wrapped_rows};
+use super::text::{marked_lines, marked_lines_where, scrolled, wrapped_rows};
 use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{Mark, TokenState};
@@ -308,12 +308,14 @@ fn draw_tokens(
                 at = mark.start;
                 marked_rows.insert(line);
             }
-            let shown: Vec<Line> = marked_lines(text, found, ratatui::style::Style::new(), theme)
-                .into_iter()
-                .enumerate()
-                .filter(|(i, _)| marked_rows.contains(i))
-                .map(|(_, l)| l)
-                .collect();
+            let most = usize::from(scroll) + usize::from(area.height);
+            let shown: Vec<Line> = marked_lines_where(
+                text,
+                found,
+                (ratatui::style::Style::new(), theme),
+                |i| marked_rows.contains(&i),
+                most,
+            );
             if shown.is_empty() {
                 vec![Line::styled(
                     "the summary names none of the region's tokens verbatim",
@@ -412,7 +414,14 @@ fn draw_events(
     }
     let summary: Vec<Line> = match summary_of(app, c) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
-        Some((text, found)) => marked_lines(text, found, ratatui::style::Style::new(), theme),
+        Some((text, found)) => marked_lines_where(
+            text,
+            found,
+            (ratatui::style::Style::new(), theme),
+            |_| true,
+            usize::try_from(app.compaction_scroll.max(0)).unwrap_or(0)
+                + usize::from(split_area.height),
+        ),
     };
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)])

@@ -14,11 +14,32 @@ fn untab(text: &str) -> String {
 
 /// `text` split into lines, each mark styled by its state and followed by its glyph.
 pub fn marked_lines(text: &str, marks: &[Mark], base: Style, theme: Theme) -> Vec<Line<'static>> {
+    marked_lines_where(text, marks, (base, theme), |_| true, usize::MAX)
+}
+
+/// The lines of `text` whose index `keep` takes, marked, up to `most` of them: a view
+/// builds what it can show (every line takes a row at least), not a whole summary
+/// per frame.
+pub fn marked_lines_where(
+    text: &str,
+    marks: &[Mark],
+    (base, theme): (Style, Theme),
+    keep: impl Fn(usize) -> bool,
+    most: usize,
+) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut marks = marks.iter().peekable();
     let mut line_start = 0;
-    for raw in text.split('\n') {
+    for (index, raw) in text.split('\n').enumerate() {
+        if lines.len() >= most {
+            break;
+        }
         let line_end = line_start + raw.len();
+        if !keep(index) {
+            while marks.next_if(|m| m.start < line_end).is_some() {}
+            line_start = line_end + 1;
+            continue;
+        }
         let mut spans = Vec::new();
         let mut at = line_start;
         while let Some(&&mark) = marks.peek() {
@@ -174,6 +195,47 @@ mod visible_part_tests {
                 .collect();
             let cut = visible_part(lines.clone(), scroll, h, w);
             prop_assert_eq!(draw(cut, scroll, w, h), draw(lines, scroll, w, h));
+        }
+    }
+}
+
+#[cfg(test)]
+mod marked_lines_tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::analysis::marks::TokenState;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Building only the kept lines, up to a count, is the whole build filtered.
+        #[test]
+        fn some_lines_marked_are_those_lines_of_all_marked(
+            words in proptest::collection::vec("[a-z]{1,5}|\n", 0..40),
+            marked in proptest::collection::vec(any::<bool>(), 40),
+            keep_every in 1usize..4,
+            most in 0usize..12,
+        ) {
+            let text: String = words.join(" ");
+            // A mark on every chosen word (words never span a line).
+            let mut marks = Vec::new();
+            let mut at = 0;
+            for (word, &mark) in words.iter().zip(&marked) {
+                if mark && word != "\n" {
+                    marks.push(Mark { start: at, end: at + word.len(), state: TokenState::Kept });
+                }
+                at += word.len() + 1;
+            }
+            let theme = Theme { color: true };
+            let all = marked_lines(&text, &marks, Style::new(), theme);
+            let some = marked_lines_where(&text, &marks, (Style::new(), theme), |i| i % keep_every == 0, most);
+            let expected: Vec<Line> = all
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| i % keep_every == 0)
+                .map(|(_, l)| l)
+                .take(most)
+                .collect();
+            prop_assert_eq!(some, expected);
         }
     }
 }
