@@ -184,7 +184,7 @@ proptest! {
         let session = ctxlens::ingest::parse_bytes(log.as_bytes());
         let analysis = ctxlens::analysis::analyze(&session, &[], false);
         let compaction = &analysis.compactions[0];
-        for token in &compaction.tokens {
+        for token in compaction.tokens.iter() {
             let info = session.tokens.get(token.id);
             let whole = occurs_as_whole_word(&summary, info.text, info.class);
             // A path also survives as another form of the same file; nothing else may.

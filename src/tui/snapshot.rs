@@ -223,7 +223,7 @@ fn view_model_before<'b>(
     let unchanged = reused.contains(id)
         || before.analysis.compaction(id).is_some_and(|b| {
             b.info == c.info
-                && b.tokens == c.tokens
+                && (Arc::ptr_eq(&b.tokens, &c.tokens) || b.tokens == c.tokens)
                 && b.dropped == c.dropped
                 && b.state.bindings == c.state.bindings
                 && before.session.summary_at(c.info.def) == session.summary_at(c.info.def)

@@ -50,7 +50,9 @@ pub struct CompactionAnalysis {
     /// so a region is one run of events).
     pub region: std::ops::Range<usize>,
     pub region_words: u64,
-    pub tokens: Vec<RegionToken>,
+    /// Shared by the analyses a growing log's looks reuse (a region can hold
+    /// hundreds of thousands).
+    pub tokens: std::sync::Arc<Vec<RegionToken>>,
     pub opaque_ratio: Option<f64>,
     pub prose_ratio: Option<f64>,
     /// Dropped declared tokens and dropped tokens something requires.
@@ -112,7 +114,7 @@ pub(super) fn region_part(
         state: StateAt::default(),
         region: 0..0,
         region_words: 0,
-        tokens: Vec::new(),
+        tokens: std::sync::Arc::default(),
         opaque_ratio: None,
         prose_ratio: None,
         dropped: Vec::new(),
@@ -175,7 +177,7 @@ pub(super) fn region_part(
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;
-    out.tokens = tokens;
+    out.tokens = std::sync::Arc::new(tokens);
     ctx.density(def.summary, &mut out);
     let needs = out
         .tokens
@@ -647,9 +649,22 @@ impl<'a> Ctx<'a> {
         } else {
             Vec::new()
         };
-        for token in out.tokens.iter_mut().filter(|t| t.survived == Some(false)) {
+        // The tokens are shared with the analysis kept for the next look: written to
+        // only where a later use changed what became of one.
+        let reuse_of = |id: TokenId| uses.iter().find(|u| u.token == id).map(|u| u.reuse);
+        let changed = out
+            .tokens
+            .iter()
+            .any(|t| t.survived == Some(false) && t.fate.reused != reuse_of(t.id));
+        if changed {
+            for token in std::sync::Arc::make_mut(&mut out.tokens) {
+                if token.survived == Some(false) {
+                    token.fate.reused = reuse_of(token.id);
+                }
+            }
+        }
+        for token in out.tokens.iter().filter(|t| t.survived == Some(false)) {
             let used = uses.iter().find(|u| u.token == token.id);
-            token.fate.reused = used.map(|u| u.reuse);
             let mut needed_by = needs.get(&token.id).cloned().unwrap_or_default();
             let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
             if let Some(used) = used {

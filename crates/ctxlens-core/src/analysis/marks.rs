@@ -98,7 +98,7 @@ pub struct Marker {
 impl Marker {
     pub fn new(session: &Session, analysis: &CompactionAnalysis) -> Marker {
         let mut marker = Marker::default();
-        for t in &analysis.tokens {
+        for t in analysis.tokens.iter() {
             let info = session.tokens.get(t.id);
             let state = TokenState::of(t);
             marker.states.push((t.id, state));
@@ -223,7 +223,7 @@ impl BindingStates {
             };
             map.entry(own_key).or_insert(entry);
         }
-        for t in &analysis.tokens {
+        for t in analysis.tokens.iter() {
             let info = session.tokens.get(t.id);
             states
                 .region
