@@ -228,7 +228,8 @@ fn folder_view_lists_sessions() {
             // Fixed ages, so the snapshot does not depend on the clock.
             let at = std::time::SystemTime::now()
                 - std::time::Duration::from_secs(3600 * (i as u64 + 1) + 5);
-            let mut entry = folder::Entry::unread(path, name, at).read_from(&snapshot);
+            let mut entry = folder::Entry::unread(path, name, at)
+                .read_from(&snapshot.session, &snapshot.analysis);
             entry.activity = at;
             entry
         })

@@ -1,8 +1,9 @@
 //! Folder mode: the session logs under a folder, newest first, with what each holds;
 //! rescanned in the background so the list stays live.
 
-use super::snapshot::Snapshot;
 use super::Msg;
+use crate::analysis::SessionAnalysis;
+use crate::model::Session;
 use crate::sanitize;
 use crate::tui::view::style::Theme;
 use crossterm::event::KeyEvent;
@@ -70,20 +71,19 @@ impl Entry {
     }
 
     /// What an analysed log holds.
-    pub fn read_from(mut self, snapshot: &Snapshot) -> Entry {
-        let meta = &snapshot.session.meta;
-        let findings = &snapshot.analysis.findings;
+    pub fn read_from(mut self, session: &Session, analysis: &SessionAnalysis) -> Entry {
+        let meta = &session.meta;
+        let findings = &analysis.findings;
         self.read = true;
-        self.format = snapshot.session.format.as_str();
-        self.compactions = snapshot.analysis.compactions.len();
-        self.pending = snapshot.pending();
-        self.errors = snapshot.errors();
+        self.format = session.format.as_str();
+        self.compactions = analysis.compactions.len();
+        self.pending = analysis.pending();
+        self.errors = analysis.unresolved_errors();
         self.warnings = findings
             .iter()
             .filter(|f| f.severity == crate::analysis::Severity::Warning)
             .count();
-        self.degraded = snapshot
-            .analysis
+        self.degraded = analysis
             .degraded
             .as_ref()
             .map(|d| crate::analysis::finding::short_id(&d.since).to_owned());
@@ -123,12 +123,12 @@ impl Entry {
         }
         // A log with no title or model still says where it ran.
         if about.is_empty() && self.title.is_none() {
-            if let Some(cwd) = &snapshot.session.cwd {
+            if let Some(cwd) = &session.cwd {
                 about.push(format!("in {cwd}"));
             }
         }
         self.about = about.join("  ");
-        self.project = snapshot.session.cwd.clone();
+        self.project = session.cwd.clone();
         self
     }
 
@@ -168,8 +168,9 @@ pub use crate::ingest::find_logs;
 
 fn summarize(root: &Path, path: &Path, modified: SystemTime, several: bool) -> Entry {
     let entry = summarize_name(root, path, modified, several);
-    match Snapshot::load(path) {
-        Ok(snapshot) => entry.read_from(&snapshot),
+    // The counts only: no view model (token rows, marks) for a list entry.
+    match super::snapshot::load_analysed(path) {
+        Ok((session, analysis)) => entry.read_from(&session, &analysis),
         Err(e) => Entry {
             read: true,
             unreadable: Some(e),

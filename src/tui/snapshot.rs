@@ -158,18 +158,13 @@ impl Snapshot {
 
     /// Reads and analyses a whole log at once (tests, and the first screen).
     pub fn load(path: &Path) -> Result<Snapshot, String> {
-        let session = ingest::load(path).map_err(|e| e.to_string())?;
-        let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Ok(Snapshot::build(session, &sidecar.decisions))
+        let (session, analysis) = load_analysed(path)?;
+        Ok(Snapshot::from_analysis(session, analysis, None))
     }
 
     /// Errors no standing decision resolves: what `audit` fails on.
     pub fn errors(&self) -> usize {
-        self.analysis
-            .findings
-            .iter()
-            .filter(|f| f.is_unresolved_error())
-            .count()
+        self.analysis.unresolved_errors()
     }
 
     /// Findings a standing decision resolves.
@@ -195,17 +190,22 @@ impl Snapshot {
 
     /// Compactions still proposed with no decision.
     pub fn pending(&self) -> usize {
-        self.analysis
-            .compactions
-            .iter()
-            .filter(|c| c.info.phase == crate::model::Phase::Proposed && c.decision.is_none())
-            .count()
+        self.analysis.pending()
     }
 
     /// The row that shows event `index`.
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Event(index))
     }
+}
+
+/// Reads and analyses a whole log, with its decisions: what a snapshot shows, without
+/// the views (the folder list needs only the counts).
+pub fn load_analysed(path: &Path) -> Result<(Session, SessionAnalysis), String> {
+    let session = ingest::load(path).map_err(|e| e.to_string())?;
+    let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let analysis = analyze(&session, &sidecar.decisions, false);
+    Ok((session, analysis))
 }
 
 /// A compaction's view model (token rows, marks) from the snapshot before: when its

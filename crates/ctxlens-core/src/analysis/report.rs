@@ -77,6 +77,22 @@ impl SessionAnalysis {
     }
 
     /// Errors that no standing decision resolves (spec §8.5).
+    /// Errors no standing decision resolves: what `audit` fails on.
+    pub fn unresolved_errors(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.is_unresolved_error())
+            .count()
+    }
+
+    /// Compactions still proposed with no decision.
+    pub fn pending(&self) -> usize {
+        self.compactions
+            .iter()
+            .filter(|c| c.info.phase == crate::model::Phase::Proposed && c.decision.is_none())
+            .count()
+    }
+
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(Finding::is_unresolved_error)
     }
