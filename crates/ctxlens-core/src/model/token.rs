@@ -127,14 +127,11 @@ impl TokenTable {
             len: text.len() as u32,
             class,
         });
-        let Self {
-            entries,
-            texts,
-            recent,
-            hasher,
-            ..
-        } = self;
-        recent.insert_unique(hash, id, |&id| hasher.hash_one(text_in(entries, texts, id)));
+        let rehash = |id: &TokenId| {
+            self.hasher
+                .hash_one(text_in(&self.entries, &self.texts, *id))
+        };
+        self.recent.insert_unique(hash, id, rehash);
         if self.recent.len() > (self.settled.len() / 8).max(4096) {
             self.settle();
         }
@@ -165,16 +162,12 @@ impl TokenTable {
     /// Merges the recent ids into a new settled part (the clones keep the old one).
     fn settle(&mut self) {
         let mut settled = Arc::unwrap_or_clone(std::mem::take(&mut self.settled));
-        let Self {
-            entries,
-            texts,
-            recent,
-            hasher,
-            ..
-        } = self;
-        let rehash = |id: &TokenId| hasher.hash_one(text_in(entries, texts, *id));
-        settled.reserve(recent.len(), rehash);
-        for id in recent.drain() {
+        let rehash = |id: &TokenId| {
+            self.hasher
+                .hash_one(text_in(&self.entries, &self.texts, *id))
+        };
+        settled.reserve(self.recent.len(), rehash);
+        for id in self.recent.drain() {
             settled.insert_unique(rehash(&id), id, rehash);
         }
         self.settled = Arc::new(settled);
