@@ -201,8 +201,11 @@ pub struct BindingStates {
     by_text: HashMap<String, (usize, bool, String)>,
     /// Declared path bindings by the file they name.
     by_file: HashMap<String, (usize, bool, String)>,
-    /// Whether the summary kept each region token, by key (the first token of a key).
-    region: HashMap<String, Option<bool>>,
+    /// Whether the summary kept each region token: by id, sorted, and paths also by
+    /// the file they name (the first token of a file). A region holds hundreds of
+    /// thousands of tokens: no owned key per token.
+    region: Vec<(TokenId, Option<bool>)>,
+    region_files: HashMap<String, Option<bool>>,
     infers: bool,
 }
 
@@ -224,13 +227,28 @@ impl BindingStates {
             map.entry(own_key).or_insert(entry);
         }
         for t in analysis.tokens.iter() {
+            states.region.push((t.id, t.survived));
             let info = session.tokens.get(t.id);
-            states
-                .region
-                .entry(key(session, info.text, info.class))
-                .or_insert(t.survived);
+            if info.class == TokenClass::Path {
+                states
+                    .region_files
+                    .entry(key(session, info.text, info.class))
+                    .or_insert(t.survived);
+            }
         }
+        states.region.sort_unstable_by_key(|&(id, _)| id);
         states
+    }
+
+    /// Whether the summary kept the region token whose key is `wanted` (a path's is
+    /// the file it names, any other's its text); `None` when no region token has it.
+    fn in_region(&self, wanted: &str, session: &Session) -> Option<Option<bool>> {
+        if let Some(&kept) = self.region_files.get(wanted) {
+            return Some(kept);
+        }
+        let id = session.tokens.find(wanted)?;
+        let at = self.region.binary_search_by_key(&id, |&(id, _)| id).ok()?;
+        self.region.get(at).map(|&(_, kept)| kept)
     }
 
     /// What the compaction did to `token`, as an obligation names it.
@@ -248,13 +266,13 @@ impl BindingStates {
                 return BindingState::Unknown;
             }
             let wanted = key(session, token, crate::analysis::tokens::classify(token));
-            return match self.region.get(&wanted) {
+            return match self.in_region(&wanted, session) {
                 None => BindingState::NotInRegion,
                 Some(Some(false)) => BindingState::Dropped,
                 Some(_) => BindingState::Kept,
             };
         };
-        match self.region.get(binding_key) {
+        match self.in_region(binding_key, session) {
             None => BindingState::NotInRegion,
             Some(Some(false)) if *regenerable => BindingState::Regenerable,
             Some(Some(false)) => BindingState::Dropped,
