@@ -464,3 +464,17 @@ fn a_long_alerts_list_shows_the_newest_or_the_selected_alert_first() {
     assert!(!shown.contains(&token_of(&app, last)), "{shown}");
     assert!(!shown.contains(&token_of(&app, first)), "{shown}");
 }
+
+/// The obligations pane builds only the lines it can show: scrolled down, it shows the
+/// obligations further down, as the whole list would.
+#[test]
+fn a_long_obligations_list_scrolled_shows_what_lies_below() {
+    let mut app = many_alerts();
+    let at_top = screen(&app);
+    assert!(at_top.contains("ob-00"), "{at_top}");
+    app.obligations_scroll = 60;
+    let scrolled = screen(&app);
+    // Each obligation takes three rows in this pane (its id, its token wrapped).
+    assert!(scrolled.contains("ob-20"), "{scrolled}");
+    assert!(!scrolled.contains("ob-19"), "{scrolled}");
+}

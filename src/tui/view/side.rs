@@ -46,7 +46,13 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     // Computed once per snapshot and compaction.
     let marks = compaction.and_then(|c| app.snapshot.compaction_marks(&c.info.id));
     let mut lines: Vec<Line> = Vec::new();
+    // Every line takes a row at least: what lies past the scroll and the pane's height
+    // is not built (a long session holds thousands of obligations).
+    let most = usize::from(app.obligations_scroll) + usize::from(area.height);
     for obligation in state.open_obligations() {
+        if lines.len() >= most {
+            break;
+        }
         // A todo's id is its own text: show it once.
         let label = match obligation.id.strip_prefix("todo: ") {
             Some(_) => "☐".to_owned(),
@@ -68,6 +74,9 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let listed: std::collections::HashSet<&str> =
         state.open_obligations().map(|o| o.id.as_str()).collect();
     for step in &state.pending {
+        if lines.len() >= most {
+            break;
+        }
         // A transcript's open todo is a plan step too: it is listed once, above.
         if step.target.is_null() && listed.contains(step.id.as_str()) {
             continue;
@@ -92,6 +101,9 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         lines.push(Line::from(spans));
     }
     for choice in &state.choices {
+        if lines.len() >= most {
+            break;
+        }
         lines.push(choice_line(choice, compaction, theme));
     }
     if lines.is_empty() {
