@@ -45,7 +45,9 @@ pub struct DroppedToken {
 #[derive(Debug, Clone)]
 pub struct CompactionAnalysis {
     pub info: CompactionInfo,
-    pub state: StateAt,
+    /// Shared by the looks that reuse the analysis (a long session's state holds
+    /// thousands of obligations and bindings).
+    pub state: std::sync::Arc<StateAt>,
     /// Indices into `Session::events` of the region's events (seqs strictly increase,
     /// so a region is one run of events).
     pub region: std::ops::Range<usize>,
@@ -111,7 +113,7 @@ pub(super) fn region_part(
     let def = DefParts::of(session, info);
     let mut out = CompactionAnalysis {
         info: info.clone(),
-        state: StateAt::default(),
+        state: std::sync::Arc::default(),
         region: 0..0,
         region_words: 0,
         tokens: std::sync::Arc::default(),
@@ -125,7 +127,7 @@ pub(super) fn region_part(
     };
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
-        out.state = state;
+        out.state = std::sync::Arc::new(state);
         return RegionPart {
             out,
             complete: true,
@@ -162,7 +164,7 @@ pub(super) fn region_part(
     if def.extra.held.is_some() {
         out.dropped = ctx.held_at_risk();
         out.flags.dropped_binding = !out.dropped.is_empty();
-        out.state = state;
+        out.state = std::sync::Arc::new(state);
         return RegionPart {
             out,
             complete: true,
@@ -186,7 +188,7 @@ pub(super) fn region_part(
         .map(|t| (t.id, ctx.required_by(t.id)))
         .filter(|(_, needs)| !needs.is_empty())
         .collect();
-    out.state = state;
+    out.state = std::sync::Arc::new(state);
     RegionPart {
         out,
         complete: false,
@@ -206,15 +208,13 @@ pub(super) fn finish(
     if part.complete {
         return out;
     }
-    let state = std::mem::take(&mut out.state);
+    let state = std::sync::Arc::clone(&out.state);
     let ctx = Ctx::new(session, info, &state, out.region.clone());
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
     ctx.report_dropped(after, until, &part.needs, &mut out);
     ctx.report_regenerated(after..until, first_seen, &mut out);
     ctx.report_unknown_bindings(&mut out);
-    drop(ctx);
-    out.state = state;
     out
 }
 
