@@ -186,15 +186,14 @@ impl Analyzer {
             newest,
             passes,
         } = self;
-        let settled = std::mem::take(kept);
+        let mut settled = std::mem::take(kept);
         reused.clear();
-        let reuse = |info: &CompactionInfo, until: usize| {
-            settled
-                .iter()
-                .find(|s| {
-                    s.info == *info && s.until == until && s.inputs == inputs && until <= unchanged
-                })
-                .map(|s| s.analysis.clone())
+        // Taken out of what was kept, not copied: it is kept again below.
+        let mut reuse = |info: &CompactionInfo, until: usize| {
+            let at = settled.iter().position(|s| {
+                s.info == *info && s.until == until && s.inputs == inputs && until <= unchanged
+            })?;
+            Some(settled.swap_remove(at).analysis)
         };
         let mut region = |info: &CompactionInfo,
                           until: usize,
