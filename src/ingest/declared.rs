@@ -199,6 +199,23 @@ mod tests {
         reads: Cell<usize>,
     }
 
+    impl<'a> Counting<'a> {
+        fn new(bytes: &'a [u8]) -> Self {
+            Counting {
+                bytes,
+                reads: Cell::new(0),
+            }
+        }
+    }
+
+    /// `log` and one more event after its compaction, naming the declared token.
+    fn grown(log: &str) -> String {
+        format!(
+            "{log}{}\n",
+            r#"{"type":"message","seq":5,"text":"tok_77 again"}"#
+        )
+    }
+
     impl LineSource for Counting<'_> {
         fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
             self.reads.set(self.reads.get() + 1);
@@ -228,14 +245,8 @@ mod tests {
 
     #[test]
     fn a_log_that_only_grows_is_not_read_again() {
-        let grown = format!(
-            "{LOG}{}\n",
-            r#"{"type":"message","seq":5,"text":"tok_77 again"}"#
-        );
-        let source = Counting {
-            bytes: grown.as_bytes(),
-            reads: Cell::new(0),
-        };
+        let grown = grown(LOG);
+        let source = Counting::new(grown.as_bytes());
         let mut pass = DeclaredPass::default();
         let mut first = crate::ingest::parse(LOG.as_bytes()).unwrap();
         pass.attach(&mut first, &source).unwrap();
@@ -255,10 +266,7 @@ mod tests {
             r#"{"type":"compaction","seq":6,"id":"k2","phase":"applied","range":{"from":5,"to":5},"summary":"x"}"#
         );
         let mut third = crate::ingest::parse(again.as_bytes()).unwrap();
-        let source = Counting {
-            bytes: again.as_bytes(),
-            reads: Cell::new(0),
-        };
+        let source = Counting::new(again.as_bytes());
         pass.attach(&mut third, &source).unwrap();
         assert_eq!(source.reads.get(), 2);
         assert_eq!(tokens_of(&third, 4), ["tok_77"]);
@@ -271,14 +279,8 @@ mod tests {
     fn an_appended_event_is_searched_only_where_a_range_takes_it_in() {
         for (to, searched) in [(3, false), (9, true)] {
             let log = LOG.replace(r#""to":3"#, &format!(r#""to":{to}"#));
-            let grown = format!(
-                "{log}{}\n",
-                r#"{"type":"message","seq":5,"text":"tok_77 again"}"#
-            );
-            let source = Counting {
-                bytes: grown.as_bytes(),
-                reads: Cell::new(0),
-            };
+            let grown = grown(&log);
+            let source = Counting::new(grown.as_bytes());
             let mut pass = DeclaredPass::default();
             let mut session = crate::ingest::parse(log.as_bytes()).unwrap();
             pass.attach(&mut session, &source).unwrap();

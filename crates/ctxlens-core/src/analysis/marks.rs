@@ -81,56 +81,89 @@ fn key(session: &Session, text: &str, class: TokenClass) -> String {
     super::kept::text_key(text, class, session.cwd.as_deref())
 }
 
+/// A value for each of a compaction's region tokens, found by the token's text. A
+/// region can hold hundreds of thousands of tokens, so they are held by id (a text is
+/// looked up in the session's table), and only paths also by the file they name (the
+/// first of the tokens given that names it).
+#[derive(Debug, Clone, PartialEq)]
+struct RegionIndex<V> {
+    /// Sorted by id (a region lists a token once).
+    by_id: Vec<(TokenId, V)>,
+    by_file: HashMap<String, V>,
+}
+
+impl<V> Default for RegionIndex<V> {
+    fn default() -> Self {
+        RegionIndex {
+            by_id: Vec::new(),
+            by_file: HashMap::new(),
+        }
+    }
+}
+
+impl<V: Copy> RegionIndex<V> {
+    fn new<'a>(
+        session: &Session,
+        tokens: impl Iterator<Item = &'a RegionToken>,
+        value: impl Fn(&RegionToken) -> V,
+    ) -> Self {
+        let mut index = RegionIndex::default();
+        for t in tokens {
+            index.by_id.push((t.id, value(t)));
+            let info = session.tokens.get(t.id);
+            if info.class == TokenClass::Path {
+                index
+                    .by_file
+                    .entry(key(session, info.text, info.class))
+                    .or_insert(value(t));
+            }
+        }
+        index.by_id.sort_unstable_by_key(|&(id, _)| id);
+        index
+    }
+
+    /// The value of the region token named `file` (a path's file key), if one is, or
+    /// else of the token written `text`.
+    fn get(&self, file: Option<&str>, text: &str, session: &Session) -> Option<V> {
+        if let Some(&value) = file.and_then(|f| self.by_file.get(f)) {
+            return Some(value);
+        }
+        let id = session.tokens.find(text)?;
+        let at = self.by_id.binary_search_by_key(&id, |&(id, _)| id).ok()?;
+        self.by_id.get(at).map(|&(_, value)| value)
+    }
+}
+
 /// Finds a compaction's region tokens in any text and says what became of each: built
 /// once per compaction (its lookup table is the region's tokens), used for every text.
-/// A region can hold hundreds of thousands of tokens, so they are held by id (a found
-/// token is looked up in the session's table), and only paths by the file they name.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Marker {
-    /// Every region token's state, sorted by id (a region lists a token once).
-    states: Vec<(TokenId, TokenState)>,
-    /// Path tokens by the file they name (a path in another form names it too).
-    files: HashMap<String, TokenState>,
+    states: RegionIndex<TokenState>,
     /// Declared tokens of no known shape, which the extractor does not find.
     declared: Vec<(String, TokenClass, TokenState)>,
 }
 
 impl Marker {
     pub fn new(session: &Session, analysis: &CompactionAnalysis) -> Marker {
-        let mut marker = Marker::default();
-        for t in analysis.tokens.iter() {
-            let info = session.tokens.get(t.id);
-            let state = TokenState::of(t);
-            marker.states.push((t.id, state));
-            match info.class {
-                TokenClass::Path => {
-                    marker
-                        .files
-                        .insert(key(session, info.text, info.class), state);
-                }
-                TokenClass::Declared => {
-                    marker
-                        .declared
-                        .push((info.text.to_string(), info.class, state));
-                }
-                _ => {}
-            }
-        }
-        marker.states.sort_unstable_by_key(|&(id, _)| id);
-        marker
+        // Of the paths naming one file, the last in the region tells.
+        let states = RegionIndex::new(session, analysis.tokens.iter().rev(), TokenState::of);
+        let declared = analysis
+            .tokens
+            .iter()
+            .filter(|t| session.tokens.class(t.id) == TokenClass::Declared)
+            .map(|t| {
+                let text = session.tokens.text(t.id).to_owned();
+                (text, TokenClass::Declared, TokenState::of(t))
+            })
+            .collect();
+        Marker { states, declared }
     }
 
     /// The state of a token found as `text` of `class` in some text, if it is one of
     /// the region's.
     fn state_of(&self, text: &str, class: TokenClass, session: &Session) -> Option<TokenState> {
-        if class == TokenClass::Path {
-            if let Some(&state) = self.files.get(&key(session, text, class)) {
-                return Some(state);
-            }
-        }
-        let id = session.tokens.find(text)?;
-        let at = self.states.binary_search_by_key(&id, |&(id, _)| id).ok()?;
-        self.states.get(at).map(|&(_, state)| state)
+        let file = (class == TokenClass::Path).then(|| key(session, text, class));
+        self.states.get(file.as_deref(), text, session)
     }
 
     /// The region tokens found in `text`, leftmost first, without overlaps.
@@ -201,11 +234,8 @@ pub struct BindingStates {
     by_text: HashMap<String, (usize, bool, String)>,
     /// Declared path bindings by the file they name.
     by_file: HashMap<String, (usize, bool, String)>,
-    /// Whether the summary kept each region token: by id, sorted, and paths also by
-    /// the file they name (the first token of a file). A region holds hundreds of
-    /// thousands of tokens: no owned key per token.
-    region: Vec<(TokenId, Option<bool>)>,
-    region_files: HashMap<String, Option<bool>>,
+    /// Whether the summary kept each region token.
+    region: RegionIndex<Option<bool>>,
     infers: bool,
 }
 
@@ -213,6 +243,7 @@ impl BindingStates {
     pub fn new(session: &Session, analysis: &CompactionAnalysis) -> BindingStates {
         let mut states = BindingStates {
             infers: session.infers_bindings(),
+            region: RegionIndex::new(session, analysis.tokens.iter(), |t| t.survived),
             ..BindingStates::default()
         };
         for (i, binding) in analysis.state.bindings.iter().enumerate() {
@@ -226,29 +257,13 @@ impl BindingStates {
             };
             map.entry(own_key).or_insert(entry);
         }
-        for t in analysis.tokens.iter() {
-            states.region.push((t.id, t.survived));
-            let info = session.tokens.get(t.id);
-            if info.class == TokenClass::Path {
-                states
-                    .region_files
-                    .entry(key(session, info.text, info.class))
-                    .or_insert(t.survived);
-            }
-        }
-        states.region.sort_unstable_by_key(|&(id, _)| id);
         states
     }
 
     /// Whether the summary kept the region token whose key is `wanted` (a path's is
     /// the file it names, any other's its text); `None` when no region token has it.
     fn in_region(&self, wanted: &str, session: &Session) -> Option<Option<bool>> {
-        if let Some(&kept) = self.region_files.get(wanted) {
-            return Some(kept);
-        }
-        let id = session.tokens.find(wanted)?;
-        let at = self.region.binary_search_by_key(&id, |&(id, _)| id).ok()?;
-        self.region.get(at).map(|&(_, kept)| kept)
+        self.region.get(Some(wanted), wanted, session)
     }
 
     /// What the compaction did to `token`, as an obligation names it.

@@ -103,10 +103,12 @@ pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> Session
 }
 
 /// The analysis of a log that grows: a compaction whose window is complete (a later
-/// compaction follows it) and whose inputs have not changed is not analysed again when
-/// events are appended. Decisions, divergences and resolution are always recomputed
-/// (they are cheap and a sidecar can change at any time). A log that was truncated or
-/// replaced needs a fresh `Analyzer`.
+/// compaction follows it), whose inputs have not changed and whose events are as the
+/// last look read them is not analysed again when events are appended; the passes
+/// over the whole log resume from the first event that changed. Decisions,
+/// divergences and resolution are always recomputed (they are cheap and a sidecar can
+/// change at any time). A log that was truncated or replaced needs a fresh `Analyzer`
+/// (its token ids are another table's).
 #[derive(Debug, Default)]
 pub struct Analyzer {
     settled: Vec<Settled>,
