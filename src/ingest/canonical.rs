@@ -4,8 +4,8 @@ use super::lines::Line;
 use super::text::{digest, json_text_leaves, tool_call_digest};
 use crate::analysis::tokens;
 use crate::model::{
-    CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Malformed,
-    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Session, Summary, TokenTable,
+    CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern, LineTokens,
+    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Session, Summary,
 };
 use serde_json::{Map, Value};
 
@@ -48,26 +48,82 @@ impl CanonicalParser {
 
     /// Reads one line: an event, a malformed-line record, or nothing for a blank line.
     pub fn feed(&mut self, line: &Line) {
-        if line.bytes.iter().all(u8::is_ascii_whitespace) {
-            return;
+        if let Some(parsed) = ParsedLine::parse(line) {
+            self.accept(parsed);
         }
-        match parse_event(line, self.prev_seq, &mut self.session.tokens) {
-            Ok(event) => {
-                self.prev_seq = Some(event.seq);
-                if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
-                    self.session.cwd.get_or_insert_with(|| cwd.to_string());
-                }
-                if let Some(ts) = &event.ts {
-                    self.session.meta.saw_timestamp(ts);
-                }
-                self.session.events.push(event);
+    }
+
+    /// Adds a line parsed apart (in order): what depends on the lines before it (the
+    /// seq order, the session's token ids) is settled here.
+    pub fn accept(&mut self, parsed: ParsedLine) {
+        let malformed = |reason: String| Malformed {
+            line: parsed.number,
+            offset: parsed.offset,
+            reason,
+        };
+        let record = match parsed.record {
+            Ok(record) => record,
+            Err(reason) => return self.session.malformed.push(malformed(reason)),
+        };
+        if let Some(prev) = self.prev_seq {
+            if record.seq <= prev {
+                let reason = BadLine::SeqNotIncreasing {
+                    seq: record.seq,
+                    prev,
+                };
+                return self.session.malformed.push(malformed(reason.to_string()));
             }
-            Err(reason) => self.session.malformed.push(Malformed {
-                line: line.number,
-                offset: line.offset,
-                reason: reason.to_string(),
-            }),
         }
+        let (mut event, tokens) = match record.event {
+            Ok(parsed) => parsed,
+            Err(reason) => return self.session.malformed.push(malformed(reason)),
+        };
+        let ids = tokens.intern_into(&mut self.session.tokens);
+        event
+            .kind
+            .remap_tokens(|local| ids.get(local.0 as usize).copied().unwrap_or(local));
+        self.prev_seq = Some(event.seq);
+        if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
+            self.session.cwd.get_or_insert_with(|| cwd.to_string());
+        }
+        if let Some(ts) = &event.ts {
+            self.session.meta.saw_timestamp(ts);
+        }
+        self.session.events.push(event);
+    }
+}
+
+/// A line parsed on its own, as any thread can: an event whose token ids are its own,
+/// or why it is not one. [`CanonicalParser::accept`] joins it to the session.
+pub struct ParsedLine {
+    number: u64,
+    offset: u64,
+    record: Result<Record, String>,
+}
+
+/// A record whose seq was read: its event, or why the rest of it is not one (a seq
+/// out of order is reported before that, as the log's order decides).
+struct Record {
+    seq: u64,
+    event: Result<(Event, LineTokens), String>,
+}
+
+impl ParsedLine {
+    /// `None` for a blank line.
+    pub fn parse(line: &Line) -> Option<ParsedLine> {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.oversized {
+            return None;
+        }
+        let record = if line.oversized {
+            Err(super::detect::oversized_reason(line.span))
+        } else {
+            parse_record(line).map_err(|reason| reason.to_string())
+        };
+        Some(ParsedLine {
+            number: line.number,
+            offset: line.offset,
+            record,
+        })
     }
 }
 
@@ -110,11 +166,7 @@ pub enum BadLine {
     BadDecision(serde_json::Error),
 }
 
-fn parse_event(
-    line: &Line,
-    prev_seq: Option<u64>,
-    table: &mut TokenTable,
-) -> Result<Event, BadLine> {
+fn parse_record(line: &Line) -> Result<Record, BadLine> {
     let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
     let Value::Object(mut obj) = value else {
         return Err(BadLine::NotObject);
@@ -128,21 +180,22 @@ fn parse_event(
         None | Some(Value::Null) => line.number,
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
-    if let Some(prev) = prev_seq {
-        if seq <= prev {
-            return Err(BadLine::SeqNotIncreasing { seq, prev });
-        }
-    }
-    let kind = parse_kind(&type_name, &mut obj, table)?;
-    Ok(Event {
-        seq,
-        line: line.number,
-        offset: line.offset,
-        span: line.span,
-        part: 0,
-        ts: boxed_str(&obj, "ts"),
-        kind,
-    })
+    let mut tokens = LineTokens::default();
+    let event = parse_kind(&type_name, &mut obj, &mut tokens)
+        .map(|kind| {
+            let event = Event {
+                seq,
+                line: line.number,
+                offset: line.offset,
+                span: line.span,
+                part: 0,
+                ts: boxed_str(&obj, "ts"),
+                kind,
+            };
+            (event, tokens)
+        })
+        .map_err(|reason| reason.to_string());
+    Ok(Record { seq, event })
 }
 
 fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
@@ -186,7 +239,7 @@ fn take_text(obj: &mut Map<String, Value>, key: &str) -> String {
 fn parse_kind(
     type_name: &str,
     obj: &mut Map<String, Value>,
-    table: &mut TokenTable,
+    table: &mut impl Intern,
 ) -> Result<EventKind, BadLine> {
     Ok(match type_name {
         "session" => EventKind::Session {
@@ -249,7 +302,7 @@ fn parse_kind(
     })
 }
 
-fn binding(obj: &Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
+fn binding(obj: &Map<String, Value>, table: &mut impl Intern) -> Result<EventKind, BadLine> {
     let token = required_str(obj, "binding", "token")?;
     if token.trim().is_empty() {
         return Err(BadLine::EmptyField {
@@ -290,7 +343,7 @@ fn obligation(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
     })
 }
 
-fn compaction(obj: &mut Map<String, Value>, table: &mut TokenTable) -> Result<EventKind, BadLine> {
+fn compaction(obj: &mut Map<String, Value>, table: &mut impl Intern) -> Result<EventKind, BadLine> {
     let summary = take_text(obj, "summary");
     Ok(EventKind::Compaction {
         id: required_str(obj, "compaction", "id")?,

@@ -49,6 +49,14 @@ pub fn detect_record(record: &Value) -> Option<Format> {
 }
 
 /// Records that vote before the format is decided.
+/// Why a line longer than the cap is a malformed line.
+pub fn oversized_reason(span: u64) -> String {
+    format!(
+        "a line of {span} bytes, longer than the {} MiB a record may take; skipped unread",
+        super::lines::MAX_LINE >> 20
+    )
+}
+
 const VOTES_TO_DECIDE: usize = 8;
 /// Lines held back while undecided; past this the votes so far decide.
 const MAX_HELD_LINES: usize = 512;
@@ -185,11 +193,7 @@ impl LogParser {
                 let malformed = crate::model::Malformed {
                     line: line.number,
                     offset: line.offset,
-                    reason: format!(
-                        "a line of {} bytes, longer than the {} MiB a record may take; skipped unread",
-                        line.span,
-                        super::lines::MAX_LINE >> 20
-                    ),
+                    reason: oversized_reason(line.span),
                 };
                 match self {
                     LogParser::Canonical(p) => p.session_mut().malformed.push(malformed),

@@ -9,6 +9,7 @@ pub mod display;
 mod find;
 pub mod follow;
 pub mod lines;
+mod parallel;
 pub mod progress;
 pub mod source;
 pub mod text;
@@ -137,6 +138,10 @@ pub fn parse<R: BufRead>(reader: R) -> io::Result<Session> {
     let mut lines = LineReader::new(reader);
     while let Some(line) = lines.next_line()? {
         parser.feed(&line);
+        // Once the log reads as canonical, the rest is parsed on every core.
+        if let LogParser::Canonical(canonical) = &mut parser {
+            parallel::parse_rest(&mut lines, canonical)?;
+        }
     }
     Ok(parser.finish())
 }

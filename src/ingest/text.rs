@@ -1,11 +1,11 @@
 //! Reducing texts to digests: word counts and interned opaque tokens.
 
 use crate::analysis::tokens;
-use crate::model::{TextDigest, TokenClass, TokenId, TokenTable};
+use crate::model::{Intern, TextDigest, TokenClass, TokenId};
 use serde_json::Value;
 
 /// Digest of several texts that count as one, with their precomputed word count.
-pub fn digest(texts: &[&str], words: u64, table: &mut TokenTable) -> TextDigest {
+pub fn digest(texts: &[&str], words: u64, table: &mut impl Intern) -> TextDigest {
     let mut ids = Vec::new();
     for text in texts {
         for found in tokens::extract(text) {
@@ -58,7 +58,7 @@ const PATH_FIELDS: &[&str] = &[
 pub fn tool_call_digest(
     name: &str,
     input: &Value,
-    table: &mut TokenTable,
+    table: &mut impl Intern,
 ) -> (TextDigest, Box<[TokenId]>) {
     let words = tokens::word_count(name) + tokens::word_count(&input.to_string());
     let mut leaves = vec![Leaf {
@@ -122,7 +122,7 @@ pub fn tool_result(
     call_id: Option<Box<str>>,
     is_error: bool,
     text: &str,
-    table: &mut TokenTable,
+    table: &mut impl Intern,
 ) -> crate::model::EventKind {
     crate::model::EventKind::ToolResult {
         call_id,

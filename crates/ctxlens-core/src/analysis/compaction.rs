@@ -793,34 +793,36 @@ fn exact_survivors(
     cwd: Option<&str>,
 ) -> HashSet<TokenId> {
     // A whole word has no word character on either side, so each run of word
-    // characters of a token that occurs is a whole run of the summary's: a token with a
-    // run the summary lacks cannot occur, and is left out of the matcher (most of a
-    // large region's tokens: a path's folders are common, its file's name is not).
-    let runs: HashSet<&str> = word_runs(&summary.text).collect();
-    let may_occur = |text: &str| word_runs(text).all(|run| runs.contains(run));
+    // characters of a token that occurs is a whole run of the summary's, at the same
+    // distance from the token's start. The summary's runs are indexed by text; a token
+    // is looked for only where its rarest run stands (a token with a run the summary
+    // lacks cannot occur: most of a large region's tokens, whose folders are common and
+    // whose file names are not). Each place costs one comparison of the token's bytes.
+    let text = summary.text.as_str();
+    let mut places: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (at, run) in word_runs_at(text) {
+        places.entry(run).or_default().push(at);
+    }
     let ids: Vec<TokenId> = ids.collect();
     let mut kept = HashSet::new();
-    let candidates: Vec<TokenId> = ids
-        .iter()
-        .copied()
-        .filter(|&id| may_occur(session.tokens.text(id)))
-        .collect();
-    let texts: Vec<&str> = candidates.iter().map(|&t| session.tokens.text(t)).collect();
-    // Overlapping matches: a token may sit inside a longer one and still be a word.
-    // The matcher runs once over one summary: the plain automaton is the cheapest to
-    // build, and a faster one would be built from it (both in memory at once).
-    let matcher = aho_corasick::AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::NoncontiguousNFA))
-        .build(&texts);
-    if let Ok(matcher) = matcher {
-        for found in matcher.find_overlapping_iter(&summary.text) {
-            let Some(&id) = candidates.get(found.pattern().as_usize()) else {
-                continue;
-            };
-            let class = session.tokens.class(id);
-            if is_whole_word(&summary.text, found.start(), found.end(), class) {
-                kept.insert(id);
-            }
+    for &id in &ids {
+        let info = session.tokens.get(id);
+        let token = info.text;
+        let rarest = word_runs_at(token)
+            .map(|(offset, run)| (offset, places.get(run).map_or(&[][..], Vec::as_slice)))
+            .min_by_key(|(_, at)| at.len());
+        let occurs = match rarest {
+            Some((offset, at)) => at.iter().any(|&run_at| {
+                run_at.checked_sub(offset).is_some_and(|start| {
+                    text.get(start..start + token.len()) == Some(token)
+                        && is_whole_word(text, start, start + token.len(), info.class)
+                })
+            }),
+            // No letter, digit, `_` nor `-`: no run to look it up by.
+            None => contains_whole_word(text, token, info.class),
+        };
+        if occurs {
+            kept.insert(id);
         }
     }
     let summary_paths: HashSet<String> = summary
@@ -843,8 +845,24 @@ fn exact_survivors(
 /// word has no word character on either side, so each of its runs is a whole run of
 /// the text: a token with a run the text lacks cannot occur in it.
 fn word_runs(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_word_char(c))
-        .filter(|run| !run.is_empty())
+    word_runs_at(text).map(|(_, run)| run)
+}
+
+/// [`word_runs`] with where each starts.
+fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut chars = text.char_indices().peekable();
+    std::iter::from_fn(move || {
+        let (start, _) = chars.by_ref().find(|&(_, c)| is_word_char(c))?;
+        let mut end = text.len();
+        while let Some(&(i, c)) = chars.peek() {
+            if !is_word_char(c) {
+                end = i;
+                break;
+            }
+            chars.next();
+        }
+        text.get(start..end).map(|run| (start, run))
+    })
 }
 
 /// Whether `written` names declared token `token` (a path in any form of the same file).
@@ -981,6 +999,22 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
 
 #[cfg(test)]
 mod tests {
+    proptest::proptest! {
+        /// Runs found with their places are the text split at non-word characters.
+        #[test]
+        fn runs_with_places_are_the_split_runs(text in "[a-z0-9_/. -→é日]{0,30}") {
+            let split: Vec<&str> = text
+                .split(|c: char| !super::is_word_char(c))
+                .filter(|run| !run.is_empty())
+                .collect();
+            let at: Vec<(usize, &str)> = super::word_runs_at(&text).collect();
+            proptest::prop_assert_eq!(at.iter().map(|&(_, r)| r).collect::<Vec<_>>(), split);
+            for (start, run) in at {
+                proptest::prop_assert_eq!(text.get(start..start + run.len()), Some(run));
+            }
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -19,6 +19,7 @@ impl Found {
     }
 }
 
+#[derive(Clone)]
 struct Patterns {
     uuid: Regex,
     arn: Regex,
@@ -34,7 +35,7 @@ struct Patterns {
     directory: Regex,
 }
 
-fn patterns() -> &'static Patterns {
+fn shared_patterns() -> &'static Patterns {
     static PATTERNS: OnceLock<Patterns> = OnceLock::new();
     PATTERNS.get_or_init(|| {
         // Built-in patterns: they compile, or every test fails.
@@ -72,6 +73,16 @@ fn patterns() -> &'static Patterns {
     })
 }
 
+thread_local! {
+    /// Each thread searches with its own copy: a regex shared between threads makes
+    /// every thread but the first take a lock per search (the parsers run on several).
+    static PATTERNS: Patterns = shared_patterns().clone();
+}
+
+fn with_patterns<T>(f: impl FnOnce(&Patterns) -> T) -> T {
+    PATTERNS.with(f)
+}
+
 /// Scripts written without spaces between words (and Hangul, whose particles attach to
 /// the word before): next to an ASCII token they do not continue it.
 fn is_unspaced_script(c: char) -> bool {
@@ -84,6 +95,9 @@ fn is_unspaced_script(c: char) -> bool {
 /// A character that glues to a token next to it: a token is a whole word only with
 /// none of these on either side.
 pub fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    }
     (c.is_alphanumeric() && !is_unspaced_script(c)) || c == '_' || c == '-'
 }
 
@@ -177,12 +191,14 @@ fn trim_trailing(text: &str, start: usize, mut end: usize, class: TokenClass) ->
 /// extension that unspaced text follows, or before grep's `-LINE-` context suffix.
 fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
     let candidate = &text[start..end];
-    let mut cut = candidate.len();
-    for elision in ["...", "…"] {
-        if let Some(at) = candidate.find(elision) {
-            cut = cut.min(at);
-        }
-    }
+    let bytes = candidate.as_bytes();
+    let dots = bytes.windows(3).position(|w| w == b"...");
+    let ellipsis = candidate.find('…');
+    let mut cut = dots
+        .into_iter()
+        .chain(ellipsis)
+        .min()
+        .unwrap_or(candidate.len());
     if class == TokenClass::Url {
         let mut prev: Option<char> = None;
         for (i, c) in candidate.char_indices() {
@@ -201,7 +217,11 @@ fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
         let mut prev: Option<char> = None;
         for (i, c) in candidate[..cut].char_indices() {
             let after_ascii = prev.is_some_and(|p| p.is_ascii_alphanumeric());
-            if is_unspaced_script(c) && after_ascii && has_file_extension(&candidate[..i]) {
+            if !c.is_ascii()
+                && is_unspaced_script(c)
+                && after_ascii
+                && has_file_extension(&candidate[..i])
+            {
                 cut = i;
                 break;
             }
@@ -333,10 +353,18 @@ fn is_aws_id(candidate: &str) -> bool {
     })
 }
 
+/// A rejected candidate longer than this is skipped whole: it is a blob (base64,
+/// minified code), and a token starting inside it would be a fragment of it. Searching
+/// again after every `+` of a base64 blob re-read the blob's rest each time.
+const LONGEST_CANDIDATE_RETRIED: usize = 1024;
+
 /// Where the next search may start after a rejected candidate `[from, to)`: the first
 /// position whose preceding character lets a token begin. Stepping one character at a
 /// time instead would make a long run of token characters (base64, say) quadratic.
 fn next_start(text: &str, from: usize, to: usize, class: TokenClass) -> usize {
+    if to - from > LONGEST_CANDIDATE_RETRIED {
+        return to;
+    }
     for (i, c) in text[from..to].char_indices() {
         let blocks = is_word_char(c) || (class.is_pathlike() && matches!(c, '/' | '.' | '@' | '~'));
         if !blocks {
@@ -366,14 +394,25 @@ fn keyword_class(class: TokenClass) -> bool {
     matches!(class, TokenClass::Numbered | TokenClass::Branch)
 }
 
-fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
-    let mut pos = 0;
+/// Finds the candidates of one class that lie in `text[range]`, judged against the
+/// whole text around them.
+fn scan(
+    re: &Regex,
+    text: &str,
+    range: std::ops::Range<usize>,
+    class: TokenClass,
+    out: &mut Vec<Found>,
+) {
+    let Some(haystack) = text.get(..range.end) else {
+        return;
+    };
+    let mut pos = range.start;
     let keyword = keyword_class(class);
-    while pos <= text.len() {
+    while pos < range.end {
         // Keyword classes report their group; every other class the whole match, which
         // a plain find gives without the slower capture search.
         let (whole, group) = if keyword {
-            let Some(caps) = re.captures_at(text, pos) else {
+            let Some(caps) = re.captures_at(haystack, pos) else {
                 break;
             };
             let Some(whole) = caps.get(0) else {
@@ -381,7 +420,7 @@ fn scan(re: &Regex, text: &str, class: TokenClass, out: &mut Vec<Found>) {
             };
             (whole, caps.get(1))
         } else {
-            let Some(whole) = re.find_at(text, pos) else {
+            let Some(whole) = re.find_at(haystack, pos) else {
                 break;
             };
             (whole, None)
@@ -431,7 +470,8 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
     if memchr::memchr(b'/', text.as_bytes()).is_none() {
         return out;
     }
-    for m in patterns().directory.find_iter(text) {
+    let found: Vec<_> = with_patterns(|p| p.directory.find_iter(text).collect());
+    for m in found {
         let end = m.end() - 1;
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
@@ -465,64 +505,171 @@ pub fn path_argument(value: &str) -> Option<&str> {
         && !value.contains("://")
         && !value.chars().any(|c| c.is_whitespace() || c.is_control())
         && value.chars().any(char::is_alphanumeric)
-        && patterns()
-            .path
-            .find(value)
+        && with_patterns(|p| p.path.find(value))
             .is_some_and(|m| m.start() == 0 && m.end() == value.len())
         && !is_system_path(value)
         && !value.starts_with("@/");
     plausible.then_some(value)
 }
 
+/// What a run of text between blanks holds that some class's pattern needs.
+mod holds {
+    pub const DIGIT: u8 = 1;
+    pub const SLASH: u8 = 2;
+    pub const DASH: u8 = 4;
+    pub const UNDERSCORE: u8 = 8;
+    pub const DOT: u8 = 16;
+    pub const COLON: u8 = 32;
+    /// A byte no pattern but the keyword classes matches: a run ends there.
+    pub const BLANK: u8 = 128;
+}
+
+static BYTE_HOLDS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        // `b` counts to 255: in range.
+        #[allow(clippy::indexing_slicing)]
+        let slot = &mut table[b];
+        *slot = match b as u8 {
+            b'0'..=b'9' => holds::DIGIT,
+            b'/' => holds::SLASH,
+            b'-' => holds::DASH,
+            b'_' => holds::UNDERSCORE,
+            b'.' => holds::DOT,
+            b':' => holds::COLON,
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => holds::BLANK,
+            _ => 0,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// A byte's entry in a table of all 256.
+fn byte_in(table: &[u8; 256], b: u8) -> u8 {
+    table.get(usize::from(b)).copied().unwrap_or(0)
+}
+
+/// A maximal run of text without ASCII blanks, and what it holds.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    start: usize,
+    end: usize,
+    holds: u8,
+}
+
+/// The runs between blanks that hold anything a class needs. No class but the keyword
+/// ones matches a blank, so every other candidate lies inside one run.
+fn runs(bytes: &[u8]) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut held = 0u8;
+    for (i, &b) in bytes.iter().enumerate() {
+        let class = byte_in(&BYTE_HOLDS, b);
+        if class == holds::BLANK {
+            if held != 0 {
+                out.push(Run {
+                    start,
+                    end: i,
+                    holds: held,
+                });
+            }
+            start = i + 1;
+            held = 0;
+        } else {
+            held |= class;
+        }
+    }
+    if held != 0 {
+        out.push(Run {
+            start,
+            end: bytes.len(),
+            holds: held,
+        });
+    }
+    out
+}
+
+/// What a run must hold (all of these [`holds`]) and its least length, for a class's
+/// match to fit in it.
+type RunFit = (u8, usize);
+
+/// Scans only the runs that hold all of `needs` and are at least `min_len` long: what
+/// a class's every match holds.
+fn scan_runs(
+    re: &Regex,
+    text: &str,
+    runs: &[Run],
+    (needs, min_len): RunFit,
+    class: TokenClass,
+    out: &mut Vec<Found>,
+) {
+    for run in runs {
+        if run.holds & needs == needs && run.end - run.start >= min_len {
+            scan(re, text, run.start..run.end, class, out);
+        }
+    }
+}
+
 /// Every opaque token of `text`, leftmost first; overlaps resolved leftmost, then
 /// longest, then by the class's row in the spec table.
 pub fn extract(text: &str) -> Vec<Found> {
-    let p = patterns();
-    let mut candidates = Vec::new();
-    // Every class needs a digit, a `/` or `arn:`; much prose has none, and a byte search
-    // is far cheaper than seven regex passes.
+    with_patterns(|p| extract_with(p, text))
+}
+
+fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
+    use holds::{COLON, DASH, DIGIT, DOT, SLASH, UNDERSCORE};
+    use TokenClass as C;
+    // Every class needs a digit, a `/`, a `.` or a keyword; much prose has none of
+    // them, and what a run between blanks holds rules out most classes for it: a regex
+    // runs only over the runs that could hold its class.
     let bytes = text.as_bytes();
-    let has_digit = bytes.iter().any(u8::is_ascii_digit);
-    if has_digit {
-        scan(&p.uuid, text, TokenClass::Uuid, &mut candidates);
-    }
-    if memchr::memmem::find(bytes, b"arn:").is_some() {
-        scan(&p.arn, text, TokenClass::Arn, &mut candidates);
-    }
-    if memchr::memmem::find(bytes, b"://").is_some() {
-        scan(&p.url, text, TokenClass::Url, &mut candidates);
-    }
-    if memchr::memchr(b'/', bytes).is_some() {
-        scan(&p.path, text, TokenClass::Path, &mut candidates);
-    }
-    if has_digit {
-        scan(
-            &p.resource_id,
-            text,
-            TokenClass::ResourceId,
-            &mut candidates,
-        );
-        scan(&p.numbered, text, TokenClass::Numbered, &mut candidates);
-        scan(&p.hex, text, TokenClass::Hex, &mut candidates);
-        if memchr::memchr(b'_', bytes).is_some() {
-            scan(&p.vendor_id, text, TokenClass::VendorId, &mut candidates);
+    let runs = runs(bytes);
+    let held = runs.iter().fold(0, |all, run| all | run.holds);
+    let has = |needle: &[u8]| memchr::memmem::find(bytes, needle).is_some();
+    let digit = held & DIGIT != 0;
+    let branch = has(b"branch") || has(b"origin/") || has(b"checkout") || has(b"switch");
+    // Pattern, class, whether the text may hold the class at all, and what a run must
+    // hold and how long it must be for a match to fit in it (`None`: a keyword class,
+    // whose match spans blanks, scans the whole text). A hex candidate without a digit
+    // is rejected by its shape.
+    let classes: [(&Regex, TokenClass, bool, Option<RunFit>); 10] = [
+        (&p.uuid, C::Uuid, digit, Some((DASH, 36))),
+        (&p.arn, C::Arn, has(b"arn:"), Some((COLON, 8))),
+        (&p.url, C::Url, has(b"://"), Some((COLON | SLASH, 4))),
+        (&p.path, C::Path, held & SLASH != 0, Some((SLASH, 2))),
+        (&p.resource_id, C::ResourceId, digit, Some((DASH, 3))),
+        (&p.numbered, C::Numbered, digit, None),
+        (&p.hex, C::Hex, digit, Some((DIGIT, 7))),
+        (
+            &p.vendor_id,
+            C::VendorId,
+            digit && held & UNDERSCORE != 0,
+            Some((UNDERSCORE | DIGIT, 19)),
+        ),
+        (&p.branch, C::Branch, branch, None),
+        (
+            &p.reverse_dns,
+            C::ReverseDns,
+            held & DOT != 0,
+            Some((DOT, 6)),
+        ),
+    ];
+    let mut candidates = Vec::new();
+    for (re, class, may_hold, fits) in classes {
+        match (may_hold, fits) {
+            (false, _) => {}
+            (true, Some(fits)) => scan_runs(re, text, &runs, fits, class, &mut candidates),
+            (true, None) => scan(re, text, 0..text.len(), class, &mut candidates),
         }
     }
-    if memchr::memmem::find(bytes, b"branch").is_some()
-        || memchr::memmem::find(bytes, b"origin/").is_some()
-        || memchr::memmem::find(bytes, b"checkout").is_some()
-        || memchr::memmem::find(bytes, b"switch").is_some()
-    {
-        scan(&p.branch, text, TokenClass::Branch, &mut candidates);
-    }
-    if memchr::memchr(b'.', bytes).is_some() {
-        scan(
-            &p.reverse_dns,
-            text,
-            TokenClass::ReverseDns,
-            &mut candidates,
-        );
-    }
+    resolve_overlaps(candidates)
+}
+
+/// Leftmost candidates first, the longest of those starting together, then the class's
+/// row in the spec table; a candidate inside one already chosen is dropped.
+fn resolve_overlaps(mut candidates: Vec<Found>) -> Vec<Found> {
     candidates.sort_by(|a, b| {
         a.start
             .cmp(&b.start)
@@ -583,10 +730,38 @@ impl<'t> WholeWord<'t> {
 /// letter or digit (spec §8.0): CJK text counts by its words, not by its spaces.
 pub fn word_count(text: &str) -> u64 {
     use unicode_segmentation::UnicodeSegmentation;
-    if text.is_ascii() {
-        return ascii_word_count(text.as_bytes());
+    // No word runs across an ASCII blank (UAX #29 keeps whitespace out of words), so
+    // the text is counted piece by piece: ASCII stretches by the fast count, and only
+    // the blank-delimited pieces that hold other characters by segmentation. A Read
+    // result's `→` gutter on every line made whole outputs take the slow path.
+    let bytes = text.as_bytes();
+    let is_blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let mut count = 0;
+    let mut pos = 0;
+    while let Some(rest) = bytes.get(pos..) {
+        let Some(offset) = rest.iter().position(|b| !b.is_ascii()) else {
+            count += ascii_word_count(rest);
+            break;
+        };
+        let other = pos + offset;
+        let before = bytes.get(pos..other).unwrap_or_default();
+        let piece_start = before
+            .iter()
+            .rposition(is_blank)
+            .map_or(pos, |i| pos + i + 1);
+        count += ascii_word_count(bytes.get(pos..piece_start).unwrap_or_default());
+        let after = bytes.get(other..).unwrap_or_default();
+        let piece_end = after
+            .iter()
+            .position(is_blank)
+            .map_or(bytes.len(), |i| other + i);
+        // Both ends sit at an ASCII byte or the text's end: character boundaries.
+        count += text
+            .get(piece_start..piece_end)
+            .map_or(0, |piece| piece.unicode_words().count() as u64);
+        pos = piece_end;
     }
-    text.unicode_words().count() as u64
+    count
 }
 
 /// [`word_count`] of ASCII text: the word-boundary rules of UAX #29 that ASCII can meet
@@ -594,54 +769,59 @@ pub fn word_count(text: &str) -> u64 {
 /// when the same kind follows), counting words that hold a letter or digit. Most logs
 /// are ASCII, and this is several times faster than segmenting them.
 fn ascii_word_count(bytes: &[u8]) -> u64 {
-    #[derive(Clone, Copy, PartialEq)]
-    enum Kind {
-        Letter,
-        Digit,
-        Underscore,
-        MidLetter,
-        MidNumLet,
-        MidNum,
-        Other,
-    }
-    let kind = |b: u8| match b {
-        b'a'..=b'z' | b'A'..=b'Z' => Kind::Letter,
-        b'0'..=b'9' => Kind::Digit,
-        b'_' => Kind::Underscore,
-        b':' => Kind::MidLetter,
-        b'.' | b'\'' => Kind::MidNumLet,
-        b',' | b';' => Kind::MidNum,
-        _ => Kind::Other,
+    const LETTER: u8 = 1;
+    const DIGIT: u8 = 2;
+    const UNDERSCORE: u8 = 4;
+    const MID_LETTER: u8 = 8;
+    const MID_NUM_LET: u8 = 16;
+    const MID_NUM: u8 = 32;
+    const WORD: u8 = LETTER | DIGIT | UNDERSCORE;
+    static KIND: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            // `b` counts to 255: in range.
+            #[allow(clippy::indexing_slicing)]
+            let slot = &mut table[b];
+            *slot = match b as u8 {
+                b'a'..=b'z' | b'A'..=b'Z' => LETTER,
+                b'0'..=b'9' => DIGIT,
+                b'_' => UNDERSCORE,
+                b':' => MID_LETTER,
+                b'.' | b'\'' => MID_NUM_LET,
+                b',' | b';' => MID_NUM,
+                _ => 0,
+            };
+            b += 1;
+        }
+        table
     };
-    let word = |k: Kind| matches!(k, Kind::Letter | Kind::Digit | Kind::Underscore);
-    let at = |i: usize| bytes.get(i).map_or(Kind::Other, |&b| kind(b));
+    let at = |i: usize| bytes.get(i).map_or(0, |&b| byte_in(&KIND, b));
     let mut count = 0;
     let mut i = 0;
-    while i < bytes.len() {
-        let mut k = at(i);
-        if !word(k) {
+    while let Some(&b) = bytes.get(i) {
+        let mut kind = byte_in(&KIND, b);
+        if kind & WORD == 0 {
             i += 1;
             continue;
         }
         // One word: from here while the rules join the next character to it.
-        let mut alnum = k != Kind::Underscore;
+        let mut alnum = kind != UNDERSCORE;
         loop {
-            let next = at(i + 1);
-            if word(next) {
-                i += 1;
-                k = next;
-                alnum |= k != Kind::Underscore;
+            i += 1;
+            let next = at(i);
+            if next & WORD != 0 {
+                kind = next;
+                alnum |= kind != UNDERSCORE;
                 continue;
             }
-            let after = at(i + 2);
-            let joins = match (k, next) {
-                (Kind::Letter, Kind::MidLetter | Kind::MidNumLet) => after == Kind::Letter,
-                (Kind::Digit, Kind::MidNum | Kind::MidNumLet) => after == Kind::Digit,
-                _ => false,
-            };
+            let after = at(i + 1);
+            let joins =
+                (kind == LETTER && next & (MID_LETTER | MID_NUM_LET) != 0 && after == LETTER)
+                    || (kind == DIGIT && next & (MID_NUM | MID_NUM_LET) != 0 && after == DIGIT);
             if joins {
-                i += 2;
-                k = after;
+                i += 1;
+                kind = after;
                 continue;
             }
             break;
@@ -649,7 +829,6 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         if alnum {
             count += 1;
         }
-        i += 1;
     }
     count
 }
@@ -810,5 +989,113 @@ mod tests {
             word_count("日本語の文章です") > 1,
             "CJK without spaces is several words"
         );
+    }
+
+    /// The extractor as the spec reads: every class's pattern over the whole text.
+    fn extract_whole_text(text: &str) -> Vec<Found> {
+        let p = shared_patterns();
+        let mut candidates = Vec::new();
+        let all = 0..text.len();
+        let bytes = text.as_bytes();
+        let has_digit = bytes.iter().any(u8::is_ascii_digit);
+        if has_digit {
+            scan(
+                &p.uuid,
+                text,
+                all.clone(),
+                TokenClass::Uuid,
+                &mut candidates,
+            );
+        }
+        if memchr::memmem::find(bytes, b"arn:").is_some() {
+            scan(&p.arn, text, all.clone(), TokenClass::Arn, &mut candidates);
+        }
+        if memchr::memmem::find(bytes, b"://").is_some() {
+            scan(&p.url, text, all.clone(), TokenClass::Url, &mut candidates);
+        }
+        if memchr::memchr(b'/', bytes).is_some() {
+            scan(
+                &p.path,
+                text,
+                all.clone(),
+                TokenClass::Path,
+                &mut candidates,
+            );
+        }
+        if has_digit {
+            scan(
+                &p.resource_id,
+                text,
+                all.clone(),
+                TokenClass::ResourceId,
+                &mut candidates,
+            );
+            scan(
+                &p.numbered,
+                text,
+                all.clone(),
+                TokenClass::Numbered,
+                &mut candidates,
+            );
+            scan(&p.hex, text, all.clone(), TokenClass::Hex, &mut candidates);
+            if memchr::memchr(b'_', bytes).is_some() {
+                scan(
+                    &p.vendor_id,
+                    text,
+                    all.clone(),
+                    TokenClass::VendorId,
+                    &mut candidates,
+                );
+            }
+        }
+        if memchr::memmem::find(bytes, b"branch").is_some()
+            || memchr::memmem::find(bytes, b"origin/").is_some()
+            || memchr::memmem::find(bytes, b"checkout").is_some()
+            || memchr::memmem::find(bytes, b"switch").is_some()
+        {
+            scan(
+                &p.branch,
+                text,
+                all.clone(),
+                TokenClass::Branch,
+                &mut candidates,
+            );
+        }
+        if memchr::memchr(b'.', bytes).is_some() {
+            scan(
+                &p.reverse_dns,
+                text,
+                all.clone(),
+                TokenClass::ReverseDns,
+                &mut candidates,
+            );
+        }
+        resolve_overlaps(candidates)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// Scanning only the runs between blanks that could hold a class finds what
+        /// scanning the whole text finds.
+        #[test]
+        fn runs_find_what_the_whole_text_holds(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "[0-9a-f]{6,40}",
+                "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                "(\\.\\./|~/|/|a/)?[a-zé日0-9_.+-]{1,6}(/[a-z0-9_.]{1,6}){0,3}(\\.(rs|ts|md))?",
+                "https?://[a-z.]{1,8}/[a-z0-9/?=&.]{0,12}",
+                "arn:aws:[a-z0-9]{1,4}:[a-z0-9-]{0,9}:[0-9]{0,12}:[a-z/:0-9_-]{1,12}",
+                "(snap|i|vol)-[0-9a-f]{8,17}",
+                "(revision|PR|port|Run) ?[#:]? ?[0-9]{1,5}",
+                "(checkout -b|origin/|branch) [a-z0-9/_-]{2,12}",
+                "[a-z]{2,5}(_[a-z]{2,4})?_[A-Za-z0-9]{14,20}",
+                "(com|io|dev)\\.[a-z-]{1,6}\\.[a-z]{1,6}",
+                "[a-zA-Z→。é]{1,8}",
+                "[ \t\n.,:;()'\"`…\u{a0}\u{3000}-]{1,3}",
+            ], 0..24)
+        ) {
+            let text: String = parts.concat();
+            proptest::prop_assert_eq!(extract(&text), extract_whole_text(&text), "{:?}", text);
+        }
     }
 }

@@ -325,6 +325,33 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Replaces every token id the event holds by `to(id)` (a record parsed on its own
+    /// thread holds ids of its own table until it joins the session).
+    pub fn remap_tokens(&mut self, to: impl Fn(TokenId) -> TokenId) {
+        let digest = |d: &mut TextDigest| d.tokens.iter_mut().for_each(|id| *id = to(*id));
+        match self {
+            EventKind::Message { text, .. } | EventKind::ToolResult { text, .. } => digest(text),
+            EventKind::ToolCall { input, targets, .. } => {
+                digest(input);
+                targets.iter_mut().for_each(|id| *id = to(*id));
+            }
+            EventKind::Binding { token, .. } => *token = to(*token),
+            EventKind::Compaction { summary, extra, .. } => {
+                if let Some(summary) = summary {
+                    digest(&mut summary.digest);
+                }
+                extra.carried.iter_mut().for_each(|id| *id = to(*id));
+            }
+            EventKind::Session { .. }
+            | EventKind::Obligation { .. }
+            | EventKind::Plan { .. }
+            | EventKind::Action { .. }
+            | EventKind::Decision(_)
+            | EventKind::Choice { .. }
+            | EventKind::Other { .. } => {}
+        }
+    }
+
     pub fn type_name(&self) -> &str {
         match self {
             EventKind::Session { .. } => "session",

@@ -14,4 +14,4 @@ pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
     SessionMeta, TokenUsage,
 };
-pub use token::{TokenClass, TokenId, TokenInfo, TokenTable};
+pub use token::{Intern, LineTokens, TokenClass, TokenId, TokenInfo, TokenTable};

@@ -216,6 +216,79 @@ impl TokenTable {
     }
 }
 
+/// What a parser needs of a token table: one id per distinct text.
+pub trait Intern {
+    /// The id of `text`; the first class seen for a text is kept.
+    fn intern(&mut self, text: &str, class: TokenClass) -> TokenId;
+}
+
+impl Intern for TokenTable {
+    fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
+        TokenTable::intern(self, text, class)
+    }
+}
+
+/// The tokens of one record, interned apart from the session's table so that records
+/// can be parsed on several threads. Its ids count from 0 in the order the record met
+/// its texts; [`LineTokens::intern_into`] interns them into the session's table in
+/// that order, which gives every token the id it gets when the record is parsed
+/// straight into the table.
+#[derive(Debug, Default)]
+pub struct LineTokens {
+    texts: String,
+    /// Start and end in `texts`, and class, by local id.
+    entries: Vec<(usize, usize, TokenClass)>,
+    index: HashTable<TokenId>,
+    hasher: RandomState,
+}
+
+impl LineTokens {
+    fn text(&self, id: TokenId) -> &str {
+        self.entries
+            .get(id.0 as usize)
+            .and_then(|&(start, end, _)| self.texts.get(start..end))
+            .unwrap_or("")
+    }
+
+    /// Interns every text into `table`, in this record's order: the session id of each
+    /// local id, by local id.
+    pub fn intern_into(&self, table: &mut TokenTable) -> Vec<TokenId> {
+        self.entries
+            .iter()
+            .map(|&(start, end, class)| {
+                table.intern(self.texts.get(start..end).unwrap_or(""), class)
+            })
+            .collect()
+    }
+}
+
+impl Intern for LineTokens {
+    fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
+        let hash = self.hasher.hash_one(text);
+        if let Some(&id) = self.index.find(hash, |&id| self.text(id) == text) {
+            return id;
+        }
+        let id = TokenId(self.entries.len() as u32);
+        let start = self.texts.len();
+        self.texts.push_str(text);
+        self.entries.push((start, self.texts.len(), class));
+        let Self {
+            texts,
+            entries,
+            index,
+            hasher,
+        } = self;
+        let text_of = |id: &TokenId| {
+            entries
+                .get(id.0 as usize)
+                .and_then(|&(start, end, _)| texts.get(start..end))
+                .unwrap_or("")
+        };
+        index.insert_unique(hash, id, |id| hasher.hash_one(text_of(id)));
+        id
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]

@@ -1,0 +1,205 @@
+//! Reading a canonical log on every core: records are parsed in batches on worker
+//! threads (JSON, token extraction, word counts: most of the cost) and joined to the
+//! session in the log's order on one thread, which settles what depends on the lines
+//! before (seq order, token ids). The session is the one a line-by-line read builds.
+
+use super::canonical::{CanonicalParser, ParsedLine};
+use super::lines::{Line, LineReader};
+use std::io::{self, BufRead};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+/// Bytes of lines per batch: large enough that a batch costs far more to parse than to
+/// hand over, small enough that the batches in flight stay a few MiB.
+const BATCH_BYTES: usize = 256 << 10;
+/// Batches waiting per worker, each way: what bounds the memory in flight.
+const QUEUED_BATCHES: usize = 2;
+/// More workers than this wait on the one thread that joins the records.
+const MAX_WORKERS: usize = 4;
+
+/// Lines copied out of the reader's buffer, with where each one was.
+#[derive(Default)]
+struct Batch {
+    bytes: Vec<u8>,
+    lines: Vec<LineAt>,
+}
+
+struct LineAt {
+    number: u64,
+    offset: u64,
+    span: u64,
+    terminated: bool,
+    oversized: bool,
+    end: usize,
+}
+
+impl Batch {
+    fn push(&mut self, line: &Line) {
+        self.bytes.extend_from_slice(line.bytes);
+        self.lines.push(LineAt {
+            number: line.number,
+            offset: line.offset,
+            span: line.span,
+            terminated: line.terminated,
+            oversized: line.oversized,
+            end: self.bytes.len(),
+        });
+    }
+
+    fn parse(&self) -> Vec<ParsedLine> {
+        let mut start = 0;
+        let mut parsed = Vec::with_capacity(self.lines.len());
+        for at in &self.lines {
+            let line = Line {
+                number: at.number,
+                offset: at.offset,
+                bytes: self.bytes.get(start..at.end).unwrap_or_default(),
+                span: at.span,
+                terminated: at.terminated,
+                oversized: at.oversized,
+            };
+            parsed.extend(ParsedLine::parse(&line));
+            start = at.end;
+        }
+        parsed
+    }
+}
+
+/// Reads the rest of `lines` into `parser`, on as many threads as there are cores (up
+/// to [`MAX_WORKERS`]); line by line on a single core.
+pub fn parse_rest<R: BufRead>(
+    lines: &mut LineReader<R>,
+    parser: &mut CanonicalParser,
+) -> io::Result<()> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(MAX_WORKERS);
+    parse_rest_with(lines, parser, workers, BATCH_BYTES)
+}
+
+fn parse_rest_with<R: BufRead>(
+    lines: &mut LineReader<R>,
+    parser: &mut CanonicalParser,
+    workers: usize,
+    batch_bytes: usize,
+) -> io::Result<()> {
+    if workers < 2 {
+        while let Some(line) = lines.next_line()? {
+            parser.feed(&line);
+        }
+        return Ok(());
+    }
+    std::thread::scope(|scope| {
+        let mut to_workers: Vec<SyncSender<Batch>> = Vec::with_capacity(workers);
+        let mut from_workers: Vec<Receiver<Vec<ParsedLine>>> = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (batches, batch_rx) = sync_channel::<Batch>(QUEUED_BATCHES);
+            let (done_tx, done) = sync_channel(QUEUED_BATCHES);
+            scope.spawn(move || {
+                for batch in batch_rx {
+                    if done_tx.send(batch.parse()).is_err() {
+                        break;
+                    }
+                }
+            });
+            to_workers.push(batches);
+            from_workers.push(done);
+        }
+        // Batch n goes to worker n % workers and comes back in the same turn, so the
+        // joining thread takes them in the log's order; a worker that has hung up has
+        // no batch left, nor has any worker after it.
+        let joiner = scope.spawn(move || {
+            for done in from_workers.iter().cycle() {
+                let Ok(parsed) = done.recv() else {
+                    break;
+                };
+                for line in parsed {
+                    parser.accept(line);
+                }
+            }
+        });
+        let read = read_batches(lines, &to_workers, batch_bytes);
+        drop(to_workers);
+        if let Err(panic) = joiner.join() {
+            std::panic::resume_unwind(panic);
+        }
+        read
+    })
+}
+
+/// Reads lines into batches and deals them to the workers in turn.
+fn read_batches<R: BufRead>(
+    lines: &mut LineReader<R>,
+    workers: &[SyncSender<Batch>],
+    batch_bytes: usize,
+) -> io::Result<()> {
+    let mut batch = Batch::default();
+    let mut turn = workers.iter().cycle();
+    let mut deal = |batch: Batch| -> io::Result<()> {
+        match turn.next().map(|worker| worker.send(batch)) {
+            Some(Ok(())) => Ok(()),
+            _ => Err(io::Error::other("a parsing thread stopped")),
+        }
+    };
+    while let Some(line) = lines.next_line()? {
+        batch.push(&line);
+        if batch.bytes.len() >= batch_bytes {
+            deal(std::mem::take(&mut batch))?;
+        }
+    }
+    if !batch.lines.is_empty() {
+        deal(batch)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    use super::*;
+
+    /// The samples and a log with every kind of bad line, read line by line and in
+    /// batches of every few lines on several threads: the same session.
+    #[test]
+    fn batches_on_several_threads_read_what_one_line_at_a_time_reads() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-sessions");
+        let mut logs: Vec<Vec<u8>> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "jsonl"))
+            .map(|path| std::fs::read(path).unwrap())
+            .collect();
+        logs.push(
+            concat!(
+                "{\"seq\":1,\"type\":\"session\",\"cwd\":\"/w\"}\n",
+                "not json\n",
+                "\n",
+                "[1,2]\n",
+                "{\"seq\":2}\n",
+                "{\"seq\":\"x\",\"type\":\"message\"}\n",
+                "{\"seq\":3,\"type\":\"binding\",\"token\":\"r-77aa\"}\n",
+                "{\"seq\":3,\"type\":\"message\",\"text\":\"dup seq snap-0a1b2c3d\"}\n",
+                "{\"seq\":4,\"type\":\"compaction\",\"id\":\"c\",\"phase\":\"bogus\",\"summary\":\"snap-0a1b2c3d\"}\n",
+                "{\"seq\":5,\"type\":\"message\",\"text\":\"deploy r-77aa then snap-0a1b2c3d\"}\n",
+                "{\"seq\":6,\"type\":\"tool_result\",\"text\":\"/srv/app/a.yaml r-77aa",
+            )
+            .as_bytes()
+            .to_vec(),
+        );
+        for log in &logs {
+            let serial = {
+                let mut parser = CanonicalParser::new();
+                let mut lines = LineReader::new(log.as_slice());
+                parse_rest_with(&mut lines, &mut parser, 1, 0).unwrap();
+                parser.finish()
+            };
+            for (workers, batch_bytes) in [(2, 1), (3, 200), (4, 4096)] {
+                let mut parser = CanonicalParser::new();
+                let mut lines = LineReader::new(log.as_slice());
+                parse_rest_with(&mut lines, &mut parser, workers, batch_bytes).unwrap();
+                let parallel = parser.finish();
+                assert_eq!(format!("{parallel:?}"), format!("{serial:?}"));
+                assert!(!serial.events.is_empty());
+            }
+        }
+    }
+}
