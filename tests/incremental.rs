@@ -28,6 +28,12 @@ fn grow_and_compare(name: &str, text: &str) {
         let reuse = before.as_ref().map(|b| (b, analyzer.reused()));
         let kept = Snapshot::from_analysis(session.clone(), incremental, reuse);
         let fresh = Snapshot::from_analysis(session, scratch, None);
+        assert_eq!(
+            kept.rows,
+            fresh.rows,
+            "{name}, timeline after line {}",
+            n + 1
+        );
         for c in &fresh.analysis.compactions {
             let id = c.info.id.as_str();
             assert_eq!(

@@ -64,21 +64,7 @@ impl Snapshot {
         analysis: SessionAnalysis,
         reuse: Option<(&Snapshot, &HashSet<String>)>,
     ) -> Snapshot {
-        let mut rows: Vec<(u64, Row)> = session
-            .events
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (e.line, Row::Event(i)))
-            .chain(
-                session
-                    .malformed
-                    .detailed()
-                    .iter()
-                    .enumerate()
-                    .map(|(i, m)| (m.line, Row::Malformed(i))),
-            )
-            .collect();
-        rows.sort_by_key(|(line, _)| *line);
+        let rows = timeline_rows(&session, reuse.map(|(before, _)| before));
         let mut markers: HashMap<usize, Severity> = HashMap::new();
         let mut alerts = Vec::new();
         for compaction in &analysis.compactions {
@@ -150,7 +136,7 @@ impl Snapshot {
             views,
             session,
             analysis,
-            rows: rows.into_iter().map(|(_, row)| row).collect(),
+            rows,
             markers,
             alerts,
         }
@@ -197,6 +183,52 @@ impl Snapshot {
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Event(index))
     }
+}
+
+/// The timeline's rows: events and unreadable lines in file order. When the log only
+/// grew since `before` (its events unchanged, no new unreadable line), its rows are
+/// kept and the new events follow them, which come after every line before.
+fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Vec<Row> {
+    if let Some(before) = before {
+        let kept = before.session.events.len();
+        let last_line = |rows: &[Row]| {
+            rows.last().map_or(0, |row| match *row {
+                Row::Event(i) => session.events.get(i).map_or(0, |e| e.line),
+                Row::Malformed(i) => session.malformed.detailed().get(i).map_or(0, |m| m.line),
+            })
+        };
+        let mut new_lines = session.events.iter().skip(kept).map(|e| e.line);
+        let in_order = new_lines
+            .try_fold(last_line(&before.rows), |prev, line| {
+                (line >= prev).then_some(line)
+            })
+            .is_some();
+        let grown = session.events.len() >= kept
+            && session.events.common_prefix(&before.session.events) == kept
+            && session.malformed.detailed() == before.session.malformed.detailed()
+            && in_order;
+        if grown {
+            let mut rows = before.rows.clone();
+            rows.extend((kept..session.events.len()).map(Row::Event));
+            return rows;
+        }
+    }
+    let mut rows: Vec<(u64, Row)> = session
+        .events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.line, Row::Event(i)))
+        .chain(
+            session
+                .malformed
+                .detailed()
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.line, Row::Malformed(i))),
+        )
+        .collect();
+    rows.sort_by_key(|(line, _)| *line);
+    rows.into_iter().map(|(_, row)| row).collect()
 }
 
 /// Reads and analyses a whole log, with its decisions: what a snapshot shows, without

@@ -244,6 +244,10 @@ fn run(
     } = view;
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
+    // The snapshot before `current`, held until the next look: the render thread lets
+    // go of it when the new one arrives, and freeing a snapshot is not work to do
+    // between an append and the frame that shows it.
+    let mut _previous: Option<Arc<Snapshot>> = None;
     let mut gone = false;
     loop {
         let wake = match rx.recv_timeout(POLL) {
@@ -308,7 +312,7 @@ fn run(
         }
         match state.build(&path, Some(&current)) {
             Ok(snapshot) => {
-                current = Arc::new(snapshot);
+                _previous = Some(std::mem::replace(&mut current, Arc::new(snapshot)));
                 if !send(Update::Snapshot(current.clone(), change)) {
                     return;
                 }

@@ -239,6 +239,13 @@ fn trigger_and_size(c: &CompactionAnalysis) -> String {
 
 /// Every region token with its mark, worst first, next to the summary's lines that
 /// mention region tokens.
+/// Cells of one line that `rows` rows of a pane in `width` columns can show, with two
+/// rows more: where a row breaks depends on the word after it (see
+/// [`super::text::visible_part`]).
+fn line_cells(rows: usize, width: u16) -> usize {
+    (rows + 2) * usize::from(width)
+}
+
 fn draw_tokens(
     app: &App,
     c: &CompactionAnalysis,
@@ -308,13 +315,13 @@ fn draw_tokens(
                 at = mark.start;
                 marked_rows.insert(line);
             }
-            let most = usize::from(scroll) + usize::from(area.height);
+            let rows = usize::from(scroll) + usize::from(area.height);
             let shown: Vec<Line> = marked_lines_where(
                 text,
                 found,
                 (ratatui::style::Style::new(), theme),
                 |i| marked_rows.contains(&i),
-                most,
+                (rows, line_cells(rows, area.width)),
             );
             if shown.is_empty() {
                 vec![Line::styled(
@@ -419,8 +426,11 @@ fn draw_events(
             found,
             (ratatui::style::Style::new(), theme),
             |_| true,
-            usize::try_from(app.compaction_scroll.max(0)).unwrap_or(0)
-                + usize::from(split_area.height),
+            {
+                let rows = usize::try_from(app.compaction_scroll.max(0)).unwrap_or(0)
+                    + usize::from(split_area.height);
+                (rows, line_cells(rows, split_area.width))
+            },
         ),
     };
     let [left, right] =

@@ -14,18 +14,25 @@ fn untab(text: &str) -> String {
 
 /// `text` split into lines, each mark styled by its state and followed by its glyph.
 pub fn marked_lines(text: &str, marks: &[Mark], base: Style, theme: Theme) -> Vec<Line<'static>> {
-    marked_lines_where(text, marks, (base, theme), |_| true, usize::MAX)
+    marked_lines_where(
+        text,
+        marks,
+        (base, theme),
+        |_| true,
+        (usize::MAX, usize::MAX),
+    )
 }
 
-/// The lines of `text` whose index `keep` takes, marked, up to `most` of them: a view
-/// builds what it can show (every line takes a row at least), not a whole summary
-/// per frame.
+/// The lines of `text` whose index `keep` takes, marked, up to `most` of them and each
+/// cut after `line_cells` cells: a view builds what it can show (every line takes a
+/// row at least, and a row holds at most its width), not a whole summary per frame.
+/// A cut line is the first spans of the whole one, the last of them shortened.
 pub fn marked_lines_where(
     text: &str,
     marks: &[Mark],
     (base, theme): (Style, Theme),
     keep: impl Fn(usize) -> bool,
-    most: usize,
+    (most, line_cells): (usize, usize),
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let mut marks = marks.iter().peekable();
@@ -40,32 +47,61 @@ pub fn marked_lines_where(
             line_start = line_end + 1;
             continue;
         }
-        let mut spans = Vec::new();
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut cells = 0;
+        let push = |spans: &mut Vec<Span<'static>>, cells: &mut usize, span: Span<'static>| {
+            *cells += span.width();
+            spans.push(span);
+            *cells >= line_cells
+        };
         let mut at = line_start;
+        let mut full = false;
         while let Some(&&mark) = marks.peek() {
             if mark.start >= line_end {
                 break;
             }
             marks.next();
-            if mark.start < at || mark.end > line_end {
+            if full || mark.start < at || mark.end > line_end {
                 continue;
             }
             if mark.start > at {
-                spans.push(Span::styled(untab(&text[at..mark.start]), base));
+                let before = first_cells(&text[at..mark.start], line_cells.saturating_sub(cells));
+                full = push(&mut spans, &mut cells, Span::styled(untab(before), base));
+                if full {
+                    continue;
+                }
             }
-            spans.push(Span::styled(
-                format!("{}{}", &text[mark.start..mark.end], mark.state.glyph()),
-                theme.token(mark.state),
-            ));
+            full = push(
+                &mut spans,
+                &mut cells,
+                Span::styled(
+                    format!("{}{}", &text[mark.start..mark.end], mark.state.glyph()),
+                    theme.token(mark.state),
+                ),
+            );
             at = mark.end;
         }
-        if at < line_end {
-            spans.push(Span::styled(untab(&text[at..line_end]), base));
+        if at < line_end && !full {
+            let rest = first_cells(&text[at..line_end], line_cells.saturating_sub(cells));
+            spans.push(Span::styled(untab(rest), base));
         }
         lines.push(Line::from(spans));
         line_start = line_end + 1;
     }
     lines
+}
+
+/// The shortest start of `text` that takes `cells` cells or more (all of it if it
+/// takes fewer).
+fn first_cells(text: &str, cells: usize) -> &str {
+    let mut taken = 0;
+    for (i, c) in text.char_indices() {
+        if taken >= cells {
+            return &text[..i];
+        }
+        taken += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+    }
+    text
 }
 
 /// Plain lines with tabs expanded.
@@ -170,7 +206,12 @@ mod visible_part_tests {
     use ratatui::backend::TestBackend;
     use ratatui::Terminal;
 
-    fn draw(lines: Vec<Line<'static>>, scroll: u16, w: u16, h: u16) -> ratatui::buffer::Buffer {
+    pub(super) fn draw(
+        lines: Vec<Line<'static>>,
+        scroll: u16,
+        w: u16,
+        h: u16,
+    ) -> ratatui::buffer::Buffer {
         let mut term = Terminal::new(TestBackend::new(w, h)).unwrap();
         term.draw(|f| {
             let p = Paragraph::new(lines)
@@ -202,6 +243,7 @@ mod visible_part_tests {
 #[cfg(test)]
 mod marked_lines_tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::visible_part_tests::draw;
     use super::*;
     use crate::analysis::marks::TokenState;
     use proptest::prelude::*;
@@ -227,7 +269,7 @@ mod marked_lines_tests {
             }
             let theme = Theme { color: true };
             let all = marked_lines(&text, &marks, Style::new(), theme);
-            let some = marked_lines_where(&text, &marks, (Style::new(), theme), |i| i % keep_every == 0, most);
+            let some = marked_lines_where(&text, &marks, (Style::new(), theme), |i| i % keep_every == 0, (most, usize::MAX));
             let expected: Vec<Line> = all
                 .into_iter()
                 .enumerate()
@@ -236,6 +278,33 @@ mod marked_lines_tests {
                 .take(most)
                 .collect();
             prop_assert_eq!(some, expected);
+        }
+
+        /// Lines cut after the cells `rows + 2` rows hold draw the screen the whole
+        /// lines draw: a summary that is one long line is built as far as it shows.
+        #[test]
+        fn lines_cut_after_the_cells_that_show_draw_the_same_screen(
+            words in proptest::collection::vec("[a-z]{1,9}|\n|中文|\t", 0..120),
+            marked in proptest::collection::vec(any::<bool>(), 120),
+            scroll in 0u16..6, w in 8u16..30, h in 1u16..8,
+        ) {
+            let text: String = words.join(" ");
+            let mut marks = Vec::new();
+            let mut at = 0;
+            for (word, &mark) in words.iter().zip(&marked) {
+                if mark && word != "\n" && word != "\t" {
+                    marks.push(Mark { start: at, end: at + word.len(), state: TokenState::Dropped });
+                }
+                at += word.len() + 1;
+            }
+            let theme = Theme { color: true };
+            let rows = usize::from(scroll) + usize::from(h);
+            let all = marked_lines(&text, &marks, Style::new(), theme);
+            let cut = marked_lines_where(&text, &marks, (Style::new(), theme), |_| true, (rows, (rows + 2) * usize::from(w)));
+            prop_assert_eq!(
+                draw(visible_part(cut, scroll, h, w), scroll, w, h),
+                draw(visible_part(all, scroll, h, w), scroll, w, h)
+            );
         }
     }
 }

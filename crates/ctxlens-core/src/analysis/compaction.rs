@@ -7,7 +7,7 @@ use super::gate::GateFlags;
 use super::inference::{later_uses, Fate, LaterUse};
 use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
-use super::regenerated::regenerated;
+use super::regenerated::{regenerated, Lost};
 use super::state::{target_text, ObligationState, StateAt};
 use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
@@ -102,6 +102,9 @@ pub(super) struct RegionPart {
     /// What requires each dropped token (obligations, pending steps, the ledger):
     /// read from the state before the compaction, so computed once with the region.
     needs: HashMap<TokenId, Vec<String>>,
+    /// The dropped tokens nothing carries back (what a regenerated look-alike is
+    /// matched against), computed once with the region.
+    lost: std::sync::Arc<Lost>,
 }
 
 pub(super) fn region_part(
@@ -132,6 +135,7 @@ pub(super) fn region_part(
             out,
             complete: true,
             needs: HashMap::new(),
+            lost: std::sync::Arc::default(),
         };
     }
     out.region = coverage::check(
@@ -169,6 +173,7 @@ pub(super) fn region_part(
             out,
             complete: true,
             needs: HashMap::new(),
+            lost: std::sync::Arc::default(),
         };
     }
 
@@ -188,11 +193,19 @@ pub(super) fn region_part(
         .map(|t| (t.id, ctx.required_by(t.id)))
         .filter(|(_, needs)| !needs.is_empty())
         .collect();
+    let lost = Lost::new(
+        out.tokens
+            .iter()
+            .filter(|t| t.survived == Some(false) && !t.fate.carried)
+            .map(|t| t.id)
+            .collect(),
+    );
     out.state = std::sync::Arc::new(state);
     RegionPart {
         out,
         complete: false,
         needs,
+        lost: std::sync::Arc::new(lost),
     }
 }
 
@@ -213,7 +226,7 @@ pub(super) fn finish(
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
     ctx.report_dropped(after, until, &part.needs, &mut out);
-    ctx.report_regenerated(after..until, first_seen, &mut out);
+    ctx.report_regenerated(after..until, first_seen, &part.lost, &mut out);
     ctx.report_unknown_bindings(&mut out);
     out
 }
@@ -710,17 +723,12 @@ impl<'a> Ctx<'a> {
         &self,
         window: std::ops::Range<usize>,
         first_seen: &super::regenerated::FirstSeen,
+        lost: &Lost,
         out: &mut CompactionAnalysis,
     ) {
         let session = self.session;
         let id = self.id;
-        let lost: Vec<TokenId> = out
-            .tokens
-            .iter()
-            .filter(|t| t.survived == Some(false) && !t.fate.carried)
-            .map(|t| t.id)
-            .collect();
-        for found in regenerated(session, window.start, window.end, &lost, first_seen) {
+        for found in regenerated(session, window.start, window.end, lost, first_seen) {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);

@@ -8,6 +8,7 @@ use super::state::target_text;
 use super::tokens::{contains_whole_word, extract};
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
+use std::collections::HashSet;
 
 /// An action a runtime is about to take (spec §8.2), checked as if it were the next
 /// `action` event of the log.
@@ -83,6 +84,10 @@ fn check(
             pending.retain(|s| &s.id != step);
         }
     }
+    // Which bindings the compaction dropped, found once for all its findings (a region
+    // holds up to hundreds of thousands of tokens; a session, a few bindings).
+    let dropped = std::cell::OnceCell::new();
+    let dropped = || dropped.get_or_init(|| dropped_bindings(analysis));
     let mut check_action = |pending: &mut Vec<PlanStep>,
                             seq: u64,
                             step: &Option<String>,
@@ -100,7 +105,14 @@ fn check(
                 name: name.to_owned(),
                 target: target.clone(),
             };
-            out.push(finding(session, analysis, &expected, actual, target));
+            out.push(finding(
+                session,
+                analysis,
+                dropped(),
+                &expected,
+                actual,
+                target,
+            ));
         }
     };
     for event in session.events_in(applied + 1..end) {
@@ -112,7 +124,14 @@ fn check(
                     });
                     if let Some(old) = changed {
                         let actual = ActualStep::PlanStep(ExpectedStep::from(new));
-                        out.push(finding(session, analysis, old, actual, &new.target));
+                        out.push(finding(
+                            session,
+                            analysis,
+                            dropped(),
+                            old,
+                            actual,
+                            &new.target,
+                        ));
                     }
                 }
                 // Checking stops at a new plan.
@@ -138,12 +157,13 @@ fn check(
 fn finding(
     session: &Session,
     analysis: &CompactionAnalysis,
+    dropped: &[TokenId],
     expected: &PlanStep,
     actual: ActualStep,
     actual_target: &Value,
 ) -> Finding {
     let id = &analysis.info.id;
-    let regenerated = regenerated_from(session, analysis, expected, actual_target);
+    let regenerated = regenerated_from(session, dropped, expected, actual_target);
     let did = match &actual {
         ActualStep::Action { name, target, .. } => {
             format!("the agent did {name} on {}", show_target(target))
@@ -187,7 +207,7 @@ fn show_target(target: &Value) -> String {
 /// target with the same shape as a binding the compaction dropped.
 fn regenerated_from(
     session: &Session,
-    analysis: &CompactionAnalysis,
+    dropped: &[TokenId],
     expected: &PlanStep,
     actual_target: &Value,
 ) -> Option<String> {
@@ -195,14 +215,6 @@ fn regenerated_from(
     let actual_tokens: Vec<(&str, TokenClass)> = extract(&actual_text)
         .iter()
         .map(|f| (f.text(&actual_text), f.class))
-        .collect();
-    let dropped_ids: std::collections::HashSet<TokenId> = analysis.dropped_ids().collect();
-    let dropped: Vec<TokenId> = analysis
-        .state
-        .bindings
-        .iter()
-        .map(|b| b.token)
-        .filter(|t| dropped_ids.contains(t))
         .collect();
     let qualifies = |token: TokenId| {
         let info = session.tokens.get(token);
@@ -218,6 +230,23 @@ fn regenerated_from(
     named
         .or_else(|| dropped.iter().copied().find(|&t| qualifies(t)))
         .map(|t| session.tokens.text(t).to_owned())
+}
+
+/// The tokens of the bindings before the compaction that it dropped, in the bindings'
+/// order.
+fn dropped_bindings(analysis: &CompactionAnalysis) -> Vec<TokenId> {
+    let bound: HashSet<TokenId> = analysis.state.bindings.iter().map(|b| b.token).collect();
+    let dropped: HashSet<TokenId> = analysis
+        .dropped_ids()
+        .filter(|t| bound.contains(t))
+        .collect();
+    analysis
+        .state
+        .bindings
+        .iter()
+        .map(|b| b.token)
+        .filter(|t| dropped.contains(t))
+        .collect()
 }
 
 fn same_shape(a: &str, a_class: TokenClass, b: &str, b_class: TokenClass) -> bool {

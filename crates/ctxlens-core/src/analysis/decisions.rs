@@ -1,6 +1,6 @@
 //! Which decision stands for a compaction, and which later ones conflict with it.
 
-use crate::model::{Decision, EventKind, Session};
+use crate::model::{Decision, Event, EventKind, Session};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,8 +17,13 @@ pub struct DecisionIndex<'a> {
 
 impl<'a> DecisionIndex<'a> {
     pub fn new(session: &'a Session, sidecar: &'a [Decision]) -> Self {
+        DecisionIndex::of(session.events.iter(), sidecar)
+    }
+
+    /// The index of the decisions among `events` (in log order) and the sidecar's.
+    pub fn of(events: impl Iterator<Item = &'a Event>, sidecar: &'a [Decision]) -> Self {
         let mut by_id: HashMap<&str, Vec<_>> = HashMap::new();
-        for event in &session.events {
+        for event in events {
             if let EventKind::Decision(d) = &event.kind {
                 by_id
                     .entry(&d.compaction)

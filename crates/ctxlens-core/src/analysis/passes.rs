@@ -5,7 +5,7 @@
 
 use super::regenerated::FirstSeen;
 use super::state::{StateAt, StateBuilder};
-use crate::model::{Chunked, Event, Session};
+use crate::model::{Chunked, Event, EventKind, Session};
 
 /// What the last analysis of a session kept of its passes.
 #[derive(Debug, Default)]
@@ -16,6 +16,8 @@ pub struct KeptPasses {
     first_seen: FirstSeen,
     /// The state just before the event at this index (the newest compaction).
     checkpoint: Option<(usize, StateBuilder)>,
+    /// Where the compaction and decision events are: a few among many, found once.
+    marked: Vec<usize>,
 }
 
 impl KeptPasses {
@@ -23,6 +25,24 @@ impl KeptPasses {
     /// what was computed from those alone still holds.
     pub fn unchanged(&self, session: &Session) -> usize {
         self.events.common_prefix(&session.events)
+    }
+
+    /// The indices of `session`'s compaction and decision events: those the last look
+    /// found among the `common` events it read as they are, and the rest searched now
+    /// (`common` is [`Self::unchanged`]).
+    pub fn marked_events(&mut self, session: &Session, common: usize) -> &[usize] {
+        let keep = self.marked.partition_point(|&i| i < common);
+        self.marked.truncate(keep);
+        let start = common.min(session.events.len());
+        for (offset, event) in session.events_in(start..session.events.len()).enumerate() {
+            if matches!(
+                event.kind,
+                EventKind::Compaction { .. } | EventKind::Decision(_)
+            ) {
+                self.marked.push(start + offset);
+            }
+        }
+        &self.marked
     }
 
     /// The passes for `session`, from what was kept where it still holds (`common` is
@@ -38,6 +58,7 @@ impl KeptPasses {
         Passes {
             session,
             first_seen,
+            marked: kept.marked,
             state: StatePass {
                 builder: StateBuilder::default(),
                 applied: 0,
@@ -55,6 +76,7 @@ impl KeptPasses {
             events: passes.session.events.clone(),
             first_seen: passes.first_seen,
             checkpoint: state.kept.or(state.checkpoint),
+            marked: passes.marked,
         };
     }
 }
@@ -62,6 +84,7 @@ impl KeptPasses {
 pub struct Passes<'s> {
     session: &'s Session,
     pub first_seen: FirstSeen,
+    marked: Vec<usize>,
     pub state: StatePass,
 }
 

@@ -120,15 +120,30 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
 }
 
 /// Failed calls in events `from..until` that used a look-alike of a `dropped` token.
+/// A region's dropped tokens that nothing carries back, in region order and as a set:
+/// fixed once the region is analysed, while the window after it grows.
+#[derive(Debug, Default)]
+pub struct Lost {
+    ids: Vec<TokenId>,
+    set: HashSet<TokenId>,
+}
+
+impl Lost {
+    pub fn new(ids: Vec<TokenId>) -> Lost {
+        let set = ids.iter().copied().collect();
+        Lost { ids, set }
+    }
+}
+
 pub fn regenerated(
     session: &Session,
     from: usize,
     until: usize,
-    dropped: &[TokenId],
+    lost: &Lost,
     first: &FirstSeen,
 ) -> Vec<Regenerated> {
     let end = until.min(session.events.len());
-    let dropped_set: HashSet<TokenId> = dropped.iter().copied().collect();
+    let (dropped, dropped_set) = (&lost.ids, &lost.set);
     let mut calls: HashMap<&str, usize> = HashMap::new();
     let mut out = Vec::new();
     for (index, event) in session.events_in(from..end).enumerate() {

@@ -285,7 +285,10 @@ fn analyze_with(
         &mut dyn FnMut() -> RegionPart,
     ) -> RegionPart,
 ) -> SessionAnalysis {
-    let infos = session.compactions();
+    // The compaction and decision events, found among the events that changed since
+    // the last look only.
+    let marked = kept.marked_events(session, unchanged).to_vec();
+    let infos = session.compactions_among(&marked);
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
     // One pass builds the state at every compaction that needs it (compactions are
     // in event order), from where the last look left it when it can.
@@ -312,7 +315,10 @@ fn analyze_with(
     let now = passes.state_at(session.events.len());
     kept.keep(passes);
     let divergences = continuation::divergences(session, &compactions);
-    let decisions = DecisionIndex::new(session, sidecar);
+    let decisions = DecisionIndex::of(
+        marked.iter().filter_map(|&i| session.events.get(i)),
+        sidecar,
+    );
 
     let mut findings = malformed_findings(session);
     for (index, analysis) in compactions.iter_mut().enumerate() {

@@ -227,45 +227,17 @@ impl Session {
 
     /// Every compaction id in order of first appearance.
     pub fn compactions(&self) -> Vec<CompactionInfo> {
-        let mut out: Vec<CompactionInfo> = Vec::new();
-        let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for (index, event) in self.events.iter().enumerate() {
-            let EventKind::Compaction {
-                id, phase, range, ..
-            } = &event.kind
-            else {
-                continue;
-            };
-            let phase = phase.unwrap_or(Phase::Proposed);
-            match by_id.get(id.as_str()) {
-                Some(&at) => {
-                    let Some(known) = out.get_mut(at) else {
-                        continue;
-                    };
-                    // The first event of an id that carries a range defines it.
-                    if known.range == RangeSpec::Missing && *range != RangeSpec::Missing {
-                        known.def = index;
-                        known.range = *range;
-                    }
-                    known.phase = phase;
-                    if phase == Phase::Applied && known.applied_at.is_none() {
-                        known.applied_at = Some(index);
-                    }
-                }
-                None => {
-                    by_id.insert(id, out.len());
-                    out.push(CompactionInfo {
-                        id: id.clone(),
-                        at: index,
-                        def: index,
-                        applied_at: (phase == Phase::Applied).then_some(index),
-                        phase,
-                        range: *range,
-                    });
-                }
-            }
-        }
-        out
+        compactions_of(self.events.iter().enumerate())
+    }
+
+    /// [`Self::compactions`], read from the events at `indices` (in increasing order)
+    /// alone: they hold every compaction event.
+    pub fn compactions_among(&self, indices: &[usize]) -> Vec<CompactionInfo> {
+        compactions_of(
+            indices
+                .iter()
+                .filter_map(|&i| self.events.get(i).map(|event| (i, event))),
+        )
     }
 
     /// Index of the first event whose seq is at least `seq` (seqs strictly increase).
@@ -282,4 +254,48 @@ impl Session {
         let last = self.events.get(end.checked_sub(1)?)?;
         (first.seq <= to && last.seq >= from).then(|| (first.offset, last.offset + last.span))
     }
+}
+
+/// The compactions of `events` (index and event, in order), by id in order of first
+/// appearance.
+fn compactions_of<'e>(events: impl Iterator<Item = (usize, &'e Event)>) -> Vec<CompactionInfo> {
+    let mut out: Vec<CompactionInfo> = Vec::new();
+    let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (index, event) in events {
+        let EventKind::Compaction {
+            id, phase, range, ..
+        } = &event.kind
+        else {
+            continue;
+        };
+        let phase = phase.unwrap_or(Phase::Proposed);
+        match by_id.get(id.as_str()) {
+            Some(&at) => {
+                let Some(known) = out.get_mut(at) else {
+                    continue;
+                };
+                // The first event of an id that carries a range defines it.
+                if known.range == RangeSpec::Missing && *range != RangeSpec::Missing {
+                    known.def = index;
+                    known.range = *range;
+                }
+                known.phase = phase;
+                if phase == Phase::Applied && known.applied_at.is_none() {
+                    known.applied_at = Some(index);
+                }
+            }
+            None => {
+                by_id.insert(id, out.len());
+                out.push(CompactionInfo {
+                    id: id.clone(),
+                    at: index,
+                    def: index,
+                    applied_at: (phase == Phase::Applied).then_some(index),
+                    phase,
+                    range: *range,
+                });
+            }
+        }
+    }
+    out
 }
