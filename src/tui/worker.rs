@@ -312,10 +312,11 @@ fn run(
         }
         match state.build(&path, Some(&current)) {
             Ok(snapshot) => {
-                _previous = Some(std::mem::replace(&mut current, Arc::new(snapshot)));
+                let before = std::mem::replace(&mut current, Arc::new(snapshot));
                 if !send(Update::Snapshot(current.clone(), change)) {
                     return;
                 }
+                _previous = Some(before);
             }
             Err(e) => {
                 if !send(Update::Error(e)) {

@@ -101,7 +101,7 @@ pub(super) struct RegionPart {
     complete: bool,
     /// What requires each dropped token (obligations, pending steps, the ledger):
     /// read from the state before the compaction, so computed once with the region.
-    needs: HashMap<TokenId, Vec<String>>,
+    needs: std::sync::Arc<HashMap<TokenId, Vec<String>>>,
     /// The dropped tokens nothing carries back (what a regenerated look-alike is
     /// matched against), computed once with the region.
     lost: std::sync::Arc<Lost>,
@@ -134,7 +134,7 @@ pub(super) fn region_part(
         return RegionPart {
             out,
             complete: true,
-            needs: HashMap::new(),
+            needs: std::sync::Arc::default(),
             lost: std::sync::Arc::default(),
         };
     }
@@ -172,7 +172,7 @@ pub(super) fn region_part(
         return RegionPart {
             out,
             complete: true,
-            needs: HashMap::new(),
+            needs: std::sync::Arc::default(),
             lost: std::sync::Arc::default(),
         };
     }
@@ -186,13 +186,18 @@ pub(super) fn region_part(
     out.region_words = region_words;
     out.tokens = std::sync::Arc::new(tokens);
     ctx.density(def.summary, &mut out);
-    let needs = out
+    let needs: HashMap<TokenId, Vec<String>> = out
         .tokens
         .iter()
         .filter(|t| t.survived == Some(false))
         .map(|t| (t.id, ctx.required_by(t.id)))
         .filter(|(_, needs)| !needs.is_empty())
         .collect();
+    // Without later uses to look for (a canonical log declares its bindings), what
+    // was dropped and what needs it is settled with the region.
+    if !ctx.transcript {
+        ctx.report_dropped(&[], &needs, &mut out);
+    }
     let lost = Lost::new(
         out.tokens
             .iter()
@@ -204,7 +209,7 @@ pub(super) fn region_part(
     RegionPart {
         out,
         complete: false,
-        needs,
+        needs: std::sync::Arc::new(needs),
         lost: std::sync::Arc::new(lost),
     }
 }
@@ -225,7 +230,10 @@ pub(super) fn finish(
     let ctx = Ctx::new(session, info, &state, out.region.clone());
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
-    ctx.report_dropped(after, until, &part.needs, &mut out);
+    if ctx.transcript {
+        let uses = ctx.later_uses_of_dropped(after, until, &out);
+        ctx.report_dropped(&uses, &part.needs, &mut out);
+    }
     ctx.report_regenerated(after..until, first_seen, &part.lost, &mut out);
     ctx.report_unknown_bindings(&mut out);
     out
@@ -643,25 +651,29 @@ impl<'a> Ctx<'a> {
     }
 
     /// The dropped tokens something needs, and the findings they raise.
-    fn report_dropped(
+    /// Where the agent used a dropped token again in the window `after..until`.
+    fn later_uses_of_dropped(
         &self,
         after: usize,
         until: usize,
+        out: &CompactionAnalysis,
+    ) -> Vec<LaterUse> {
+        let dropped_keys: HashMap<String, TokenId> = out
+            .tokens
+            .iter()
+            .filter(|t| t.survived == Some(false) && !t.fate.carried)
+            .map(|t| (self.key(t.id), t.id))
+            .collect();
+        later_uses(self.session, after, until, &dropped_keys)
+    }
+
+    fn report_dropped(
+        &self,
+        uses: &[LaterUse],
         needs: &HashMap<TokenId, Vec<String>>,
         out: &mut CompactionAnalysis,
     ) {
         let session = self.session;
-        let uses = if self.transcript {
-            let dropped_keys: HashMap<String, TokenId> = out
-                .tokens
-                .iter()
-                .filter(|t| t.survived == Some(false) && !t.fate.carried)
-                .map(|t| (self.key(t.id), t.id))
-                .collect();
-            later_uses(session, after, until, &dropped_keys)
-        } else {
-            Vec::new()
-        };
         // The tokens are shared with the analysis kept for the next look: written to
         // only where a later use changed what became of one.
         let reuse_of = |id: TokenId| uses.iter().find(|u| u.token == id).map(|u| u.reuse);

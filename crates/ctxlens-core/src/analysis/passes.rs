@@ -16,7 +16,8 @@ pub struct KeptPasses {
     first_seen: FirstSeen,
     /// The state just before the event at this index (the newest compaction).
     checkpoint: Option<(usize, StateBuilder)>,
-    /// Where the compaction and decision events are: a few among many, found once.
+    /// Where the compaction, decision and binding events are: a few among many, found
+    /// once.
     marked: Vec<usize>,
 }
 
@@ -27,7 +28,7 @@ impl KeptPasses {
         self.events.common_prefix(&session.events)
     }
 
-    /// The indices of `session`'s compaction and decision events: those the last look
+    /// The indices of `session`'s compaction, decision and binding events: those the last look
     /// found among the `common` events it read as they are, and the rest searched now
     /// (`common` is [`Self::unchanged`]).
     pub fn marked_events(&mut self, session: &Session, common: usize) -> &[usize] {
@@ -37,7 +38,7 @@ impl KeptPasses {
         for (offset, event) in session.events_in(start..session.events.len()).enumerate() {
             if matches!(
                 event.kind,
-                EventKind::Compaction { .. } | EventKind::Decision(_)
+                EventKind::Compaction { .. } | EventKind::Decision(_) | EventKind::Binding { .. }
             ) {
                 self.marked.push(start + offset);
             }

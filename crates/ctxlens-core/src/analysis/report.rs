@@ -155,11 +155,12 @@ struct Inputs {
 }
 
 impl Inputs {
-    fn of(session: &Session) -> Inputs {
+    /// `marked`: the indices of the session's binding events, among others.
+    fn of(session: &Session, marked: &[usize]) -> Inputs {
         Inputs {
-            declared: session
-                .events
+            declared: marked
                 .iter()
+                .filter_map(|&i| session.events.get(i))
                 .filter(|e| matches!(e.kind, crate::model::EventKind::Binding { .. }))
                 .count(),
             ledger: session.ledger.len(),
@@ -179,9 +180,9 @@ impl Analyzer {
         sidecar: &[Decision],
         strict: bool,
     ) -> SessionAnalysis {
-        let inputs = Inputs::of(session);
         // What was computed from the events before the first one that changed holds.
         let unchanged = self.passes.unchanged(session);
+        let inputs = Inputs::of(session, self.passes.marked_events(session, unchanged));
         let Analyzer {
             settled: kept,
             reused,
