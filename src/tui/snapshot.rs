@@ -46,6 +46,8 @@ pub struct CompactionMarks {
     pub marker: Marker,
     /// `None` when the summary cannot be read.
     pub summary: Option<(String, Vec<Mark>)>,
+    /// The summary's lines that hold a mark, in order.
+    pub marked_lines: Vec<usize>,
     /// What it did to the tokens obligations require (the obligations pane).
     pub bindings: crate::analysis::marks::BindingStates,
 }
@@ -121,11 +123,16 @@ impl Snapshot {
                     (text, found)
                 });
                 let bindings = crate::analysis::marks::BindingStates::new(&session, c);
+                let marked_lines = summary
+                    .as_ref()
+                    .map(|(text, found)| lines_marked(text, found))
+                    .unwrap_or_default();
                 (
                     c.info.id.clone(),
                     Arc::new(CompactionMarks {
                         marker,
                         summary,
+                        marked_lines,
                         bindings,
                     }),
                 )
@@ -183,6 +190,22 @@ impl Snapshot {
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Event(index))
     }
+}
+
+/// The indices of the lines of `text` that hold one of `marks` (in text order).
+fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
+    let mut lines = Vec::new();
+    let mut line = 0;
+    let mut at = 0;
+    for mark in marks {
+        let between = text.as_bytes().get(at..mark.start).unwrap_or_default();
+        line += memchr::memchr_iter(b'\n', between).count();
+        at = mark.start;
+        if lines.last() != Some(&line) {
+            lines.push(line);
+        }
+    }
+    lines
 }
 
 /// The timeline's rows: events and unreadable lines in file order. When the log only

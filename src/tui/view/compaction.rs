@@ -301,26 +301,16 @@ fn draw_tokens(
     let summary: Vec<Line> = match summary_of(app, c) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => {
-            let mut marked_rows = std::collections::HashSet::new();
-            let mut line = 0;
-            let mut at = 0;
-            for mark in found {
-                line += text
-                    .as_bytes()
-                    .get(at..mark.start)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                at = mark.start;
-                marked_rows.insert(line);
-            }
+            let marked_rows = app
+                .snapshot
+                .compaction_marks(&c.info.id)
+                .map_or(&[][..], |v| v.marked_lines.as_slice());
             let rows = usize::from(scroll) + usize::from(area.height);
             let shown: Vec<Line> = marked_lines_where(
                 text,
                 found,
                 (ratatui::style::Style::new(), theme),
-                |i| marked_rows.contains(&i),
+                |i| marked_rows.binary_search(&i).is_ok(),
                 (rows, line_cells(rows, area.width)),
             );
             if shown.is_empty() {

@@ -65,6 +65,9 @@ pub struct CompactionAnalysis {
     pub decision: Option<crate::model::Decision>,
     /// Trigger, token counts and carried-over tokens, as the transcript gives them.
     pub extra: CompactionExtra,
+    /// The tokens of the bindings before the compaction that it dropped, in the
+    /// bindings' order (what a diverging step is matched against).
+    pub dropped_bindings: std::sync::Arc<Vec<TokenId>>,
 }
 
 impl CompactionAnalysis {
@@ -89,6 +92,23 @@ impl CompactionAnalysis {
         }
         counts
     }
+}
+
+/// The tokens of the bindings in `state` that the region dropped, in the bindings'
+/// order.
+fn dropped_bindings(state: &StateAt, tokens: &[RegionToken]) -> Vec<TokenId> {
+    let bound: HashSet<TokenId> = state.bindings.iter().map(|b| b.token).collect();
+    let dropped: HashSet<TokenId> = tokens
+        .iter()
+        .filter(|t| t.survived == Some(false) && bound.contains(&t.id))
+        .map(|t| t.id)
+        .collect();
+    state
+        .bindings
+        .iter()
+        .map(|b| b.token)
+        .filter(|t| dropped.contains(t))
+        .collect()
 }
 
 /// The part of a compaction's analysis that events after it cannot change: coverage,
@@ -127,6 +147,7 @@ pub(super) fn region_part(
         flags: GateFlags::default(),
         decision: None,
         extra: def.extra.clone(),
+        dropped_bindings: std::sync::Arc::default(),
     };
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
@@ -198,6 +219,7 @@ pub(super) fn region_part(
     if !ctx.transcript {
         ctx.report_dropped(&[], &needs, &mut out);
     }
+    out.dropped_bindings = std::sync::Arc::new(dropped_bindings(&state, &out.tokens));
     let lost = Lost::new(
         out.tokens
             .iter()

@@ -8,7 +8,6 @@ use super::state::target_text;
 use super::tokens::{contains_whole_word, extract};
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// An action a runtime is about to take (spec §8.2), checked as if it were the next
 /// `action` event of the log.
@@ -84,10 +83,7 @@ fn check(
             pending.retain(|s| &s.id != step);
         }
     }
-    // Which bindings the compaction dropped, found once for all its findings (a region
-    // holds up to hundreds of thousands of tokens; a session, a few bindings).
-    let dropped = std::cell::OnceCell::new();
-    let dropped = || dropped.get_or_init(|| dropped_bindings(analysis));
+    let dropped = || analysis.dropped_bindings.as_slice();
     let mut check_action = |pending: &mut Vec<PlanStep>,
                             seq: u64,
                             step: &Option<String>,
@@ -230,23 +226,6 @@ fn regenerated_from(
     named
         .or_else(|| dropped.iter().copied().find(|&t| qualifies(t)))
         .map(|t| session.tokens.text(t).to_owned())
-}
-
-/// The tokens of the bindings before the compaction that it dropped, in the bindings'
-/// order.
-fn dropped_bindings(analysis: &CompactionAnalysis) -> Vec<TokenId> {
-    let bound: HashSet<TokenId> = analysis.state.bindings.iter().map(|b| b.token).collect();
-    let dropped: HashSet<TokenId> = analysis
-        .dropped_ids()
-        .filter(|t| bound.contains(t))
-        .collect();
-    analysis
-        .state
-        .bindings
-        .iter()
-        .map(|b| b.token)
-        .filter(|t| dropped.contains(t))
-        .collect()
 }
 
 fn same_shape(a: &str, a_class: TokenClass, b: &str, b_class: TokenClass) -> bool {
