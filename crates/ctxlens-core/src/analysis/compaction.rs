@@ -7,7 +7,7 @@ use super::gate::GateFlags;
 use super::inference::{later_uses, Fate, LaterUse};
 use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
-use super::regenerated::{regenerated, Lost};
+use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
 use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
@@ -125,6 +125,9 @@ pub(super) struct RegionPart {
     /// The dropped tokens nothing carries back (what a regenerated look-alike is
     /// matched against), computed once with the region.
     lost: std::sync::Arc<Lost>,
+    /// How far the window after the compaction was scanned for regenerated tokens:
+    /// shared by the looks that reuse this part.
+    scan: std::sync::Arc<std::sync::Mutex<WindowScan>>,
 }
 
 pub(super) fn region_part(
@@ -157,6 +160,7 @@ pub(super) fn region_part(
             complete: true,
             needs: std::sync::Arc::default(),
             lost: std::sync::Arc::default(),
+            scan: std::sync::Arc::default(),
         };
     }
     out.region = coverage::check(
@@ -195,6 +199,7 @@ pub(super) fn region_part(
             complete: true,
             needs: std::sync::Arc::default(),
             lost: std::sync::Arc::default(),
+            scan: std::sync::Arc::default(),
         };
     }
 
@@ -233,16 +238,19 @@ pub(super) fn region_part(
         complete: false,
         needs: std::sync::Arc::new(needs),
         lost: std::sync::Arc::new(lost),
+        scan: std::sync::Arc::default(),
     }
 }
 
-/// The rest of the analysis, over the window after the compaction up to `until`.
+/// The rest of the analysis, over the window after the compaction up to `until`
+/// (events from `unchanged` on may differ from those the last look read).
 pub(super) fn finish(
     session: &Session,
     info: &CompactionInfo,
     part: RegionPart,
     until: usize,
     first_seen: &super::regenerated::FirstSeen,
+    unchanged: usize,
 ) -> CompactionAnalysis {
     let mut out = part.out;
     if part.complete {
@@ -256,7 +264,20 @@ pub(super) fn finish(
         let uses = ctx.later_uses_of_dropped(after, until, &out);
         ctx.report_dropped(&uses, &part.needs, &mut out);
     }
-    ctx.report_regenerated(after..until, first_seen, &part.lost, &mut out);
+    // The scan of the window goes on from where the last look's stopped, if the
+    // events it read are unchanged.
+    let found = {
+        let mut scan = part
+            .scan
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !scan.holds(after, unchanged.min(until)) {
+            *scan = WindowScan::new(after);
+        }
+        scan.extend(session, until, &part.lost, first_seen);
+        scan.found().to_vec()
+    };
+    ctx.report_regenerated(&found, &mut out);
     ctx.report_unknown_bindings(&mut out);
     out
 }
@@ -753,16 +774,10 @@ impl<'a> Ctx<'a> {
     }
 
     /// The harm itself: a failed call on a look-alike of a dropped token (any format).
-    fn report_regenerated(
-        &self,
-        window: std::ops::Range<usize>,
-        first_seen: &super::regenerated::FirstSeen,
-        lost: &Lost,
-        out: &mut CompactionAnalysis,
-    ) {
+    fn report_regenerated(&self, found: &[Regenerated], out: &mut CompactionAnalysis) {
         let session = self.session;
         let id = self.id;
-        for found in regenerated(session, window.start, window.end, lost, first_seen) {
+        for found in found {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);

@@ -119,7 +119,6 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
     }
 }
 
-/// Failed calls in events `from..until` that used a look-alike of a `dropped` token.
 /// A region's dropped tokens that nothing carries back, in region order and as a set:
 /// fixed once the region is analysed, while the window after it grows.
 #[derive(Debug, Default)]
@@ -135,6 +134,7 @@ impl Lost {
     }
 }
 
+/// Failed calls in events `from..until` that used a look-alike of a `lost` token.
 pub fn regenerated(
     session: &Session,
     from: usize,
@@ -142,17 +142,66 @@ pub fn regenerated(
     lost: &Lost,
     first: &FirstSeen,
 ) -> Vec<Regenerated> {
-    let end = until.min(session.events.len());
-    let (dropped, dropped_set) = (&lost.ids, &lost.set);
-    let mut calls: HashMap<&str, usize> = HashMap::new();
-    let mut out = Vec::new();
-    for (index, event) in session.events_in(from..end).enumerate() {
-        let index = from + index;
+    let mut scan = WindowScan::new(from);
+    scan.extend(session, until, lost, first);
+    scan.found
+}
+
+/// A scan of the window after a compaction for [`regenerated`] calls, kept so that a
+/// window that grows is scanned from where the last scan stopped: what a call found
+/// depends on its events and those before it only.
+#[derive(Debug, Clone, Default)]
+pub struct WindowScan {
+    from: usize,
+    /// Events `from..to` are scanned.
+    to: usize,
+    calls: HashMap<Box<str>, usize>,
+    found: Vec<Regenerated>,
+}
+
+impl WindowScan {
+    pub fn new(from: usize) -> WindowScan {
+        WindowScan {
+            from,
+            to: from,
+            ..WindowScan::default()
+        }
+    }
+
+    /// Whether this scan of the window from `from` still holds when events from
+    /// `unchanged` on may differ from those it read.
+    pub fn holds(&self, from: usize, unchanged: usize) -> bool {
+        self.from == from && self.to <= unchanged
+    }
+
+    pub fn found(&self) -> &[Regenerated] {
+        &self.found
+    }
+
+    /// Scans on to event `until`.
+    pub fn extend(&mut self, session: &Session, until: usize, lost: &Lost, first: &FirstSeen) {
+        let end = until.min(session.events.len());
+        let start = self.to;
+        for (index, event) in session.events_in(start..end).enumerate() {
+            self.look_at(session, start + index, event, lost, first);
+        }
+        self.to = self.to.max(end);
+    }
+
+    fn look_at(
+        &mut self,
+        session: &Session,
+        index: usize,
+        event: &crate::model::Event,
+        lost: &Lost,
+        first: &FirstSeen,
+    ) {
+        let (dropped, dropped_set) = (&lost.ids, &lost.set);
         match &event.kind {
             EventKind::ToolCall {
                 call_id: Some(id), ..
             } => {
-                calls.insert(id, index);
+                self.calls.insert(id.clone(), index);
             }
             EventKind::ToolResult {
                 call_id: Some(id),
@@ -161,22 +210,22 @@ pub fn regenerated(
                 says_not_found,
                 text,
             } => {
-                let Some(&call) = calls.get(&**id) else {
-                    continue;
+                let Some(&call) = self.calls.get(&**id) else {
+                    return;
                 };
                 let Some(EventKind::ToolCall { targets, .. }) =
                     session.events.get(call).map(|e| &e.kind)
                 else {
-                    continue;
+                    return;
                 };
                 // A "not found" message counts where it names a token of the call.
                 let names_target =
                     *says_not_found && text.tokens.iter().any(|t| targets.contains(t));
                 if !(*is_error || *says_failed || names_target) {
-                    continue;
+                    return;
                 }
                 if targets.iter().any(|t| dropped_set.contains(t)) {
-                    continue;
+                    return;
                 }
                 let found = targets
                     .iter()
@@ -191,7 +240,7 @@ pub fn regenerated(
                             .map(|&d| (d, t))
                     });
                 if let Some((token, regenerated)) = found {
-                    out.push(Regenerated {
+                    self.found.push(Regenerated {
                         token,
                         regenerated,
                         event: call,
@@ -201,7 +250,6 @@ pub fn regenerated(
             _ => {}
         }
     }
-    out
 }
 
 /// Edit distance between two short strings (names, ids), by characters.

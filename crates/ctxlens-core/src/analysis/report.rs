@@ -309,7 +309,7 @@ fn analyze_with(
             let part = region(info, until, &applied, &mut || {
                 compaction::region_part(session, info, &applied, passes.state_at(info.at))
             });
-            compaction::finish(session, info, part, until, &passes.first_seen)
+            compaction::finish(session, info, part, until, &passes.first_seen, unchanged)
         };
         compactions.push(each(info, until, &mut fresh));
     }
