@@ -841,8 +841,9 @@ impl<'a> Ctx<'a> {
 }
 
 /// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
-/// a path naming the same file as one of the summary's. One multi-pattern pass over the
-/// summary, so the cost is the summary plus the tokens, never their product.
+/// a path naming the same file as one of the summary's. The summary's word runs are
+/// indexed once; each token is compared where its rarest run stands, so the cost is
+/// the summary plus the tokens and the places of their rarest runs, not their product.
 fn exact_survivors(
     session: &Session,
     summary: &Summary,
