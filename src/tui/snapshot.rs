@@ -10,7 +10,7 @@ use crate::model::{Decision, Session};
 use crate::store::decisions;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A timeline row: an event, or a line that could not be read (shown, never hidden).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,9 +34,21 @@ pub struct Snapshot {
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
     /// Each compaction's tokens and what became of them, by compaction id.
-    token_rows: HashMap<String, Arc<Vec<TokenRow>>>,
-    /// What the compaction view draws of each compaction, computed once here.
-    views: HashMap<String, Arc<CompactionMarks>>,
+    token_rows: HashMap<String, Lazy<Vec<TokenRow>>>,
+    /// What the compaction view draws of each compaction.
+    views: HashMap<String, Lazy<CompactionMarks>>,
+}
+
+/// A compaction's view model, built the first time it is asked for: a long session
+/// holds many compactions, most never shown, and a view model holds a row per region
+/// token. The newest compaction's is built with the snapshot, off the render thread
+/// (it is the one shown while following). Shared with the snapshots after this one
+/// while what it reads is unchanged.
+type Lazy<T> = Arc<OnceLock<Arc<T>>>;
+
+/// A view model built already.
+fn built<T>(value: T) -> Lazy<T> {
+    Arc::new(OnceLock::from(Arc::new(value)))
 }
 
 /// The parts of the compaction view that do not depend on the screen: the marker for
@@ -98,48 +110,24 @@ impl Snapshot {
             let (before, ids) = reuse?;
             view_model_before(before, ids, c, &session)
         };
-        let token_rows = analysis
-            .compactions
-            .iter()
-            .map(|c| {
-                let rows = match kept(c) {
-                    Some((rows, _)) => rows.clone(),
-                    None => Arc::new(token_rows(&session, c)),
-                };
-                (c.info.id.clone(), rows)
-            })
-            .collect();
-        let views = analysis
-            .compactions
-            .iter()
-            .map(|c| {
-                if let Some((_, view)) = kept(c) {
-                    return (c.info.id.clone(), view.clone());
-                }
-                let marker = Marker::new(&session, c);
-                let summary = session.summary_at(c.info.def).map(|s| {
-                    let text = crate::sanitize::block(&s.text).into_owned();
-                    let found = marker.marks(&text, &session);
-                    (text, found)
-                });
-                let bindings = crate::analysis::marks::BindingStates::new(&session, c);
-                let marked_lines = summary
-                    .as_ref()
-                    .map(|(text, found)| lines_marked(text, found))
-                    .unwrap_or_default();
-                (
-                    c.info.id.clone(),
-                    Arc::new(CompactionMarks {
-                        marker,
-                        summary,
-                        marked_lines,
-                        bindings,
-                    }),
-                )
-            })
-            .collect();
+        let newest = analysis.compactions.last().map(|c| c.info.id.as_str());
+        let mut rows_by_id = HashMap::new();
+        let mut views = HashMap::new();
+        for c in &analysis.compactions {
+            let id = c.info.id.clone();
+            let (rows, view) = match kept(c) {
+                Some((rows, view)) => (rows.clone(), view.clone()),
+                None if newest == Some(id.as_str()) => (
+                    built(token_rows(&session, c)),
+                    built(compaction_marks_of(&session, c)),
+                ),
+                None => (Lazy::default(), Lazy::default()),
+            };
+            rows_by_id.insert(id.clone(), rows);
+            views.insert(id, view);
+        }
         Snapshot {
-            token_rows,
+            token_rows: rows_by_id,
             views,
             session,
             analysis,
@@ -171,14 +159,20 @@ impl Snapshot {
 
     /// The tokens of a compaction's region and what became of each, worst first.
     pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
-        self.token_rows
-            .get(compaction)
-            .map_or(&[], |rows| rows.as_slice())
+        let (Some(rows), Some(c)) = (
+            self.token_rows.get(compaction),
+            self.analysis.compaction(compaction),
+        ) else {
+            return &[];
+        };
+        rows.get_or_init(|| Arc::new(token_rows(&self.session, c)))
     }
 
     /// The screen-independent view of a compaction.
     pub fn compaction_marks(&self, compaction: &str) -> Option<&CompactionMarks> {
-        self.views.get(compaction).map(Arc::as_ref)
+        let view = self.views.get(compaction)?;
+        let c = self.analysis.compaction(compaction)?;
+        Some(view.get_or_init(|| Arc::new(compaction_marks_of(&self.session, c))))
     }
 
     /// Compactions still proposed with no decision.
@@ -189,6 +183,29 @@ impl Snapshot {
     /// The row that shows event `index`.
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
         self.rows.iter().position(|r| *r == Row::Event(index))
+    }
+}
+
+/// What the compaction view draws of `c`: the marker for its region's tokens, its
+/// summary as shown (terminal-safe) with the tokens marked, and the obligations pane's
+/// table.
+fn compaction_marks_of(session: &Session, c: &CompactionAnalysis) -> CompactionMarks {
+    let marker = Marker::new(session, c);
+    let summary = session.summary_at(c.info.def).map(|s| {
+        let text = crate::sanitize::block(&s.text).into_owned();
+        let found = marker.marks(&text, session);
+        (text, found)
+    });
+    let bindings = crate::analysis::marks::BindingStates::new(session, c);
+    let marked_lines = summary
+        .as_ref()
+        .map(|(text, found)| lines_marked(text, found))
+        .unwrap_or_default();
+    CompactionMarks {
+        marker,
+        summary,
+        marked_lines,
+        bindings,
     }
 }
 
@@ -273,7 +290,7 @@ fn view_model_before<'b>(
     reused: &HashSet<String>,
     c: &CompactionAnalysis,
     session: &Session,
-) -> Option<(&'b Arc<Vec<TokenRow>>, &'b Arc<CompactionMarks>)> {
+) -> Option<(&'b Lazy<Vec<TokenRow>>, &'b Lazy<CompactionMarks>)> {
     let id = c.info.id.as_str();
     let unchanged = reused.contains(id)
         || before.analysis.compaction(id).is_some_and(|b| {
