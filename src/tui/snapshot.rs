@@ -305,3 +305,38 @@ fn view_model_before<'b>(
     }
     Some((before.token_rows.get(id)?, before.views.get(id)?))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+
+    /// A compaction's view model is built when it is first shown, except the newest
+    /// one's (shown while following): most of a long session's are never shown.
+    #[test]
+    fn only_the_newest_compactions_view_model_is_built_up_front() {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions/summary-of-summary.jsonl");
+        let snapshot = Snapshot::load(&path).unwrap();
+        let ids: Vec<String> = snapshot
+            .analysis
+            .compactions
+            .iter()
+            .map(|c| c.info.id.clone())
+            .collect();
+        let (older, newest) = (&ids[0], &ids[ids.len() - 1]);
+        assert_ne!(older, newest);
+        assert!(snapshot.views[newest].get().is_some());
+        assert!(snapshot.token_rows[newest].get().is_some());
+        assert!(snapshot.views[older].get().is_none());
+        assert!(snapshot.token_rows[older].get().is_none());
+        let marks = snapshot.compaction_marks(older).unwrap();
+        assert_eq!(
+            *marks,
+            compaction_marks_of(&snapshot.session, &snapshot.analysis.compactions[0])
+        );
+        assert!(snapshot.views[older].get().is_some());
+        let rows = snapshot.token_rows(older);
+        assert_eq!(rows.len(), snapshot.analysis.compactions[0].tokens.len());
+    }
+}
