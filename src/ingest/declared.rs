@@ -6,7 +6,7 @@
 use super::canonical::region_texts;
 use super::source::LineSource;
 use crate::analysis::tokens::is_whole_word;
-use crate::model::{Chunked, Event, EventKind, RangeSpec, Session, TokenId};
+use crate::model::{Chunked, Event, EventKind, RangeSpec, Session, TokenClass, TokenId};
 use std::collections::HashSet;
 use std::io;
 
@@ -26,7 +26,7 @@ pub fn attach_declared_tokens(
 pub struct DeclaredPass {
     asked: (Vec<TokenId>, Vec<usize>),
     /// Declared tokens found in each event's region text.
-    found: Vec<(usize, Vec<TokenId>)>,
+    found: Found,
     /// The events as the last attach left them (a clone sharing their chunks), and
     /// the compactions' ranges then.
     seen: Chunked<Event>,
@@ -127,7 +127,7 @@ fn search(
     source: &(impl LineSource + ?Sized),
     declared: &[TokenId],
     wanted: &[usize],
-) -> io::Result<Vec<(usize, Vec<TokenId>)>> {
+) -> io::Result<Found> {
     if declared.is_empty() || wanted.is_empty() {
         return Ok(Vec::new());
     }
@@ -146,6 +146,61 @@ fn search(
         .iter()
         .map(|&id| session.tokens.class(id))
         .collect();
+    let search_in =
+        |part: &[usize]| search_part(session, source, (&matcher, &classes, declared), part);
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    search_on(threads, wanted, search_in)
+}
+
+/// Runs `search_in` over `wanted` on up to `threads` threads, in contiguous parts.
+fn search_on(
+    threads: usize,
+    wanted: &[usize],
+    search_in: impl Fn(&[usize]) -> io::Result<Found> + Sync,
+) -> io::Result<Found> {
+    if threads < 2 || wanted.len() < PARALLEL_FROM {
+        return search_in(wanted);
+    }
+    // Long regions (a whole log's first read) are searched in contiguous parts, one
+    // per core; the parts' results, in order, are the whole's.
+    let parts: Vec<&[usize]> = wanted.chunks(wanted.len().div_ceil(threads)).collect();
+    let results: Vec<io::Result<Found>> = std::thread::scope(|scope| {
+        let running: Vec<_> = parts
+            .iter()
+            .map(|&part| {
+                let search_in = &search_in;
+                scope.spawn(move || search_in(part))
+            })
+            .collect();
+        running
+            .into_iter()
+            .map(|thread| {
+                thread
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    for part in results {
+        out.extend(part?);
+    }
+    Ok(out)
+}
+
+/// What a search found: each event's index and the declared tokens in its texts.
+type Found = Vec<(usize, Vec<TokenId>)>;
+
+/// Region events from which a search is split between cores.
+const PARALLEL_FROM: usize = 4096;
+
+/// [`search`] over the events `wanted`.
+fn search_part(
+    session: &Session,
+    source: &(impl LineSource + ?Sized),
+    (matcher, classes, declared): (&aho_corasick::AhoCorasick, &[TokenClass], &[TokenId]),
+    wanted: &[usize],
+) -> io::Result<Found> {
     let mut out = Vec::new();
     for &index in wanted {
         let Some(event) = session.events.get(index) else {
@@ -208,19 +263,19 @@ fn merged_ranges(session: &Session) -> Vec<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Lines from memory, counting the reads.
     struct Counting<'a> {
         bytes: &'a [u8],
-        reads: Cell<usize>,
+        reads: AtomicUsize,
     }
 
     impl<'a> Counting<'a> {
         fn new(bytes: &'a [u8]) -> Self {
             Counting {
                 bytes,
-                reads: Cell::new(0),
+                reads: AtomicUsize::new(0),
             }
         }
     }
@@ -235,8 +290,57 @@ mod tests {
 
     impl LineSource for Counting<'_> {
         fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>> {
-            self.reads.set(self.reads.get() + 1);
+            self.reads.fetch_add(1, Ordering::Relaxed);
             self.bytes.line(offset, span)
+        }
+    }
+
+    /// A long region searched in parts on several threads finds what one thread finds,
+    /// in the same order.
+    #[test]
+    fn a_long_region_searched_on_several_threads_finds_what_one_finds() {
+        let mut log = String::from(concat!(
+            r#"{"type":"session","seq":1}"#,
+            "\n",
+            r#"{"type":"binding","seq":2,"token":"tok_77","regenerable":false}"#,
+            "\n",
+            r#"{"type":"binding","seq":3,"token":"ref-9","regenerable":true}"#,
+            "\n"
+        ));
+        let events = PARALLEL_FROM + 700;
+        for i in 0..events {
+            let text = match i % 7 {
+                0 => "wrote tok_77 here",
+                3 => "ref-9 and tok_77",
+                5 => "tok_771 is not it",
+                _ => "nothing to see",
+            };
+            log.push_str(&format!(
+                "{{\"type\":\"tool_result\",\"seq\":{},\"text\":\"{text}\"}}\n",
+                i + 4
+            ));
+        }
+        log.push_str(&format!(
+            "{{\"type\":\"compaction\",\"seq\":{},\"id\":\"k1\",\"phase\":\"applied\",\"range\":{{\"from\":2,\"to\":{}}},\"summary\":\"done\"}}\n",
+            events + 4,
+            events + 3
+        ));
+        let session = crate::ingest::parse(log.as_bytes()).unwrap();
+        let (declared, wanted) = what_to_search(&session, &merged_ranges(&session));
+        assert!(wanted.len() > PARALLEL_FROM);
+        let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
+        let matcher = aho_corasick::AhoCorasick::new(&texts).unwrap();
+        let classes: Vec<_> = declared
+            .iter()
+            .map(|&id| session.tokens.class(id))
+            .collect();
+        let bytes = log.as_bytes();
+        let search_in =
+            |part: &[usize]| search_part(&session, bytes, (&matcher, &classes, &declared), part);
+        let one = search_on(1, &wanted, search_in).unwrap();
+        assert_eq!(one.len(), events / 7 * 2 + 1);
+        for threads in [2, 3, 4] {
+            assert_eq!(search_on(threads, &wanted, search_in).unwrap(), one);
         }
     }
 
@@ -268,12 +372,16 @@ mod tests {
         let mut first = crate::ingest::parse(LOG.as_bytes()).unwrap();
         pass.attach(&mut first, &source).unwrap();
         assert_eq!(tokens_of(&first, 2), ["tok_77"]);
-        let reads = source.reads.get();
+        let reads = source.reads.load(Ordering::Relaxed);
         assert_eq!(reads, 1, "the one region line");
         // One more event, after the compaction: nothing new to search.
         let mut second = crate::ingest::parse(grown.as_bytes()).unwrap();
         pass.attach(&mut second, &source).unwrap();
-        assert_eq!(source.reads.get(), reads, "not read again");
+        assert_eq!(
+            source.reads.load(Ordering::Relaxed),
+            reads,
+            "not read again"
+        );
         let mut fresh = crate::ingest::parse(grown.as_bytes()).unwrap();
         attach_declared_tokens(&mut fresh, grown.as_bytes()).unwrap();
         assert_eq!(tokens_of(&second, 2), tokens_of(&fresh, 2));
@@ -285,7 +393,7 @@ mod tests {
         let mut third = crate::ingest::parse(again.as_bytes()).unwrap();
         let source = Counting::new(again.as_bytes());
         pass.attach(&mut third, &source).unwrap();
-        assert_eq!(source.reads.get(), 2);
+        assert_eq!(source.reads.load(Ordering::Relaxed), 2);
         assert_eq!(tokens_of(&third, 4), ["tok_77"]);
     }
 
@@ -301,7 +409,7 @@ mod tests {
             let mut pass = DeclaredPass::default();
             let mut session = crate::ingest::parse(log.as_bytes()).unwrap();
             pass.attach(&mut session, &source).unwrap();
-            let reads = source.reads.get();
+            let reads = source.reads.load(Ordering::Relaxed);
             let appended = crate::ingest::parse(grown.as_bytes()).unwrap();
             session.events.push(appended.events[4].clone());
             pass.attach(&mut session, &source).unwrap();
@@ -315,7 +423,11 @@ mod tests {
                 );
             }
             assert_eq!(tokens_of(&session, 4).is_empty(), !searched, "to {to}");
-            assert_eq!(source.reads.get() > reads, searched, "to {to}");
+            assert_eq!(
+                source.reads.load(Ordering::Relaxed) > reads,
+                searched,
+                "to {to}"
+            );
         }
     }
 }

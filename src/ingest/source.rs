@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
-pub trait LineSource {
+/// `Sync`: a long region's lines are read on several threads.
+pub trait LineSource: Sync {
     /// The bytes `offset..offset + span` (a line as indexed), newline trimmed.
     fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>>;
 }
