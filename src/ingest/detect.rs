@@ -189,6 +189,9 @@ impl LogParser {
                     self.decide();
                 }
             }
+            // The canonical parser reports an oversized line itself (its lines are
+            // also parsed on other threads, without this parser).
+            LogParser::Canonical(p) => p.feed(line),
             _ if line.oversized => {
                 let malformed = crate::model::Malformed {
                     line: line.number,
@@ -196,13 +199,11 @@ impl LogParser {
                     reason: oversized_reason(line.span),
                 };
                 match self {
-                    LogParser::Canonical(p) => p.session_mut().malformed.push(malformed),
                     LogParser::ClaudeCode(p) => p.builder.session.malformed.push(malformed),
                     LogParser::Codex(p) => p.builder.session.malformed.push(malformed),
-                    LogParser::Undetected(_) => {}
+                    LogParser::Canonical(_) | LogParser::Undetected(_) => {}
                 }
             }
-            LogParser::Canonical(p) => p.feed(line),
             LogParser::ClaudeCode(p) => p.feed(line),
             LogParser::Codex(p) => p.feed(line),
         }

@@ -33,10 +33,16 @@ pub struct Snapshot {
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
-    /// Each compaction's tokens and what became of them, by compaction id.
-    token_rows: HashMap<String, Lazy<Vec<TokenRow>>>,
-    /// What the compaction view draws of each compaction.
-    views: HashMap<String, Lazy<CompactionMarks>>,
+    /// Each compaction's view model, by compaction id.
+    views: HashMap<String, ViewModel>,
+}
+
+/// What the views draw of one compaction: its tokens and what became of them, and the
+/// marks of its region and summary.
+#[derive(Clone, Default)]
+struct ViewModel {
+    rows: Lazy<Vec<TokenRow>>,
+    marks: Lazy<CompactionMarks>,
 }
 
 /// A compaction's view model, built the first time it is asked for: a long session
@@ -111,23 +117,23 @@ impl Snapshot {
             view_model_before(before, ids, c, &session)
         };
         let newest = analysis.compactions.last().map(|c| c.info.id.as_str());
-        let mut rows_by_id = HashMap::new();
-        let mut views = HashMap::new();
-        for c in &analysis.compactions {
-            let id = c.info.id.clone();
-            let (rows, view) = match kept(c) {
-                Some((rows, view)) => (rows.clone(), view.clone()),
-                None if newest == Some(id.as_str()) => (
-                    built(token_rows(&session, c)),
-                    built(compaction_marks_of(&session, c)),
-                ),
-                None => (Lazy::default(), Lazy::default()),
-            };
-            rows_by_id.insert(id.clone(), rows);
-            views.insert(id, view);
-        }
+        let views = analysis
+            .compactions
+            .iter()
+            .map(|c| {
+                let id = c.info.id.as_str();
+                let view = match kept(c) {
+                    Some(view) => view.clone(),
+                    None if newest == Some(id) => ViewModel {
+                        rows: built(token_rows(&session, c)),
+                        marks: built(compaction_marks_of(&session, c)),
+                    },
+                    None => ViewModel::default(),
+                };
+                (id.to_owned(), view)
+            })
+            .collect();
         Snapshot {
-            token_rows: rows_by_id,
             views,
             session,
             analysis,
@@ -159,20 +165,24 @@ impl Snapshot {
 
     /// The tokens of a compaction's region and what became of each, worst first.
     pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
-        let (Some(rows), Some(c)) = (
-            self.token_rows.get(compaction),
+        let (Some(view), Some(c)) = (
+            self.views.get(compaction),
             self.analysis.compaction(compaction),
         ) else {
             return &[];
         };
-        rows.get_or_init(|| Arc::new(token_rows(&self.session, c)))
+        view.rows
+            .get_or_init(|| Arc::new(token_rows(&self.session, c)))
     }
 
     /// The screen-independent view of a compaction.
     pub fn compaction_marks(&self, compaction: &str) -> Option<&CompactionMarks> {
         let view = self.views.get(compaction)?;
         let c = self.analysis.compaction(compaction)?;
-        Some(view.get_or_init(|| Arc::new(compaction_marks_of(&self.session, c))))
+        Some(
+            view.marks
+                .get_or_init(|| Arc::new(compaction_marks_of(&self.session, c))),
+        )
     }
 
     /// Compactions still proposed with no decision.
@@ -231,22 +241,17 @@ fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
 fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Vec<Row> {
     if let Some(before) = before {
         let kept = before.session.events.len();
-        let last_line = |rows: &[Row]| {
-            rows.last().map_or(0, |row| match *row {
-                Row::Event(i) => session.events.get(i).map_or(0, |e| e.line),
-                Row::Malformed(i) => session.malformed.detailed().get(i).map_or(0, |m| m.line),
-            })
-        };
-        let mut new_lines = session.events.iter().skip(kept).map(|e| e.line);
-        let in_order = new_lines
-            .try_fold(last_line(&before.rows), |prev, line| {
-                (line >= prev).then_some(line)
-            })
-            .is_some();
-        let grown = session.events.len() >= kept
-            && session.events.common_prefix(&before.session.events) == kept
+        let last_line = before.rows.last().map_or(0, |row| match *row {
+            Row::Event(i) => session.events.get(i).map_or(0, |e| e.line),
+            Row::Malformed(i) => session.malformed.detailed().get(i).map_or(0, |m| m.line),
+        });
+        let grown = session.events.common_prefix(&before.session.events) == kept
             && session.malformed.detailed() == before.session.malformed.detailed()
-            && in_order;
+            && session
+                .events
+                .range(kept..session.events.len())
+                .try_fold(last_line, |prev, e| (e.line >= prev).then_some(e.line))
+                .is_some();
         if grown {
             let mut rows = before.rows.clone();
             rows.extend((kept..session.events.len()).map(Row::Event));
@@ -290,7 +295,7 @@ fn view_model_before<'b>(
     reused: &HashSet<String>,
     c: &CompactionAnalysis,
     session: &Session,
-) -> Option<(&'b Lazy<Vec<TokenRow>>, &'b Lazy<CompactionMarks>)> {
+) -> Option<&'b ViewModel> {
     let id = c.info.id.as_str();
     let unchanged = reused.contains(id)
         || before.analysis.compaction(id).is_some_and(|b| {
@@ -303,7 +308,7 @@ fn view_model_before<'b>(
     if !unchanged {
         return None;
     }
-    Some((before.token_rows.get(id)?, before.views.get(id)?))
+    before.views.get(id)
 }
 
 #[cfg(test)]
@@ -326,16 +331,16 @@ mod tests {
             .collect();
         let (older, newest) = (&ids[0], &ids[ids.len() - 1]);
         assert_ne!(older, newest);
-        assert!(snapshot.views[newest].get().is_some());
-        assert!(snapshot.token_rows[newest].get().is_some());
-        assert!(snapshot.views[older].get().is_none());
-        assert!(snapshot.token_rows[older].get().is_none());
+        assert!(snapshot.views[newest].marks.get().is_some());
+        assert!(snapshot.views[newest].rows.get().is_some());
+        assert!(snapshot.views[older].marks.get().is_none());
+        assert!(snapshot.views[older].rows.get().is_none());
         let marks = snapshot.compaction_marks(older).unwrap();
         assert_eq!(
             *marks,
             compaction_marks_of(&snapshot.session, &snapshot.analysis.compactions[0])
         );
-        assert!(snapshot.views[older].get().is_some());
+        assert!(snapshot.views[older].marks.get().is_some());
         let rows = snapshot.token_rows(older);
         assert_eq!(rows.len(), snapshot.analysis.compactions[0].tokens.len());
     }

@@ -47,48 +47,63 @@ pub fn marked_lines_where(
             line_start = line_end + 1;
             continue;
         }
-        let mut spans: Vec<Span<'static>> = Vec::new();
-        let mut cells = 0;
-        let push = |spans: &mut Vec<Span<'static>>, cells: &mut usize, span: Span<'static>| {
-            *cells += span.width();
-            spans.push(span);
-            *cells >= line_cells
-        };
+        let mut line = CutLine::new(line_cells);
         let mut at = line_start;
-        let mut full = false;
-        while let Some(&&mark) = marks.peek() {
-            if mark.start >= line_end {
-                break;
-            }
-            marks.next();
-            if full || mark.start < at || mark.end > line_end {
+        while let Some(&mark) = marks.next_if(|m| m.start < line_end) {
+            if line.is_full() || mark.start < at || mark.end > line_end {
                 continue;
             }
-            if mark.start > at {
-                let before = first_cells(&text[at..mark.start], line_cells.saturating_sub(cells));
-                full = push(&mut spans, &mut cells, Span::styled(untab(before), base));
-                if full {
-                    continue;
-                }
+            line.push_text(&text[at..mark.start], base);
+            if line.is_full() {
+                continue;
             }
-            full = push(
-                &mut spans,
-                &mut cells,
-                Span::styled(
-                    format!("{}{}", &text[mark.start..mark.end], mark.state.glyph()),
-                    theme.token(mark.state),
-                ),
-            );
+            line.push(Span::styled(
+                format!("{}{}", &text[mark.start..mark.end], mark.state.glyph()),
+                theme.token(mark.state),
+            ));
             at = mark.end;
         }
-        if at < line_end && !full {
-            let rest = first_cells(&text[at..line_end], line_cells.saturating_sub(cells));
-            spans.push(Span::styled(untab(rest), base));
-        }
-        lines.push(Line::from(spans));
+        line.push_text(&text[at..line_end], base);
+        lines.push(Line::from(line.spans));
         line_start = line_end + 1;
     }
     lines
+}
+
+/// A line built up to a number of cells: what is pushed once it holds them is dropped.
+struct CutLine {
+    spans: Vec<Span<'static>>,
+    cells: usize,
+    limit: usize,
+}
+
+impl CutLine {
+    fn new(limit: usize) -> Self {
+        CutLine {
+            spans: Vec::new(),
+            cells: 0,
+            limit,
+        }
+    }
+
+    fn is_full(&self) -> bool {
+        self.cells >= self.limit
+    }
+
+    fn push(&mut self, span: Span<'static>) {
+        if !self.is_full() {
+            self.cells += span.width();
+            self.spans.push(span);
+        }
+    }
+
+    /// Plain text (tabs expanded), as far as the line still takes.
+    fn push_text(&mut self, text: &str, style: Style) {
+        if !text.is_empty() {
+            let part = first_cells(text, self.limit.saturating_sub(self.cells));
+            self.push(Span::styled(untab(part), style));
+        }
+    }
 }
 
 /// The shortest start of `text` that takes `cells` cells or more (all of it if it

@@ -261,7 +261,7 @@ pub(super) fn finish(
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
     if ctx.transcript {
-        let uses = ctx.later_uses_of_dropped(after, until, &out);
+        let uses = ctx.later_uses_of(&part.lost, after, until);
         ctx.report_dropped(&uses, &part.needs, &mut out);
     }
     // The scan of the window goes on from where the last look's stopped, if the
@@ -693,23 +693,14 @@ impl<'a> Ctx<'a> {
         by_obligation.chain(by_step).chain(by_ledger).collect()
     }
 
-    /// The dropped tokens something needs, and the findings they raise.
-    /// Where the agent used a dropped token again in the window `after..until`.
-    fn later_uses_of_dropped(
-        &self,
-        after: usize,
-        until: usize,
-        out: &CompactionAnalysis,
-    ) -> Vec<LaterUse> {
-        let dropped_keys: HashMap<String, TokenId> = out
-            .tokens
-            .iter()
-            .filter(|t| t.survived == Some(false) && !t.fate.carried)
-            .map(|t| (self.key(t.id), t.id))
-            .collect();
+    /// Where the agent used a `lost` token again in the window `after..until`.
+    fn later_uses_of(&self, lost: &Lost, after: usize, until: usize) -> Vec<LaterUse> {
+        let dropped_keys: HashMap<String, TokenId> =
+            lost.ids().iter().map(|&id| (self.key(id), id)).collect();
         later_uses(self.session, after, until, &dropped_keys)
     }
 
+    /// The dropped tokens something needs, and the findings they raise.
     fn report_dropped(
         &self,
         uses: &[LaterUse],
@@ -908,19 +899,10 @@ fn word_runs(text: &str) -> impl Iterator<Item = &str> {
 
 /// [`word_runs`] with where each starts.
 fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut chars = text.char_indices().peekable();
-    std::iter::from_fn(move || {
-        let (start, _) = chars.by_ref().find(|&(_, c)| is_word_char(c))?;
-        let mut end = text.len();
-        while let Some(&(i, c)) = chars.peek() {
-            if !is_word_char(c) {
-                end = i;
-                break;
-            }
-            chars.next();
-        }
-        text.get(start..end).map(|run| (start, run))
-    })
+    let start = text.as_ptr() as usize;
+    text.split(|c: char| !is_word_char(c))
+        .filter(|run| !run.is_empty())
+        .map(move |run| (run.as_ptr() as usize - start, run))
 }
 
 /// Whether `written` names declared token `token` (a path in any form of the same file).
@@ -1057,24 +1039,18 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
 
 #[cfg(test)]
 mod tests {
-    proptest::proptest! {
-        /// Runs found with their places are the text split at non-word characters.
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Each run's place is where it stands in the text.
         #[test]
-        fn runs_with_places_are_the_split_runs(text in "[a-z0-9_/. -→é日]{0,30}") {
-            let split: Vec<&str> = text
-                .split(|c: char| !super::is_word_char(c))
-                .filter(|run| !run.is_empty())
-                .collect();
-            let at: Vec<(usize, &str)> = super::word_runs_at(&text).collect();
-            proptest::prop_assert_eq!(at.iter().map(|&(_, r)| r).collect::<Vec<_>>(), split);
-            for (start, run) in at {
-                proptest::prop_assert_eq!(text.get(start..start + run.len()), Some(run));
+        fn runs_stand_where_their_places_say(text in "[a-z0-9_/. -→é日]{0,30}") {
+            for (start, run) in word_runs_at(&text) {
+                prop_assert_eq!(text.get(start..start + run.len()), Some(run));
             }
         }
     }
-
-    use super::*;
-    use proptest::prelude::*;
 
     /// The one-pass check agrees with asking each token on its own.
     fn agrees(summary_text: &str, token_texts: &[&str]) {

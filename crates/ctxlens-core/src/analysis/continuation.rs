@@ -83,7 +83,6 @@ fn check(
             pending.retain(|s| &s.id != step);
         }
     }
-    let dropped = || analysis.dropped_bindings.as_slice();
     let mut check_action = |pending: &mut Vec<PlanStep>,
                             seq: u64,
                             step: &Option<String>,
@@ -101,14 +100,7 @@ fn check(
                 name: name.to_owned(),
                 target: target.clone(),
             };
-            out.push(finding(
-                session,
-                analysis,
-                dropped(),
-                &expected,
-                actual,
-                target,
-            ));
+            out.push(finding(session, analysis, &expected, actual, target));
         }
     };
     for event in session.events_in(applied + 1..end) {
@@ -120,14 +112,7 @@ fn check(
                     });
                     if let Some(old) = changed {
                         let actual = ActualStep::PlanStep(ExpectedStep::from(new));
-                        out.push(finding(
-                            session,
-                            analysis,
-                            dropped(),
-                            old,
-                            actual,
-                            &new.target,
-                        ));
+                        out.push(finding(session, analysis, old, actual, &new.target));
                     }
                 }
                 // Checking stops at a new plan.
@@ -153,13 +138,13 @@ fn check(
 fn finding(
     session: &Session,
     analysis: &CompactionAnalysis,
-    dropped: &[TokenId],
     expected: &PlanStep,
     actual: ActualStep,
     actual_target: &Value,
 ) -> Finding {
     let id = &analysis.info.id;
-    let regenerated = regenerated_from(session, dropped, expected, actual_target);
+    let regenerated =
+        regenerated_from(session, &analysis.dropped_bindings, expected, actual_target);
     let did = match &actual {
         ActualStep::Action { name, target, .. } => {
             format!("the agent did {name} on {}", show_target(target))

@@ -132,24 +132,15 @@ impl Lost {
         let set = ids.iter().copied().collect();
         Lost { ids, set }
     }
+
+    pub fn ids(&self) -> &[TokenId] {
+        &self.ids
+    }
 }
 
-/// Failed calls in events `from..until` that used a look-alike of a `lost` token.
-pub fn regenerated(
-    session: &Session,
-    from: usize,
-    until: usize,
-    lost: &Lost,
-    first: &FirstSeen,
-) -> Vec<Regenerated> {
-    let mut scan = WindowScan::new(from);
-    scan.extend(session, until, lost, first);
-    scan.found
-}
-
-/// A scan of the window after a compaction for [`regenerated`] calls, kept so that a
-/// window that grows is scanned from where the last scan stopped: what a call found
-/// depends on its events and those before it only.
+/// A scan of the window after a compaction for failed calls on a look-alike of a
+/// `lost` token, kept so that a window that grows is scanned from where the last scan
+/// stopped: what a call found depends on its events and those before it only.
 #[derive(Debug, Clone, Default)]
 pub struct WindowScan {
     from: usize,
@@ -192,7 +183,7 @@ impl WindowScan {
         &mut self,
         session: &Session,
         index: usize,
-        event: &crate::model::Event,
+        event: &Event,
         lost: &Lost,
         first: &FirstSeen,
     ) {

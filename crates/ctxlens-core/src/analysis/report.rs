@@ -76,7 +76,6 @@ impl SessionAnalysis {
         compaction.flags.verdict(self.strict)
     }
 
-    /// Errors that no standing decision resolves (spec §8.5).
     /// Errors no standing decision resolves: what `audit` fails on.
     pub fn unresolved_errors(&self) -> usize {
         self.findings
@@ -93,6 +92,7 @@ impl SessionAnalysis {
             .count()
     }
 
+    /// Errors that no standing decision resolves (spec §8.5).
     pub fn has_errors(&self) -> bool {
         self.findings.iter().any(Finding::is_unresolved_error)
     }
@@ -182,7 +182,8 @@ impl Analyzer {
     ) -> SessionAnalysis {
         // What was computed from the events before the first one that changed holds.
         let unchanged = self.passes.unchanged(session);
-        let inputs = Inputs::of(session, self.passes.marked_events(session, unchanged));
+        let marked = self.passes.marked_events(session, unchanged).to_vec();
+        let inputs = Inputs::of(session, &marked);
         let Analyzer {
             settled: kept,
             reused,
@@ -251,7 +252,7 @@ impl Analyzer {
             session,
             sidecar,
             strict,
-            (passes, unchanged),
+            (passes, unchanged, &marked),
             &mut each,
             &mut region,
         )
@@ -273,7 +274,7 @@ fn analyze_with(
     session: &Session,
     sidecar: &[Decision],
     strict: bool,
-    (kept, unchanged): (&mut KeptPasses, usize),
+    (kept, unchanged, marked): (&mut KeptPasses, usize, &[usize]),
     each: &mut dyn FnMut(
         &CompactionInfo,
         usize,
@@ -286,10 +287,9 @@ fn analyze_with(
         &mut dyn FnMut() -> RegionPart,
     ) -> RegionPart,
 ) -> SessionAnalysis {
-    // The compaction and decision events, found among the events that changed since
-    // the last look only.
-    let marked = kept.marked_events(session, unchanged).to_vec();
-    let infos = session.compactions_among(&marked);
+    // `marked`: where the compaction and decision events are (see
+    // `KeptPasses::marked_events`).
+    let infos = session.compactions_among(marked);
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
     // One pass builds the state at every compaction that needs it (compactions are
     // in event order), from where the last look left it when it can.
