@@ -88,6 +88,30 @@ fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
     }
 }
 
+/// A binding declared after two compactions reaches back into the region of the first
+/// (settled, its window closed): the declared token (a shape the extractor does not
+/// see) is found in a region event the analyzer read before, which its next look must
+/// read again.
+#[test]
+fn a_binding_declared_after_a_compaction_reaches_back_into_its_region() {
+    let log = [
+        r#"{"type":"session","seq":1,"cwd":"/srv"}"#,
+        r#"{"type":"tool_result","seq":2,"call_id":"c0","text":"created blue_falcon_7 for the cutover"}"#,
+        r#"{"type":"compaction","seq":3,"id":"k1","phase":"applied","range":{"from":1,"to":2},"summary":"created the cutover"}"#,
+        r#"{"type":"message","seq":4,"role":"assistant","text":"next: the cutover"}"#,
+        r#"{"type":"compaction","seq":5,"id":"k2","phase":"applied","range":{"from":4,"to":4},"summary":"cutover next"}"#,
+        r#"{"type":"binding","seq":6,"token":"blue_falcon_7","regenerable":false}"#,
+        r#"{"type":"message","seq":7,"role":"assistant","text":"cutting over blue_falcon_7"}"#,
+        "",
+    ]
+    .join("\n");
+    let whole = parse_bytes(log.as_bytes());
+    let found = whole.declared.of(1);
+    assert_eq!(found.len(), 1, "the region event holds the declared token");
+    assert_eq!(whole.tokens.text(found[0]), "blue_falcon_7");
+    grow_and_compare("declared after its region", &log);
+}
+
 #[test]
 fn a_snapshot_that_keeps_settled_compactions_equals_a_fresh_one() {
     use ctxlens::tui::snapshot::Snapshot;
@@ -177,7 +201,7 @@ fn rewrite_each_event(name: &str, bytes: &[u8]) -> usize {
         // The first event of each token, brought up to date from the original's.
         let common = original.events.common_prefix(&session.events);
         assert_eq!(common, index);
-        let updated = first_seen(&original).update(&original.events, common, &session);
+        let updated = first_seen(&original).update(original.events.len(), common, &session);
         assert_eq!(updated, first_seen(&session), "{name}, event {index}");
         let incremental = analyzer.analyze(&session, &[], false);
         let scratch = analyze(&session, &[], false);

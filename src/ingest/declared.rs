@@ -6,7 +6,9 @@
 use super::canonical::region_texts;
 use super::source::LineSource;
 use crate::analysis::tokens::is_whole_word;
-use crate::model::{Chunked, Event, EventKind, RangeSpec, Session, TokenClass, TokenId};
+use crate::model::{
+    Chunked, DeclaredFound, Event, EventKind, RangeSpec, Session, TokenClass, TokenId,
+};
 use std::collections::HashSet;
 use std::io;
 
@@ -31,6 +33,8 @@ pub struct DeclaredPass {
     /// the compactions' ranges then.
     seen: Chunked<Event>,
     ranges: Vec<(u64, u64)>,
+    /// What the last attach attached.
+    attached: DeclaredFound,
 }
 
 impl DeclaredPass {
@@ -55,6 +59,7 @@ impl DeclaredPass {
                 .all(asks_nothing_new);
         if only_appended {
             self.seen = session.events.clone();
+            session.declared = self.attached.clone();
             return Ok(());
         }
         self.ranges = merged_ranges(session);
@@ -63,30 +68,24 @@ impl DeclaredPass {
             self.found = search(session, source, &asked.0, &asked.1)?;
             self.asked = asked;
         }
-        for (index, found) in &self.found {
-            // Only what lacks a token is written to: a shared chunk is copied on write.
-            let holds_all = session
-                .events
-                .get(*index)
-                .and_then(|e| e.kind.region_text())
-                .is_none_or(|d| found.iter().all(|id| d.tokens.contains(id)));
-            if holds_all {
-                continue;
-            }
-            let Some(digest) = session
-                .events
-                .get_mut(*index)
-                .and_then(|e| e.kind.region_text_mut())
-            else {
-                continue;
-            };
-            let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
-            for &id in found {
-                if present.insert(id) {
-                    digest.tokens.push(id);
-                }
-            }
-        }
+        // Kept beside the events: a write to them would copy every chunk a snapshot
+        // shares.
+        let beyond_digests = self
+            .found
+            .iter()
+            .filter_map(|(index, found)| {
+                let digest = session.events.get(*index)?.kind.region_text()?;
+                let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
+                let beyond: Box<[TokenId]> = found
+                    .iter()
+                    .copied()
+                    .filter(|&id| present.insert(id))
+                    .collect();
+                (!beyond.is_empty()).then_some((*index, beyond))
+            })
+            .collect();
+        self.attached = DeclaredFound::new(beyond_digests);
+        session.declared = self.attached.clone();
         self.seen = session.events.clone();
         Ok(())
     }
@@ -356,9 +355,9 @@ mod tests {
             .get(index)
             .and_then(|e| e.kind.region_text())
             .map(|d| {
-                d.tokens
-                    .iter()
-                    .map(|&t| session.tokens.text(t).to_owned())
+                session
+                    .tokens_of(index, d)
+                    .map(|t| session.tokens.text(t).to_owned())
                     .collect()
             })
             .unwrap_or_default()

@@ -192,9 +192,7 @@ impl App {
         let compactions = &self.snapshot.analysis.compactions;
         let rows = &self.snapshot.rows;
         let event = rows
-            .get(..=self.cursor)
-            .unwrap_or(rows)
-            .iter()
+            .range(0..self.cursor.saturating_add(1))
             .rev()
             .find_map(|r| match r {
                 Row::Event(i) => Some(*i),
@@ -702,7 +700,7 @@ impl App {
             .saturating_sub(height)
             .min(self.cursor.saturating_sub(height));
         let to = (offset + 2 * height).max(self.cursor + height);
-        for row in self.snapshot.rows.iter().take(to).skip(from) {
+        for row in self.snapshot.rows.range(from..to) {
             if let Row::Event(i) = row {
                 wanted.push(*i);
             }

@@ -6,7 +6,7 @@ use crate::analysis::marks::{Mark, Marker};
 use crate::analysis::token_rows::{token_rows, TokenRow};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
-use crate::model::{Decision, Session};
+use crate::model::{Chunked, Decision, Session};
 use crate::store::decisions;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -29,7 +29,7 @@ pub struct Alert {
 pub struct Snapshot {
     pub session: Session,
     pub analysis: SessionAnalysis,
-    pub rows: Vec<Row>,
+    pub rows: Chunked<Row>,
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
@@ -51,11 +51,6 @@ struct ViewModel {
 /// (it is the one shown while following). Shared with the snapshots after this one
 /// while what it reads is unchanged.
 type Lazy<T> = Arc<OnceLock<Arc<T>>>;
-
-/// A view model built already.
-fn built<T>(value: T) -> Lazy<T> {
-    Arc::new(OnceLock::from(Arc::new(value)))
-}
 
 /// The parts of the compaction view that do not depend on the screen: the marker for
 /// its region's tokens, and its summary as shown (terminal-safe) with the tokens marked.
@@ -116,22 +111,10 @@ impl Snapshot {
             let (before, ids) = reuse?;
             view_model_before(before, ids, c, &session)
         };
-        let newest = analysis.compactions.last().map(|c| c.info.id.as_str());
         let views = analysis
             .compactions
             .iter()
-            .map(|c| {
-                let id = c.info.id.as_str();
-                let view = match kept(c) {
-                    Some(view) => view.clone(),
-                    None if newest == Some(id) => ViewModel {
-                        rows: built(token_rows(&session, c)),
-                        marks: built(compaction_marks_of(&session, c)),
-                    },
-                    None => ViewModel::default(),
-                };
-                (id.to_owned(), view)
-            })
+            .map(|c| (c.info.id.clone(), kept(c).cloned().unwrap_or_default()))
             .collect();
         Snapshot {
             views,
@@ -173,6 +156,15 @@ impl Snapshot {
         };
         view.rows
             .get_or_init(|| Arc::new(token_rows(&self.session, c)))
+    }
+
+    /// Builds the newest compaction's view model now, off the render thread: it is
+    /// the one shown while following.
+    pub fn build_newest_view(&self) {
+        if let Some(c) = self.analysis.compactions.last() {
+            self.token_rows(&c.info.id);
+            self.compaction_marks(&c.info.id);
+        }
     }
 
     /// The screen-independent view of a compaction.
@@ -238,7 +230,7 @@ fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
 /// The timeline's rows: events and unreadable lines in file order. When the log only
 /// grew since `before` (its events unchanged, no new unreadable line), its rows are
 /// kept and the new events follow them, which come after every line before.
-fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Vec<Row> {
+fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
     if let Some(before) = before {
         let kept = before.session.events.len();
         let last_line = before.rows.last().map_or(0, |row| match *row {
@@ -253,8 +245,11 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Vec<Row> {
                 .try_fold(last_line, |prev, e| (e.line >= prev).then_some(e.line))
                 .is_some();
         if grown {
+            // A clone shares the rows' chunks with the snapshot before.
             let mut rows = before.rows.clone();
-            rows.extend((kept..session.events.len()).map(Row::Event));
+            for index in kept..session.events.len() {
+                rows.push(Row::Event(index));
+            }
             return rows;
         }
     }
@@ -273,7 +268,11 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Vec<Row> {
         )
         .collect();
     rows.sort_by_key(|(line, _)| *line);
-    rows.into_iter().map(|(_, row)| row).collect()
+    let mut out = Chunked::default();
+    for (_, row) in rows {
+        out.push(row);
+    }
+    out
 }
 
 /// Reads and analyses a whole log, with its decisions: what a snapshot shows, without
@@ -317,7 +316,8 @@ mod tests {
     use super::*;
 
     /// A compaction's view model is built when it is first shown, except the newest
-    /// one's (shown while following): most of a long session's are never shown.
+    /// one's (shown while following), which the worker builds: most of a long
+    /// session's are never shown.
     #[test]
     fn only_the_newest_compactions_view_model_is_built_up_front() {
         let path =
@@ -331,6 +331,8 @@ mod tests {
             .collect();
         let (older, newest) = (&ids[0], &ids[ids.len() - 1]);
         assert_ne!(older, newest);
+        assert!(snapshot.views[newest].marks.get().is_none());
+        snapshot.build_newest_view();
         assert!(snapshot.views[newest].marks.get().is_some());
         assert!(snapshot.views[newest].rows.get().is_some());
         assert!(snapshot.views[older].marks.get().is_none());

@@ -177,7 +177,11 @@ fn first_read(
         }
         let read_to = state.follower.read_to();
         if shown.as_ref().is_none_or(|(at, _)| read_to >= 2 * at) {
-            let partial = Arc::new(state.build(path, None)?);
+            // Without the newest compaction's view model: the snapshot after this
+            // one is taken while this one is shown, and its would be a second. What
+            // the one before holds that still holds (its rows) is shared.
+            let before = shown.as_ref().map(|(_, partial)| &**partial);
+            let partial = Arc::new(state.build(path, before)?);
             if to_app
                 .send(Msg::Worker(Update::Partial(partial.clone())))
                 .is_err()
@@ -202,7 +206,8 @@ fn first_read(
     if decided_meanwhile {
         state.decisions = standing(&*backend.channel)?;
     }
-    let snapshot = state.build(path, None)?;
+    let snapshot = state.build(path, shown.as_ref().map(|(_, partial)| &**partial))?;
+    snapshot.build_newest_view();
     Ok(Some((state, snapshot, sidecar)))
 }
 
@@ -312,6 +317,7 @@ fn run(
         }
         match state.build(&path, Some(&current)) {
             Ok(snapshot) => {
+                snapshot.build_newest_view();
                 let before = std::mem::replace(&mut current, Arc::new(snapshot));
                 if !send(Update::Snapshot(current.clone(), change)) {
                     return;

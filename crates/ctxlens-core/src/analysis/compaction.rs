@@ -206,7 +206,7 @@ pub(super) fn region_part(
     // Signal 1: what the region held and what the summary kept.
     let (region_words, mut tokens) = ctx.region_tokens();
     if let Some(summary) = def.summary {
-        ctx.mark_survivors(summary, &mut tokens);
+        ctx.mark_survivors(summary, def.summary_declared, &mut tokens);
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;
@@ -285,6 +285,8 @@ pub(super) fn finish(
 /// What the compaction's defining event says.
 struct DefParts<'a> {
     summary: Option<&'a Summary>,
+    /// Declared tokens the second pass found in the summary beyond its digest's.
+    summary_declared: &'a [TokenId],
     input: Option<&'a str>,
     elsewhere: bool,
     extra: CompactionExtra,
@@ -301,12 +303,14 @@ impl<'a> DefParts<'a> {
                 ..
             }) => DefParts {
                 summary: summary.as_deref(),
+                summary_declared: session.declared.of(info.def),
                 input: input.as_deref(),
                 elsewhere: *region_elsewhere,
                 extra: (**extra).clone(),
             },
             _ => DefParts {
                 summary: None,
+                summary_declared: &[],
                 input: None,
                 elsewhere: false,
                 extra: CompactionExtra::default(),
@@ -510,18 +514,19 @@ impl<'a> Ctx<'a> {
             let Some(event) = session.events.get(index) else {
                 break;
             };
-            let (words, ids): (u64, &[TokenId]) = match &event.kind {
+            let (words, ids, declared): (u64, &[TokenId], &[TokenId]) = match &event.kind {
                 EventKind::Binding { token, .. } => (
                     word_count(session.tokens.text(*token)),
                     std::slice::from_ref(token),
+                    &[],
                 ),
                 kind => match kind.region_text() {
-                    Some(digest) => (digest.words, &digest.tokens),
+                    Some(digest) => (digest.words, &digest.tokens, session.declared.of(index)),
                     None => continue,
                 },
             };
             region_words += words;
-            for &token in ids {
+            for &token in ids.iter().chain(declared) {
                 seen.entry(self.key(token)).or_insert_with(|| {
                     tokens.push(RegionToken {
                         id: token,
@@ -547,7 +552,12 @@ impl<'a> Ctx<'a> {
 
     /// What survived. Declared tokens (binding events, the hooks' ledger) by the rules
     /// of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
-    fn mark_survivors(&self, summary: &Summary, tokens: &mut [RegionToken]) {
+    fn mark_survivors(
+        &self,
+        summary: &Summary,
+        summary_declared: &[TokenId],
+        tokens: &mut [RegionToken],
+    ) {
         let session = self.session;
         let cwd = self.cwd;
         let ledger_keys: HashSet<String> = self
@@ -556,7 +566,7 @@ impl<'a> Ctx<'a> {
             .collect();
         let forms = self
             .transcript
-            .then(|| SummaryForms::new(session, summary, cwd));
+            .then(|| SummaryForms::new(session, summary, summary_declared, cwd));
         let region_paths: Vec<&str> = tokens
             .iter()
             .filter(|t| session.tokens.class(t.id) == TokenClass::Path)
@@ -570,7 +580,7 @@ impl<'a> Ctx<'a> {
         // The §2 check for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
             session,
-            summary,
+            (summary, summary_declared),
             tokens
                 .iter()
                 .zip(&declared)
@@ -837,7 +847,7 @@ impl<'a> Ctx<'a> {
 /// the summary plus the tokens and the places of their rarest runs, not their product.
 fn exact_survivors(
     session: &Session,
-    summary: &Summary,
+    (summary, summary_declared): (&Summary, &[TokenId]),
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
 ) -> HashSet<TokenId> {
@@ -878,6 +888,7 @@ fn exact_survivors(
         .digest
         .tokens
         .iter()
+        .chain(summary_declared)
         .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
         .map(|&t| path_key(session.tokens.text(t), cwd))
         .collect();
@@ -1073,7 +1084,7 @@ mod tests {
             text: summary_text.to_owned(),
             digest: crate::model::TextDigest::from_ids(0, digest_ids),
         };
-        let fast = exact_survivors(&session, &summary, ids.iter().copied(), Some("/p"));
+        let fast = exact_survivors(&session, (&summary, &[]), ids.iter().copied(), Some("/p"));
         for &id in &ids {
             let info = session.tokens.get(id);
             let one_by_one = contains_whole_word(summary_text, info.text, info.class)

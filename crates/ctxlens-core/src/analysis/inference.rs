@@ -78,10 +78,18 @@ pub fn later_uses(
         let index = from + index;
         match &event.kind {
             EventKind::ToolResult { text, .. } => {
-                brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
+                brought_back.extend(
+                    session
+                        .tokens_of(index, text)
+                        .map(|t| token_key(session, t, cwd)),
+                );
             }
             EventKind::Message { role, text } if *role == Role::User => {
-                brought_back.extend(text.tokens.iter().map(|&t| token_key(session, t, cwd)));
+                brought_back.extend(
+                    session
+                        .tokens_of(index, text)
+                        .map(|t| token_key(session, t, cwd)),
+                );
             }
             EventKind::ToolCall {
                 name,

@@ -38,7 +38,14 @@ pub struct SummaryForms {
 }
 
 impl SummaryForms {
-    pub fn new(session: &Session, summary: &Summary, cwd: Option<&str>) -> SummaryForms {
+    /// `declared`: the declared tokens the second pass found in the summary beyond
+    /// its digest's.
+    pub fn new(
+        session: &Session,
+        summary: &Summary,
+        declared: &[TokenId],
+        cwd: Option<&str>,
+    ) -> SummaryForms {
         let mut words = HashSet::new();
         let mut hex_words = HashSet::new();
         for word in summary_words(&summary.text) {
@@ -60,6 +67,7 @@ impl SummaryForms {
             .digest
             .tokens
             .iter()
+            .chain(declared)
             .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
             .map(|&t| session.tokens.text(t))
             .chain(words.iter().map(String::as_str).filter(|w| w.contains('/')))
@@ -221,7 +229,7 @@ mod tests {
             text: text.into(),
             digest: TextDigest::default(),
         };
-        let forms = SummaryForms::new(&session, &summary, Some(cwd));
+        let forms = SummaryForms::new(&session, &summary, &[], Some(cwd));
         (session, forms)
     }
 

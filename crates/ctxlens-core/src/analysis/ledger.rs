@@ -43,10 +43,12 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         }
     }
     let start = since.map_or(0, |i| i + 1);
-    let recent: Vec<&Event> = session
+    let recent: Vec<(usize, &Event)> = session
         .events_in(start..session.events.len())
+        .enumerate()
+        .map(|(offset, event)| (start + offset, event))
         .rev()
-        .filter(|e| {
+        .filter(|(_, e)| {
             matches!(
                 e.kind,
                 EventKind::ToolCall { .. } | EventKind::ToolResult { .. }
@@ -54,7 +56,7 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         })
         .take(RECENT)
         .collect();
-    for &event in recent.iter().rev() {
+    for &(index, event) in recent.iter().rev() {
         let (digest, why) = match &event.kind {
             EventKind::ToolCall { name, input, .. } => {
                 (input, format!("tool call {name} (seq {})", event.seq))
@@ -64,7 +66,7 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
             }
             _ => continue,
         };
-        for &id in &digest.tokens {
+        for id in session.tokens_of(index, digest) {
             let info = session.tokens.get(id);
             add(info.text, info.class, why.clone());
         }

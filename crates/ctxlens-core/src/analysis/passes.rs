@@ -5,7 +5,7 @@
 
 use super::regenerated::FirstSeen;
 use super::state::{StateAt, StateBuilder};
-use crate::model::{Chunked, Event, EventKind, Session};
+use crate::model::{Chunked, DeclaredFound, Event, EventKind, Session};
 
 /// What the last analysis of a session kept of its passes.
 #[derive(Debug, Default)]
@@ -13,6 +13,8 @@ pub struct KeptPasses {
     /// The events it read: a clone, which shares their chunks (so a chunk changed
     /// since is a copy, and [`Chunked::common_prefix`] finds where they differ).
     events: Chunked<Event>,
+    /// The declared tokens found in them then.
+    declared: DeclaredFound,
     first_seen: FirstSeen,
     /// The state just before the event at this index (the newest compaction).
     checkpoint: Option<(usize, StateBuilder)>,
@@ -25,7 +27,10 @@ impl KeptPasses {
     /// How many leading events of `session` the last look read as they are now:
     /// what was computed from those alone still holds.
     pub fn unchanged(&self, session: &Session) -> usize {
-        self.events.common_prefix(&session.events)
+        let common = self.events.common_prefix(&session.events);
+        self.declared
+            .first_difference(&session.declared)
+            .map_or(common, |at| common.min(at))
     }
 
     /// The indices of `session`'s compaction, decision and binding events: those the last look
@@ -55,7 +60,7 @@ impl KeptPasses {
         newest: Option<usize>,
     ) -> Passes<'s> {
         let kept = std::mem::take(self);
-        let first_seen = kept.first_seen.update(&kept.events, common, session);
+        let first_seen = kept.first_seen.update(kept.events.len(), common, session);
         Passes {
             session,
             first_seen,
@@ -75,6 +80,7 @@ impl KeptPasses {
         let state = passes.state;
         *self = KeptPasses {
             events: passes.session.events.clone(),
+            declared: passes.session.declared.clone(),
             first_seen: passes.first_seen,
             checkpoint: state.kept.or(state.checkpoint),
             marked: passes.marked,
@@ -128,5 +134,55 @@ impl StatePass {
             self.builder.apply(event);
         }
         self.applied = self.applied.max(index.min(session.events.len()));
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+    use crate::analysis::regenerated::first_seen;
+    use crate::model::{DeclaredFound, TextDigest, TokenClass};
+
+    fn result(seq: u64, text: TextDigest) -> Event {
+        Event {
+            seq,
+            line: seq,
+            offset: seq * 100,
+            span: 100,
+            part: 0,
+            ts: None,
+            kind: EventKind::ToolResult {
+                call_id: None,
+                is_error: false,
+                says_failed: false,
+                says_not_found: false,
+                text,
+            },
+        }
+    }
+
+    /// The declared-token pass found a token anew in an event (a binding declared
+    /// since): the events are the same, and what was computed from that event on no
+    /// longer holds.
+    #[test]
+    fn declared_tokens_found_anew_end_what_is_unchanged() {
+        let mut before = Session::default();
+        let token = before.tokens.intern("blue_falcon_7", TokenClass::Declared);
+        for seq in 1..=5 {
+            before.events.push(result(seq, TextDigest::default()));
+        }
+        let mut now = before.clone();
+        now.declared = DeclaredFound::new(vec![(1, Box::new([token]))]);
+        let mut kept = KeptPasses::default();
+        let passes = kept.resume(&before, 0, None);
+        kept.keep(passes);
+        assert_eq!(kept.unchanged(&before), 5);
+        let common = kept.unchanged(&now);
+        assert_eq!(common, 1);
+        assert_eq!(
+            first_seen(&before).update(before.events.len(), common, &now),
+            first_seen(&now)
+        );
     }
 }

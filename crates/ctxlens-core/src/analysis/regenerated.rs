@@ -4,7 +4,7 @@
 //! of a token the compaction dropped: the agent made up the value it had lost.
 
 use super::paths::folder_and_extension;
-use crate::model::{Chunked, Event, EventKind, Session, TokenClass, TokenId};
+use crate::model::{Event, EventKind, Session, TokenClass, TokenId};
 use std::collections::{HashMap, HashSet};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
@@ -41,46 +41,40 @@ impl FirstSeen {
 /// Index of the first event that holds each token anywhere (text, tool arguments,
 /// declarations), so "never seen before" is one lookup.
 pub fn first_seen(session: &Session) -> FirstSeen {
-    FirstSeen::default().update(&Chunked::default(), 0, session)
-}
-
-/// The tokens an event holds (a tool call's targets are among its input's tokens).
-fn tokens_of(event: &Event) -> &[TokenId] {
-    match &event.kind {
-        EventKind::Binding { token, .. } => std::slice::from_ref(token),
-        kind => kind.region_text().map_or(&[], |d| d.tokens.as_slice()),
-    }
+    FirstSeen::default().update(0, 0, session)
 }
 
 impl FirstSeen {
-    /// `self`, computed over `before`, brought up to `session`, whose events have the
-    /// first `common` of `before`'s: what the others noted is undone, and the
-    /// session's events from `common` on are noted.
-    pub fn update(
-        mut self,
-        before: &Chunked<Event>,
-        common: usize,
-        session: &Session,
-    ) -> FirstSeen {
+    /// `self`, computed over a session of `before` events, brought up to `session`,
+    /// whose events have the first `common` of those: what the others noted is
+    /// undone, and the session's events from `common` on are noted.
+    pub fn update(mut self, before: usize, common: usize, session: &Session) -> FirstSeen {
         if self.0.len() > session.tokens.len() {
             // Another session's: start over.
             self.0.clear();
-            return self.update(&Chunked::default(), 0, session);
+            return self.update(0, 0, session);
         }
-        let cut = u32::try_from(common).unwrap_or(u32::MAX - 1);
-        for event in before.range(common..before.len()) {
-            for id in tokens_of(event) {
-                if let Some(slot) = self.0.get_mut(id.0 as usize) {
-                    if *slot >= cut {
-                        *slot = u32::MAX;
-                    }
-                }
+        if common < before {
+            // A slot at or past `common` was noted by an event that may differ now.
+            let cut = u32::try_from(common).unwrap_or(u32::MAX - 1);
+            for slot in self.0.iter_mut().filter(|slot| **slot >= cut) {
+                *slot = u32::MAX;
             }
         }
         self.0.resize(session.tokens.len(), u32::MAX);
-        for (index, event) in session.events_in(common..session.events.len()).enumerate() {
-            for &id in tokens_of(event) {
-                self.note(id, common + index);
+        for (offset, event) in session.events_in(common..session.events.len()).enumerate() {
+            let index = common + offset;
+            match &event.kind {
+                EventKind::Binding { token, .. } => self.note(*token, index),
+                kind => {
+                    for id in kind
+                        .region_text()
+                        .into_iter()
+                        .flat_map(|d| session.tokens_of(index, d))
+                    {
+                        self.note(id, index);
+                    }
+                }
             }
         }
         self
@@ -211,7 +205,7 @@ impl WindowScan {
                 };
                 // A "not found" message counts where it names a token of the call.
                 let names_target =
-                    *says_not_found && text.tokens.iter().any(|t| targets.contains(t));
+                    *says_not_found && session.tokens_of(index, text).any(|t| targets.contains(&t));
                 if !(*is_error || *says_failed || names_target) {
                     return;
                 }

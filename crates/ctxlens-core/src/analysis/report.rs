@@ -141,28 +141,22 @@ fn definition(session: &Session, info: &CompactionInfo) -> Option<crate::model::
 struct Settled {
     info: CompactionInfo,
     until: usize,
-    /// What else the analysis read: the declared tokens, ledger hints and context
-    /// sources of the whole session.
     inputs: Inputs,
     analysis: CompactionAnalysis,
 }
 
+/// What else the analysis read: the session's ledger hints and context sources. (A
+/// binding declared later changes an earlier compaction's analysis only through the
+/// declared tokens found in its events, which `KeptPasses::unchanged` compares.)
 #[derive(Debug, Clone, PartialEq)]
 struct Inputs {
-    declared: usize,
     ledger: usize,
     context_sources: Vec<String>,
 }
 
 impl Inputs {
-    /// `marked`: the indices of the session's binding events, among others.
-    fn of(session: &Session, marked: &[usize]) -> Inputs {
+    fn of(session: &Session) -> Inputs {
         Inputs {
-            declared: marked
-                .iter()
-                .filter_map(|&i| session.events.get(i))
-                .filter(|e| matches!(e.kind, crate::model::EventKind::Binding { .. }))
-                .count(),
             ledger: session.ledger.len(),
             context_sources: session
                 .context_sources
@@ -183,7 +177,7 @@ impl Analyzer {
         // What was computed from the events before the first one that changed holds.
         let unchanged = self.passes.unchanged(session);
         let marked = self.passes.marked_events(session, unchanged).to_vec();
-        let inputs = Inputs::of(session, &marked);
+        let inputs = Inputs::of(session);
         let Analyzer {
             settled: kept,
             reused,

@@ -78,15 +78,15 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
 }
 
 /// A summary cut into sentences (and lines: a bullet is a sentence), with the first
-/// sentence each word appears in.
+/// sentence each word appears in (the words borrowed from the summary).
 #[derive(Default)]
-struct Sentences {
+struct Sentences<'s> {
     texts: Vec<Arc<str>>,
-    first: HashMap<String, usize>,
+    first: HashMap<&'s str, usize>,
 }
 
-impl Sentences {
-    fn of(summary: &str) -> Sentences {
+impl<'s> Sentences<'s> {
+    fn of(summary: &'s str) -> Sentences<'s> {
         let mut out = Sentences::default();
         for line in summary.lines() {
             for sentence in line.split_sentence_bounds() {
@@ -99,10 +99,12 @@ impl Sentences {
                 }
                 let index = out.texts.len();
                 for word in summary_words(sentence) {
-                    out.first.entry(word.to_owned()).or_insert(index);
+                    out.first.entry(word).or_insert(index);
                     // A path's tails name the same file (`lib/a.dart` of `app/lib/a.dart`).
                     for (at, _) in word.match_indices('/') {
-                        out.first.entry(word[at + 1..].to_owned()).or_insert(index);
+                        if let Some(tail) = word.get(at + 1..) {
+                            out.first.entry(tail).or_insert(index);
+                        }
                     }
                 }
                 out.texts.push(sentence.into());

@@ -1,11 +1,13 @@
 //! Events, sessions and token ids. No I/O here.
 
 pub mod chunked;
+pub mod declared;
 pub mod event;
 pub mod session;
 pub mod token;
 
 pub use chunked::Chunked;
+pub use declared::DeclaredFound;
 pub use event::{
     entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
     ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Summary, TextDigest, Verdict,

@@ -1,8 +1,9 @@
 //! A parsed session: its events in log order plus what the reader had to skip.
 
 use super::chunked::{self, Chunked};
-use super::event::{Event, EventKind, Phase, RangeSpec};
-use super::token::TokenTable;
+use super::declared::DeclaredFound;
+use super::event::{Event, EventKind, Phase, RangeSpec, TextDigest};
+use super::token::{TokenId, TokenTable};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -39,6 +40,8 @@ pub struct Session {
     pub cwd: Option<String>,
     /// Shared with the session's clones (a snapshot of a followed log is one).
     pub events: Chunked<Event>,
+    /// Declared tokens the second pass found in events' texts (`ingest::declared`).
+    pub declared: DeclaredFound,
     pub malformed: MalformedLines,
     pub tokens: TokenTable,
     /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
@@ -191,6 +194,16 @@ impl Session {
         self.events.range(range)
     }
 
+    /// The tokens of the text `digest` of event `index`: the digest's, then the declared
+    /// tokens the second pass found in it.
+    pub fn tokens_of<'a>(
+        &'a self,
+        index: usize,
+        digest: &'a TextDigest,
+    ) -> impl Iterator<Item = TokenId> + Clone + 'a {
+        digest.tokens.iter().chain(self.declared.of(index)).copied()
+    }
+
     /// The readable summary of the compaction defined at event `def`.
     pub fn summary_at(&self, def: usize) -> Option<&super::Summary> {
         match self.events.get(def).map(|e| &e.kind) {
@@ -209,6 +222,7 @@ impl Session {
             format,
             cwd: None,
             events: Chunked::default(),
+            declared: DeclaredFound::default(),
             malformed: MalformedLines::default(),
             tokens: TokenTable::default(),
             microcompactions: Vec::new(),
