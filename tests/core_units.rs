@@ -103,10 +103,11 @@ mod token_rows {
 "#;
         let session = parse_bytes(log);
         let analysis = analyze(&session, &[], false);
-        let rows = token_rows(&session, &analysis.compactions[0]);
-        let shown: Vec<(&str, TokenState, Option<&str>)> = rows
+        let table = token_rows(&session, &analysis.compactions[0]);
+        let shown: Vec<(&str, TokenState, Option<&str>)> = table
+            .rows
             .iter()
-            .map(|r| (session.tokens.text(r.token), r.state, r.sentence.as_deref()))
+            .map(|r| (session.tokens.text(r.token), r.state, table.sentence(r)))
             .collect();
         assert_eq!(shown[0], ("tok_77", TokenState::DroppedNoRefetch, None));
         assert!(shown.contains(&("4f9a2c81d0e7", TokenState::Dropped, None)));
@@ -115,7 +116,10 @@ mod token_rows {
             TokenState::Kept,
             Some("Deployed 9c3e5b7a1f20aa at noon.")
         )));
-        assert!(rows.iter().all(|r| r.seen_at == 2));
+        assert!(table
+            .rows
+            .iter()
+            .all(|r| TokenRows::seen_at(r, &session) == 2));
     }
 
     /// A summary that is one long sentence (identifiers joined by "and") is held once,
@@ -136,12 +140,10 @@ mod token_rows {
         ));
         let session = parse_bytes(log.as_bytes());
         let analysis = analyze(&session, &[], false);
-        let rows = token_rows(&session, &analysis.compactions[0]);
-        let sentences: Vec<&std::sync::Arc<str>> =
-            rows.iter().filter_map(|r| r.sentence.as_ref()).collect();
+        let table = token_rows(&session, &analysis.compactions[0]);
+        let sentences: Vec<u32> = table.rows.iter().filter_map(|r| r.sentence).collect();
         assert_eq!(sentences.len(), 2000);
-        assert!(sentences
-            .iter()
-            .all(|s| std::sync::Arc::ptr_eq(s, sentences[0])));
+        assert!(sentences.iter().all(|&s| s == sentences[0]));
+        assert_eq!(table.sentences.len(), 1);
     }
 }

@@ -213,3 +213,20 @@ fn rewrite_each_event(name: &str, bytes: &[u8]) -> usize {
     }
     rewritten
 }
+
+/// A look that changes nothing of a settled compaction shares its findings with the
+/// look before (a session can hold thousands), rather than copying them.
+#[test]
+fn a_look_that_changes_nothing_shares_the_findings() {
+    let text = std::fs::read_to_string(sample("rotated-log.jsonl")).unwrap();
+    let session = parse_bytes(text.as_bytes());
+    let mut analyzer = Analyzer::default();
+    let first = analyzer.analyze(&session, &[], false);
+    let second = analyzer.analyze(&session, &[], false);
+    let settled = &first.compactions[0];
+    assert!(!settled.findings.is_empty());
+    assert!(std::sync::Arc::ptr_eq(
+        &settled.findings,
+        &second.compactions[0].findings
+    ));
+}

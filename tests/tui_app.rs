@@ -425,7 +425,11 @@ fn alerts_pane(screen: &str) -> String {
 #[test]
 fn a_long_alerts_list_shows_the_newest_or_the_selected_alert_first() {
     let token_of = |app: &App, i: usize| -> String {
-        let message = &app.snapshot.alerts[i].finding.message;
+        let message = &app
+            .snapshot
+            .finding_of(&app.snapshot.alerts[i])
+            .unwrap()
+            .message;
         let at = message.find("tok_").unwrap();
         message[at..at + 6].to_owned()
     };
@@ -433,12 +437,24 @@ fn a_long_alerts_list_shows_the_newest_or_the_selected_alert_first() {
     let n = app.snapshot.alerts.len();
     let (first, middle, last) = (
         (0..n)
-            .find(|&i| app.snapshot.alerts[i].finding.message.contains("tok_"))
+            .find(|&i| {
+                app.snapshot
+                    .finding_of(&app.snapshot.alerts[i])
+                    .unwrap()
+                    .message
+                    .contains("tok_")
+            })
             .unwrap(),
         n / 2,
         (0..n)
             .rev()
-            .find(|&i| app.snapshot.alerts[i].finding.message.contains("tok_"))
+            .find(|&i| {
+                app.snapshot
+                    .finding_of(&app.snapshot.alerts[i])
+                    .unwrap()
+                    .message
+                    .contains("tok_")
+            })
             .unwrap(),
     );
     // With none selected the newest are in view, not the first.

@@ -19,7 +19,7 @@ pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, Cl
             "compaction": compaction.info.id,
             "verdict": verdict,
             "reasons": reasons,
-            "findings": compaction.findings,
+            "findings": &*compaction.findings,
         });
         json_line(&value) + "\n"
     } else {

@@ -3,7 +3,7 @@
 
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::analysis::marks::{Mark, Marker};
-use crate::analysis::token_rows::{token_rows, TokenRow};
+use crate::analysis::token_rows::{token_rows, TokenRows};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
 use crate::model::{Chunked, Decision, Session};
@@ -19,10 +19,12 @@ pub enum Row {
     Malformed(usize),
 }
 
-/// A finding worth an operator's attention, and the event it points at.
-#[derive(Debug, Clone)]
+/// A finding worth an operator's attention (where it stands among the analysis's:
+/// not a copy, a session can hold thousands), and the event it points at.
+#[derive(Debug, Clone, Copy)]
 pub struct Alert {
-    pub finding: Finding,
+    pub compaction: usize,
+    pub finding: usize,
     pub event: Option<usize>,
 }
 
@@ -41,7 +43,7 @@ pub struct Snapshot {
 /// marks of its region and summary.
 #[derive(Clone, Default)]
 struct ViewModel {
-    rows: Lazy<Vec<TokenRow>>,
+    rows: Lazy<TokenRows>,
     marks: Lazy<CompactionMarks>,
 }
 
@@ -82,8 +84,8 @@ impl Snapshot {
         let rows = timeline_rows(&session, reuse.map(|(before, _)| before));
         let mut markers: HashMap<usize, Severity> = HashMap::new();
         let mut alerts = Vec::new();
-        for compaction in &analysis.compactions {
-            for finding in &compaction.findings {
+        for (at, compaction) in analysis.compactions.iter().enumerate() {
+            for (index, finding) in compaction.findings.iter().enumerate() {
                 let event = match &finding.kind {
                     FindingKind::NonIdempotent {
                         actual: crate::analysis::finding::ActualStep::Action { seq, .. },
@@ -101,7 +103,8 @@ impl Snapshot {
                 }
                 if !matches!(finding.kind, FindingKind::Undecided) {
                     alerts.push(Alert {
-                        finding: finding.clone(),
+                        compaction: at,
+                        finding: index,
                         event,
                     });
                 }
@@ -147,15 +150,28 @@ impl Snapshot {
     }
 
     /// The tokens of a compaction's region and what became of each, worst first.
-    pub fn token_rows(&self, compaction: &str) -> &[TokenRow] {
+    pub fn token_rows(&self, compaction: &str) -> &TokenRows {
+        static NONE: TokenRows = TokenRows {
+            rows: Vec::new(),
+            sentences: Vec::new(),
+        };
         let (Some(view), Some(c)) = (
             self.views.get(compaction),
             self.analysis.compaction(compaction),
         ) else {
-            return &[];
+            return &NONE;
         };
         view.rows
             .get_or_init(|| Arc::new(token_rows(&self.session, c)))
+    }
+
+    /// The finding `alert` is about.
+    pub fn finding_of(&self, alert: &Alert) -> Option<&Finding> {
+        self.analysis
+            .compactions
+            .get(alert.compaction)?
+            .findings
+            .get(alert.finding)
     }
 
     /// Builds the newest compaction's view model now, off the render thread: it is
@@ -343,7 +359,7 @@ mod tests {
             compaction_marks_of(&snapshot.session, &snapshot.analysis.compactions[0])
         );
         assert!(snapshot.views[older].marks.get().is_some());
-        let rows = snapshot.token_rows(older);
+        let rows = &snapshot.token_rows(older).rows;
         assert_eq!(rows.len(), snapshot.analysis.compactions[0].tokens.len());
     }
 }

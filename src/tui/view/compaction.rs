@@ -7,6 +7,7 @@ use super::text::{marked_lines, marked_lines_where, scrolled, wrapped_rows};
 use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{Mark, TokenState};
+use crate::analysis::token_rows::TokenRows;
 use crate::model::RangeSpec;
 use crate::sanitize;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
@@ -255,7 +256,8 @@ fn draw_tokens(
     legend_area: Rect,
 ) {
     let session = &app.snapshot.session;
-    let rows = app.snapshot.token_rows(&c.info.id);
+    let table = app.snapshot.token_rows(&c.info.id);
+    let rows = &table.rows;
     // A row takes a screen row at least: those past the scroll and the pane's height
     // cannot show (a region can hold 100,000 tokens).
     let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
@@ -272,18 +274,19 @@ fn draw_tokens(
                     "  {} · {} · seq {}",
                     row.state.label(),
                     info.class.as_str(),
-                    row.seen_at
+                    TokenRows::seen_at(row, session)
                 ),
                 theme.dim(),
             ),
         ];
-        if !row.needed_by.is_empty() {
+        let needed_by = TokenRows::needed_by(row, c);
+        if !needed_by.is_empty() {
             spans.push(Span::raw(format!(
                 " · needed by {}",
-                sanitize::line(&row.needed_by.join(", "))
+                sanitize::line(&needed_by.join(", "))
             )));
         }
-        if let Some(sentence) = &row.sentence {
+        if let Some(sentence) = table.sentence(row) {
             let short: String = sentence.chars().take(120).collect();
             spans.push(Span::styled(
                 format!(" · “{}”", sanitize::line(&short)),

@@ -4,7 +4,7 @@ use super::pane_block;
 use super::style::{severity_glyph, Theme};
 use super::text::{scrolled, wrapped_rows};
 use crate::analysis::compaction::CompactionAnalysis;
-use crate::analysis::finding::{short_id, FindingKind};
+use crate::analysis::finding::{short_id, Finding, FindingKind};
 use crate::analysis::marks::BindingState;
 use crate::analysis::state::ChoiceState;
 use crate::analysis::state::{target_text, StateAt};
@@ -183,7 +183,14 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         .unwrap_or_default()
         .iter()
         .enumerate()
-        .map(|(k, alert)| alert_line(alert, app.alert_cursor == Some(first + k), theme))
+        .filter_map(|(k, alert)| {
+            let finding = app.snapshot.finding_of(alert)?;
+            Some(alert_line(
+                finding,
+                app.alert_cursor == Some(first + k),
+                theme,
+            ))
+        })
         .collect();
     if lines.is_empty() {
         lines.push(Line::styled("no alerts", theme.dim()));
@@ -203,8 +210,7 @@ pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     );
 }
 
-fn alert_line(alert: &crate::tui::snapshot::Alert, selected: bool, theme: Theme) -> Line<'static> {
-    let f = &alert.finding;
+fn alert_line(f: &Finding, selected: bool, theme: Theme) -> Line<'static> {
     let id = short_id(f.compaction.as_deref().unwrap_or(""));
     let head = format!("{} {}: ", sanitize::line(id), f.kind.name());
     let line = match f.resolved_by {

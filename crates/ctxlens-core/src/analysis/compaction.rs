@@ -59,7 +59,9 @@ pub struct CompactionAnalysis {
     pub prose_ratio: Option<f64>,
     /// Dropped declared tokens and dropped tokens something requires.
     pub dropped: Vec<DroppedToken>,
-    pub findings: Vec<Finding>,
+    /// Shared by the analyses a growing log's looks reuse, copied only when a look
+    /// changes them (a decision that resolves one).
+    pub findings: std::sync::Arc<Vec<Finding>>,
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
@@ -146,7 +148,7 @@ pub(super) fn region_part(
         opaque_ratio: None,
         prose_ratio: None,
         dropped: Vec::new(),
-        findings: Vec::new(),
+        findings: std::sync::Arc::default(),
         flags: GateFlags::default(),
         decision: None,
         extra: def.extra.clone(),
@@ -169,7 +171,7 @@ pub(super) fn region_part(
         def.input,
         applied,
         &mut out.flags,
-        &mut out.findings,
+        std::sync::Arc::make_mut(&mut out.findings),
     );
     out.flags.unreadable = unreadable_part(session, info, &out.region);
     let ctx = Ctx::new(session, info, &state, out.region.clone());
@@ -179,7 +181,7 @@ pub(super) fn region_part(
             ctx.id,
             &out.region,
             &summary.text,
-            &mut out.findings,
+            std::sync::Arc::make_mut(&mut out.findings),
         );
     }
     super::entities::check(
@@ -188,7 +190,7 @@ pub(super) fn region_part(
         &out.region,
         def.extra.entities.as_deref(),
         &mut out.flags,
-        &mut out.findings,
+        std::sync::Arc::make_mut(&mut out.findings),
     );
     if def.extra.held.is_some() {
         out.dropped = ctx.held_at_risk();
@@ -325,14 +327,14 @@ fn region_elsewhere(out: &mut CompactionAnalysis, input: Option<&str>) {
     out.flags.originals_elsewhere = true;
     if input == Some("summary") {
         out.flags.summary_of_summary = true;
-        out.findings.push(Finding::new(
+        std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
             FindingKind::SummaryOfSummary,
             Severity::Error,
             Some(id),
             format!("{id} summarizes a summary (input: summary), not the original events"),
         ));
     }
-    out.findings.push(Finding::new(
+    std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
         FindingKind::RegionElsewhere,
         Severity::Warning,
         Some(id),
@@ -627,7 +629,7 @@ impl<'a> Ctx<'a> {
     fn density(&self, summary: Option<&Summary>, out: &mut CompactionAnalysis) {
         let id = self.id;
         let Some(summary) = summary else {
-            out.findings.push(Finding::new(
+            std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::OpaqueSummary,
                 Severity::Warning,
                 Some(id),
@@ -653,7 +655,7 @@ impl<'a> Ctx<'a> {
         // its own shrinking is a collapse.
         if opaque < prose / 2.0 {
             out.flags.density_collapse = true;
-            out.findings.push(Finding::new(
+            std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::DensityCollapse {
                     opaque_ratio: opaque,
                     prose_ratio: prose,
@@ -755,20 +757,20 @@ impl<'a> Ctx<'a> {
             if token.declared == Some(false) && !needed_by.is_empty() {
                 out.flags.dropped_binding = true;
                 let obligation = self.first_requiring(token.id);
-                out.findings.push(dropped_binding_finding(
+                std::sync::Arc::make_mut(&mut out.findings).push(dropped_binding_finding(
                     session, self.id, token.id, self.state, obligation,
                 ));
             } else if token.declared.is_none() && self.transcript && by_ledger {
                 // Declared through the hooks' ledger: at stake, so an error as it lands.
                 out.flags.dropped_binding = true;
                 let obligation = self.first_requiring(token.id);
-                out.findings.push(inferred_finding(
+                std::sync::Arc::make_mut(&mut out.findings).push(inferred_finding(
                     session, self.id, token.id, obligation, used, &needed_by,
                 ));
             } else if let Some(used) =
                 used.filter(|_| token.declared.is_none() && token.fate.recalled())
             {
-                out.findings
+                std::sync::Arc::make_mut(&mut out.findings)
                     .push(recalled_finding(session, self.id, token.id, used));
             }
         }
@@ -782,7 +784,7 @@ impl<'a> Ctx<'a> {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);
-            out.findings.push(self.error(
+            std::sync::Arc::make_mut(&mut out.findings).push(self.error(
                 FindingKind::RegeneratedBinding {
                     token: d.to_owned(),
                     regenerated: t.to_owned(),
@@ -825,7 +827,7 @@ impl<'a> Ctx<'a> {
                     || (!files.is_empty() && files.contains(&path_key(required, self.cwd)));
                 if !declared && reported.insert(required.clone()) {
                     out.flags.unknown_binding = true;
-                    out.findings.push(self.error(
+                    std::sync::Arc::make_mut(&mut out.findings).push(self.error(
                         FindingKind::UnknownBinding {
                             token: required.clone(),
                             obligation: obligation.id.clone(),

@@ -126,15 +126,7 @@ struct NewestRegion {
     info: CompactionInfo,
     inputs: Inputs,
     applied: Vec<(String, RangeSpec)>,
-    /// Its defining record as it stood (a transcript fills in the summary and what is
-    /// carried over after the boundary).
-    definition: Option<crate::model::EventKind>,
     part: RegionPart,
-}
-
-/// The defining record of a compaction, to tell whether it changed.
-fn definition(session: &Session, info: &CompactionInfo) -> Option<crate::model::EventKind> {
-    session.events.get(info.def).map(|e| e.kind.clone())
 }
 
 #[derive(Debug)]
@@ -201,13 +193,14 @@ impl Analyzer {
             if until < session.events.len() {
                 return make();
             }
-            let now = definition(session, info);
+            // The region's events and the defining record (a transcript fills in the
+            // summary and what is carried over after the boundary) as they were.
             let same = newest.as_ref().is_some_and(|n| {
                 n.info == *info
                     && n.inputs == inputs
                     && n.applied == applied
-                    && n.definition == now
                     && info.at <= unchanged
+                    && info.def < unchanged
             });
             if let (true, Some(n)) = (same, newest.as_ref()) {
                 return n.part.clone();
@@ -217,7 +210,6 @@ impl Analyzer {
                 info: info.clone(),
                 inputs: inputs.clone(),
                 applied: applied.to_vec(),
-                definition: now,
                 part: part.clone(),
             });
             part
@@ -399,29 +391,42 @@ fn finish_findings(
     decisions: &DecisionIndex,
     strict: bool,
 ) {
-    if strict {
-        for finding in &mut analysis.findings {
-            if matches!(
-                finding.kind,
+    // The findings are shared with the analysis a later look reuses: copied only
+    // when something here changes them.
+    let stricter = |f: &Finding| {
+        strict
+            && f.severity != Severity::Error
+            && matches!(
+                f.kind,
                 FindingKind::DensityCollapse { .. } | FindingKind::SchemaMissing
-            ) {
+            )
+    };
+    if analysis.findings.iter().any(stricter) {
+        for finding in std::sync::Arc::make_mut(&mut analysis.findings) {
+            if stricter(finding) {
                 finding.severity = Severity::Error;
             }
         }
     }
-    analysis.findings.extend(divergences);
-    analysis
-        .findings
-        .extend(decision_findings(decisions, analysis));
+    let mut more: Vec<Finding> = divergences.collect();
+    more.extend(decision_findings(decisions, analysis));
+    if !more.is_empty() {
+        std::sync::Arc::make_mut(&mut analysis.findings).extend(more);
+    }
     analysis.decision = decisions.standing(&analysis.info.id).cloned();
     if let Some(decision) = &analysis.decision {
         let applied = analysis.info.applied_at.is_some();
-        for finding in &mut analysis.findings {
-            if finding
-                .signal()
-                .is_some_and(|signal| super::finding::resolves(decision.verdict, signal, applied))
-            {
-                finding.resolved_by = Some(decision.verdict);
+        let resolves = |f: &Finding| {
+            f.resolved_by != Some(decision.verdict)
+                && f.signal().is_some_and(|signal| {
+                    super::finding::resolves(decision.verdict, signal, applied)
+                })
+        };
+        if analysis.findings.iter().any(resolves) {
+            for finding in std::sync::Arc::make_mut(&mut analysis.findings) {
+                if resolves(finding) {
+                    finding.resolved_by = Some(decision.verdict);
+                }
             }
         }
     }
@@ -429,8 +434,8 @@ fn finish_findings(
     // `compaction` field keeps it whole.
     let id = analysis.info.id.clone();
     let short = super::finding::short_id(&id);
-    if short != id {
-        for finding in &mut analysis.findings {
+    if short != id && analysis.findings.iter().any(|f| f.message.contains(&id)) {
+        for finding in std::sync::Arc::make_mut(&mut analysis.findings) {
             finding.message = finding.message.replace(&id, short);
         }
     }

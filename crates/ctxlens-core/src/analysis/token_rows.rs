@@ -7,20 +7,49 @@ use super::kept::{basename, summary_words};
 use super::marks::TokenState;
 use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
-use std::sync::Arc;
 use unicode_segmentation::UnicodeSegmentation;
 
+/// A row of the token list: small (a region can hold hundreds of thousands), what it
+/// shows besides the token read from the analysis and [`TokenRows::sentences`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenRow {
     pub token: TokenId,
     pub state: TokenState,
-    /// Seq of the first region event that holds the token.
-    pub seen_at: u64,
-    /// Obligations, steps or later calls that need it (dropped tokens only).
-    pub needed_by: Vec<String>,
-    /// The summary sentence that mentions it (kept tokens only), on one line; shared
-    /// by every row it mentions (a summary may be one long sentence).
-    pub sentence: Option<Arc<str>>,
+    /// Index of the first region event that holds the token.
+    pub first_event: u32,
+    /// Index into the analysis's `dropped` of the entry that says what needs it
+    /// (dropped tokens only).
+    pub needs: Option<u32>,
+    /// Index into [`TokenRows::sentences`] of the summary sentence that mentions it
+    /// (kept tokens only).
+    pub sentence: Option<u32>,
+}
+
+/// The token list of a compaction, and the summary's sentences its rows point at (a
+/// summary may be one long sentence, held once).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TokenRows {
+    pub rows: Vec<TokenRow>,
+    pub sentences: Vec<Box<str>>,
+}
+
+impl TokenRows {
+    /// The sentence, on one line, that mentions the token of `row`.
+    pub fn sentence(&self, row: &TokenRow) -> Option<&str> {
+        self.sentences.get(row.sentence? as usize).map(|s| &**s)
+    }
+
+    /// What needs the token of `row`, by `analysis` (the one the rows were built from).
+    pub fn needed_by<'a>(row: &TokenRow, analysis: &'a CompactionAnalysis) -> &'a [String] {
+        row.needs
+            .and_then(|i| analysis.dropped.get(i as usize))
+            .map_or(&[], |d| d.required_by.as_slice())
+    }
+
+    /// The seq of the first region event that holds the token of `row`.
+    pub fn seen_at(row: &TokenRow, session: &Session) -> u64 {
+        session.seq_at(row.first_event as usize)
+    }
 }
 
 /// Most worrying first: what cannot be re-fetched, what was recalled, what else was
@@ -38,16 +67,18 @@ fn rank(state: TokenState) -> u8 {
     }
 }
 
-pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<TokenRow> {
+pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> TokenRows {
     let sentences = session
         .summary_at(analysis.info.def)
         .map_or_else(Sentences::default, |summary| Sentences::of(&summary.text));
     let cwd = session.cwd.as_deref();
-    let needs: HashMap<&str, &Vec<String>> = analysis
+    // The first entry of each token.
+    let needs: HashMap<&str, u32> = analysis
         .dropped
         .iter()
+        .enumerate()
         .rev()
-        .map(|d| (d.token.as_str(), &d.required_by))
+        .map(|(i, d)| (d.token.as_str(), i as u32))
         .collect();
     let mut rows: Vec<TokenRow> = analysis
         .tokens
@@ -55,33 +86,37 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> Vec<Token
         .map(|t| {
             let state = TokenState::of(t);
             let info = session.tokens.get(t.id);
-            let needed_by = needs
-                .get(info.text)
-                .map(|&needs| needs.clone())
-                .unwrap_or_default();
+            let needs = needs.get(info.text).copied().filter(|&i| {
+                analysis
+                    .dropped
+                    .get(i as usize)
+                    .is_some_and(|d| !d.required_by.is_empty())
+            });
             let sentence = (state == TokenState::Kept)
                 .then(|| sentences.mentioning(info.text, info.class, cwd))
-                .flatten()
-                .cloned();
+                .flatten();
             TokenRow {
                 token: t.id,
                 state,
-                seen_at: session.seq_at(t.first_event as usize),
-                needed_by,
+                first_event: t.first_event,
+                needs,
                 sentence,
             }
         })
         .collect();
     // Stable: within a state, tokens stay in the order the region shows them.
     rows.sort_by_key(|r| rank(r.state));
-    rows
+    TokenRows {
+        rows,
+        sentences: sentences.texts,
+    }
 }
 
 /// A summary cut into sentences (and lines: a bullet is a sentence), with the first
 /// sentence each word appears in (the words borrowed from the summary).
 #[derive(Default)]
 struct Sentences<'s> {
-    texts: Vec<Arc<str>>,
+    texts: Vec<Box<str>>,
     first: HashMap<&'s str, usize>,
 }
 
@@ -114,7 +149,7 @@ impl<'s> Sentences<'s> {
     }
 
     /// The sentence that holds `token` in one of the forms the survival check accepts.
-    fn mentioning(&self, token: &str, class: TokenClass, cwd: Option<&str>) -> Option<&Arc<str>> {
+    fn mentioning(&self, token: &str, class: TokenClass, cwd: Option<&str>) -> Option<u32> {
         let bare = token.trim_end_matches('/');
         let mut forms = vec![token, bare];
         if class == TokenClass::Path {
@@ -136,7 +171,7 @@ impl<'s> Sentences<'s> {
             .chain(hex_prefixes)
             .filter(|f| !f.is_empty())
             .find_map(|f| self.first.get(f))
-            .and_then(|&i| self.texts.get(i))
+            .and_then(|&i| u32::try_from(i).ok())
     }
 }
 
@@ -152,17 +187,20 @@ mod tests {
         let edited = Some("Edited lib/a.rs and main.go.");
         assert_eq!(
             s.mentioning("/p/app/lib/a.rs", TokenClass::Path, Some("/p"))
-                .map(|s| &**s),
+                .and_then(|i| s.texts.get(i as usize))
+                .map(|t| &**t),
             edited
         );
         assert_eq!(
             s.mentioning("/p/main.go", TokenClass::Path, Some("/p"))
-                .map(|s| &**s),
+                .and_then(|i| s.texts.get(i as usize))
+                .map(|t| &**t),
             edited
         );
         assert_eq!(
             s.mentioning("9c3e5b7a1f20aa", TokenClass::Hex, None)
-                .map(|s| &**s),
+                .and_then(|i| s.texts.get(i as usize))
+                .map(|t| &**t),
             Some("Deployed 9c3e5b7 at noon.")
         );
         assert_eq!(s.mentioning("tok_1", TokenClass::VendorId, None), None);

@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Elements per chunk: a power of two, so an index splits with a shift and a mask.
-const CHUNK: usize = 4096;
+const CHUNK: usize = 1024;
 
 #[derive(Clone)]
 pub struct Chunked<T> {

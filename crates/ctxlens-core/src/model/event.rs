@@ -36,10 +36,12 @@ impl TextDigest {
     /// A digest of `ids`, each kept once in order of first occurrence.
     pub fn from_ids(words: u64, ids: impl IntoIterator<Item = TokenId>) -> TextDigest {
         let mut seen = std::collections::HashSet::new();
-        TextDigest {
-            words,
-            tokens: ids.into_iter().filter(|id| seen.insert(*id)).collect(),
-        }
+        let mut tokens: SmallVec<[TokenId; 4]> =
+            ids.into_iter().filter(|id| seen.insert(*id)).collect();
+        // Kept for the session's life: no room to grow (a long text's list doubled
+        // as it was collected).
+        tokens.shrink_to_fit();
+        TextDigest { words, tokens }
     }
 }
 
