@@ -12,7 +12,7 @@ fn analysis(log: &str) -> ctxlens::analysis::SessionAnalysis {
 }
 
 fn kinds(a: &ctxlens::analysis::SessionAnalysis) -> Vec<&'static str> {
-    a.findings.iter().map(|f| f.kind.name()).collect()
+    a.findings().map(|f| f.kind.name()).collect()
 }
 
 const HEAD: &str = r#"{"type":"session","seq":1,"cwd":"/home/me/proj"}
@@ -38,8 +38,7 @@ fn a_relative_path_survives_as_its_absolute_form_and_declared_tokens_of_any_shap
         "tok_partial_77 is dropped and cannot be re-fetched"
     );
     let dropped: Vec<_> = a
-        .findings
-        .iter()
+        .findings()
         .filter(|f| f.kind.name() == "dropped_binding")
         .collect();
     assert_eq!(dropped.len(), 1);
@@ -95,8 +94,7 @@ fn a_skipped_step_diverges() {
     );
     let a = analysis(&log);
     let finding = a
-        .findings
-        .iter()
+        .findings()
         .find(|f| f.kind.name() == "non_idempotent")
         .expect("skip");
     let FindingKind::NonIdempotent {
@@ -120,8 +118,7 @@ fn a_new_plan_that_retargets_a_step_diverges_and_names_the_regenerated_binding()
     );
     let a = analysis(&log);
     let divergences: Vec<_> = a
-        .findings
-        .iter()
+        .findings()
         .filter(|f| f.kind.name() == "non_idempotent")
         .collect();
     assert_eq!(divergences.len(), 1, "checking stops at the new plan");
@@ -146,8 +143,7 @@ fn a_divergence_belongs_to_the_most_recent_applied_compaction() {
     );
     let a = analysis(&log);
     let finding = a
-        .findings
-        .iter()
+        .findings()
         .find(|f| f.kind.name() == "non_idempotent")
         .expect("divergence");
     assert_eq!(finding.compaction.as_deref(), Some("k2"));

@@ -73,14 +73,14 @@ impl Entry {
     /// What an analysed log holds.
     pub fn read_from(mut self, session: &Session, analysis: &SessionAnalysis) -> Entry {
         let meta = &session.meta;
-        let findings = &analysis.findings;
+        let findings = analysis.findings();
         self.read = true;
         self.format = session.format.as_str();
         self.compactions = analysis.compactions.len();
         self.pending = analysis.pending();
         self.errors = analysis.unresolved_errors();
         self.warnings = findings
-            .iter()
+            .clone()
             .filter(|f| f.severity == crate::analysis::Severity::Warning)
             .count();
         self.degraded = analysis
@@ -88,7 +88,6 @@ impl Entry {
             .as_ref()
             .map(|d| crate::analysis::finding::short_id(&d.since).to_owned());
         self.opaque = findings
-            .iter()
             .filter(|f| f.kind.name() == "opaque_summary")
             .count();
         let recorded = meta

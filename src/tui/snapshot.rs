@@ -143,8 +143,7 @@ impl Snapshot {
     /// Findings a standing decision resolves.
     pub fn resolved(&self) -> usize {
         self.analysis
-            .findings
-            .iter()
+            .findings()
             .filter(|f| f.resolved_by.is_some())
             .count()
     }

@@ -57,8 +57,9 @@ pub struct CompactionAnalysis {
     pub tokens: std::sync::Arc<Vec<RegionToken>>,
     pub opaque_ratio: Option<f64>,
     pub prose_ratio: Option<f64>,
-    /// Dropped declared tokens and dropped tokens something requires.
-    pub dropped: Vec<DroppedToken>,
+    /// Dropped declared tokens and dropped tokens something requires (shared as the
+    /// findings are).
+    pub dropped: std::sync::Arc<Vec<DroppedToken>>,
     /// Shared by the analyses a growing log's looks reuse, copied only when a look
     /// changes them (a decision that resolves one).
     pub findings: std::sync::Arc<Vec<Finding>>,
@@ -147,7 +148,7 @@ pub(super) fn region_part(
         tokens: std::sync::Arc::default(),
         opaque_ratio: None,
         prose_ratio: None,
-        dropped: Vec::new(),
+        dropped: std::sync::Arc::default(),
         findings: std::sync::Arc::default(),
         flags: GateFlags::default(),
         decision: None,
@@ -193,7 +194,7 @@ pub(super) fn region_part(
         std::sync::Arc::make_mut(&mut out.findings),
     );
     if def.extra.held.is_some() {
-        out.dropped = ctx.held_at_risk();
+        out.dropped = std::sync::Arc::new(ctx.held_at_risk());
         out.flags.dropped_binding = !out.dropped.is_empty();
         out.state = std::sync::Arc::new(state);
         return RegionPart {
@@ -744,7 +745,7 @@ impl<'a> Ctx<'a> {
             if token.declared.is_none() && needed_by.is_empty() {
                 continue;
             }
-            out.dropped.push(DroppedToken {
+            std::sync::Arc::make_mut(&mut out.dropped).push(DroppedToken {
                 token: session.tokens.text(token.id).to_owned(),
                 class: session.tokens.class(token.id),
                 regenerable: token.declared,

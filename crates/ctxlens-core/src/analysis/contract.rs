@@ -173,7 +173,7 @@ pub fn for_compaction(session: &Session, compaction: &CompactionAnalysis) -> Con
                 .iter()
                 .any(|b| same_token(session, token, b.token, cwd))
     });
-    for d in &compaction.dropped {
+    for d in compaction.dropped.iter() {
         for why in d
             .required_by
             .iter()

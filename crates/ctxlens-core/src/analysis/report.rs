@@ -22,7 +22,10 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct SessionAnalysis {
     pub compactions: Vec<CompactionAnalysis>,
-    pub findings: Vec<Finding>,
+    /// The findings of no one compaction: the unreadable lines, then whether the
+    /// session is degraded. [`Self::findings`] puts the compactions' between them.
+    malformed: Vec<Finding>,
+    degraded_finding: Option<Finding>,
     pub strict: bool,
     /// Not to be trusted without review from this compaction on (spec §8.4).
     pub degraded: Option<Degraded>,
@@ -76,12 +79,19 @@ impl SessionAnalysis {
         compaction.flags.verdict(self.strict)
     }
 
+    /// Every finding: the unreadable lines', each compaction's in order, then the
+    /// degraded session's (read from the compactions, not copied: a session can hold
+    /// thousands).
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> + Clone {
+        self.malformed
+            .iter()
+            .chain(self.compactions.iter().flat_map(|c| c.findings.iter()))
+            .chain(&self.degraded_finding)
+    }
+
     /// Errors no standing decision resolves: what `audit` fails on.
     pub fn unresolved_errors(&self) -> usize {
-        self.findings
-            .iter()
-            .filter(|f| f.is_unresolved_error())
-            .count()
+        self.findings().filter(|f| f.is_unresolved_error()).count()
     }
 
     /// Compactions still proposed with no decision.
@@ -94,7 +104,7 @@ impl SessionAnalysis {
 
     /// Errors that no standing decision resolves (spec §8.5).
     pub fn has_errors(&self) -> bool {
-        self.findings.iter().any(Finding::is_unresolved_error)
+        self.findings().any(Finding::is_unresolved_error)
     }
 }
 
@@ -307,18 +317,16 @@ fn analyze_with(
         sidecar,
     );
 
-    let mut findings = malformed_findings(session);
     for (index, analysis) in compactions.iter_mut().enumerate() {
         let mine = divergences
             .iter()
             .filter(|(i, _)| *i == index)
             .map(|(_, f)| f.clone());
         finish_findings(analysis, mine, &decisions, strict);
-        findings.extend(analysis.findings.iter().cloned());
     }
     let degraded = degraded(&compactions);
-    if let Some(d) = &degraded {
-        findings.push(Finding::new(
+    let degraded_finding = degraded.as_ref().map(|d| {
+        Finding::new(
             FindingKind::Degraded {
                 since: d.since.clone(),
                 why: d.why.clone(),
@@ -330,11 +338,12 @@ fn analyze_with(
                 super::finding::short_id(&d.since),
                 d.why
             ),
-        ));
-    }
+        )
+    });
     SessionAnalysis {
         compactions,
-        findings,
+        malformed: malformed_findings(session),
+        degraded_finding,
         strict,
         degraded,
         now,
@@ -595,7 +604,7 @@ pub fn report(
             prose_ratio: c.prose_ratio,
             opaque_tokens: c.tokens.len(),
             opaque_kept: c.kept(),
-            dropped: c.dropped.clone(),
+            dropped: c.dropped.to_vec(),
             dropped_counts: c.dropped_counts(session),
             dropped_tokens: options.list_tokens.then(|| {
                 c.tokens
@@ -628,7 +637,7 @@ pub fn report(
                 line: e.line,
             })
             .collect(),
-        findings: analysis.findings.clone(),
+        findings: analysis.findings().cloned().collect(),
         model: session.meta.models.clone(),
         title: session.meta.title.clone(),
         first_prompt: session.meta.first_prompt.clone(),
