@@ -2,7 +2,7 @@
 //! requests for the worker; drawing is a pure function of `App`).
 
 use super::keys::{command_for, Command};
-use super::snapshot::{Row, Snapshot};
+use super::snapshot::Snapshot;
 use super::worker::{Request, TextRef, Update};
 use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest::display::EventText;
@@ -180,10 +180,7 @@ impl App {
 
     /// The event of the selected row.
     pub fn cursor_event(&self) -> Option<usize> {
-        match self.snapshot.rows.get(self.cursor)? {
-            Row::Event(i) => Some(*i),
-            Row::Malformed(_) => None,
-        }
+        self.snapshot.rows.get(self.cursor)?.event_index()
     }
 
     /// The compaction the side panes show: the one selected, else the latest one before
@@ -194,10 +191,7 @@ impl App {
         let event = rows
             .range(0..self.cursor.saturating_add(1))
             .rev()
-            .find_map(|r| match r {
-                Row::Event(i) => Some(*i),
-                Row::Malformed(_) => None,
-            })?;
+            .find_map(|r| r.event_index())?;
         if let Some(EventKind::Compaction { id, .. }) =
             self.snapshot.session.events.get(event).map(|e| &e.kind)
         {
@@ -700,11 +694,12 @@ impl App {
             .saturating_sub(height)
             .min(self.cursor.saturating_sub(height));
         let to = (offset + 2 * height).max(self.cursor + height);
-        for row in self.snapshot.rows.range(from..to) {
-            if let Row::Event(i) = row {
-                wanted.push(*i);
-            }
-        }
+        wanted.extend(
+            self.snapshot
+                .rows
+                .range(from..to)
+                .filter_map(|r| r.event_index()),
+        );
         if let Some(c) = self.selected_compaction() {
             wanted.extend(self.region_shown(c));
         }

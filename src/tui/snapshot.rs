@@ -13,10 +13,30 @@ use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
 /// A timeline row: an event, or a line that could not be read (shown, never hidden).
+/// By index in 32 bits: a row per event of a log that can hold millions, and a log
+/// holds fewer than 4 billion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
-    Event(usize),
-    Malformed(usize),
+    Event(u32),
+    Malformed(u32),
+}
+
+impl Row {
+    pub fn event(index: usize) -> Row {
+        Row::Event(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    fn malformed(index: usize) -> Row {
+        Row::Malformed(u32::try_from(index).unwrap_or(u32::MAX))
+    }
+
+    /// The index of the event this row shows, if it shows one.
+    pub fn event_index(self) -> Option<usize> {
+        match self {
+            Row::Event(i) => Some(i as usize),
+            Row::Malformed(_) => None,
+        }
+    }
 }
 
 /// A finding worth an operator's attention (where it stands among the analysis's:
@@ -199,7 +219,7 @@ impl Snapshot {
 
     /// The row that shows event `index`.
     pub fn row_of_event(&self, index: usize) -> Option<usize> {
-        self.rows.iter().position(|r| *r == Row::Event(index))
+        self.rows.iter().position(|r| *r == Row::event(index))
     }
 }
 
@@ -249,8 +269,12 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
     if let Some(before) = before {
         let kept = before.session.events.len();
         let last_line = before.rows.last().map_or(0, |row| match *row {
-            Row::Event(i) => session.events.get(i).map_or(0, |e| e.line),
-            Row::Malformed(i) => session.malformed.detailed().get(i).map_or(0, |m| m.line),
+            Row::Event(i) => session.events.get(i as usize).map_or(0, |e| e.line),
+            Row::Malformed(i) => session
+                .malformed
+                .detailed()
+                .get(i as usize)
+                .map_or(0, |m| m.line),
         });
         let grown = session.events.common_prefix(&before.session.events) == kept
             && session.malformed.detailed() == before.session.malformed.detailed()
@@ -263,7 +287,7 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
             // A clone shares the rows' chunks with the snapshot before.
             let mut rows = before.rows.clone();
             for index in kept..session.events.len() {
-                rows.push(Row::Event(index));
+                rows.push(Row::event(index));
             }
             return rows;
         }
@@ -272,14 +296,14 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
         .events
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.line, Row::Event(i)))
+        .map(|(i, e)| (e.line, Row::event(i)))
         .chain(
             session
                 .malformed
                 .detailed()
                 .iter()
                 .enumerate()
-                .map(|(i, m)| (m.line, Row::Malformed(i))),
+                .map(|(i, m)| (m.line, Row::malformed(i))),
         )
         .collect();
     rows.sort_by_key(|(line, _)| *line);

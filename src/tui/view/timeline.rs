@@ -64,9 +64,9 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
 fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static> {
     let snapshot = &app.snapshot;
     let event_index = match row {
-        Row::Event(i) => i,
+        Row::Event(i) => i as usize,
         Row::Malformed(i) => {
-            let Some(m) = snapshot.session.malformed.detailed().get(i) else {
+            let Some(m) = snapshot.session.malformed.detailed().get(i as usize) else {
                 return Line::default();
             };
             return Line::from(vec![
