@@ -424,38 +424,22 @@ fn alerts_pane(screen: &str) -> String {
 
 #[test]
 fn a_long_alerts_list_shows_the_newest_or_the_selected_alert_first() {
+    let message_of = |app: &App, i: usize| -> String {
+        let alert = &app.snapshot.alerts[i];
+        app.snapshot.finding_of(alert).unwrap().message.clone()
+    };
     let token_of = |app: &App, i: usize| -> String {
-        let message = &app
-            .snapshot
-            .finding_of(&app.snapshot.alerts[i])
-            .unwrap()
-            .message;
+        let message = message_of(app, i);
         let at = message.find("tok_").unwrap();
         message[at..at + 6].to_owned()
     };
     let mut app = many_alerts();
     let n = app.snapshot.alerts.len();
+    let names_a_token = |i: &usize| message_of(&app, *i).contains("tok_");
     let (first, middle, last) = (
-        (0..n)
-            .find(|&i| {
-                app.snapshot
-                    .finding_of(&app.snapshot.alerts[i])
-                    .unwrap()
-                    .message
-                    .contains("tok_")
-            })
-            .unwrap(),
+        (0..n).find(names_a_token).unwrap(),
         n / 2,
-        (0..n)
-            .rev()
-            .find(|&i| {
-                app.snapshot
-                    .finding_of(&app.snapshot.alerts[i])
-                    .unwrap()
-                    .message
-                    .contains("tok_")
-            })
-            .unwrap(),
+        (0..n).rev().find(names_a_token).unwrap(),
     );
     // With none selected the newest are in view, not the first.
     chars(&mut app, "e");
