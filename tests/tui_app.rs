@@ -387,7 +387,15 @@ fn many_alerts() -> App {
     App::new("many".into(), Arc::new(snapshot), "tester".into())
 }
 
+/// The screen once the worker has built the view model the views ask for.
 fn screen(app: &App) -> String {
+    if let Some(c) = app.selected_compaction() {
+        app.snapshot.build_view(&c.info.id);
+    }
+    screen_as_drawn(app)
+}
+
+fn screen_as_drawn(app: &App) -> String {
     let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
     term.draw(|f| view::draw(app, f)).unwrap();
     let buffer = term.backend().buffer().clone();
@@ -477,4 +485,31 @@ fn a_long_obligations_list_scrolled_shows_what_lies_below() {
     // Each obligation takes three rows in this pane (its id, its token wrapped).
     assert!(scrolled.contains("ob-20"), "{scrolled}");
     assert!(!scrolled.contains("ob-19"), "{scrolled}");
+}
+
+/// The views never build a compaction's view model (a large region's took 200 ms on
+/// the render thread): they draw a placeholder and ask the worker, once per snapshot.
+#[test]
+fn an_unbuilt_view_model_is_asked_of_the_worker_once_and_drawn_when_built() {
+    let mut app = app("summary-of-summary.jsonl");
+    chars(&mut app, "g]");
+    let id = app.selected_compaction().unwrap().info.id.clone();
+    assert!(app.snapshot.built_view(&id).is_none());
+    let waiting = screen_as_drawn(&app);
+    assert!(waiting.contains("building the view of"), "{waiting}");
+    let Some(Request::BuildView {
+        snapshot,
+        compaction,
+    }) = app.wanted_view()
+    else {
+        panic!("no request for the view model");
+    };
+    assert_eq!(compaction, id);
+    assert!(app.wanted_view().is_none(), "asked twice");
+    // What the worker does with it, then tells the app.
+    snapshot.0.build_view(&compaction);
+    app.update(Action::Worker(Update::ViewBuilt));
+    let built = screen_as_drawn(&app);
+    assert!(!built.contains("building the view of"), "{built}");
+    assert!(built.contains("region ·"), "{built}");
 }

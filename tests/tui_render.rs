@@ -10,7 +10,7 @@ use ctxlens::tui::app::{Action, App, CompactionView};
 use ctxlens::tui::folder::{self, FolderApp};
 use ctxlens::tui::snapshot::Snapshot;
 use ctxlens::tui::view;
-use ctxlens::tui::worker::{read_texts, Update};
+use ctxlens::tui::worker::{read_texts, Request, Update};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::style::{Color, Modifier};
@@ -66,13 +66,23 @@ fn open(path: &Path, width: u16, height: u16) -> (App, Terminal<TestBackend>) {
     (app, terminal)
 }
 
-/// Draws until every text the views want has been read: what the worker would do.
+/// Draws until every text and view model the views want has been read or built: what
+/// the worker would do.
 fn settle(app: &mut App, terminal: &mut Terminal<TestBackend>, path: &Path) -> String {
     let file = File::open(path).unwrap();
     for _ in 0..4 {
         terminal.draw(|f| view::draw(app, f)).unwrap();
+        let view = app.wanted_view();
+        if let Some(Request::BuildView {
+            snapshot,
+            compaction,
+        }) = &view
+        {
+            snapshot.0.build_view(compaction);
+            app.update(Action::Worker(Update::ViewBuilt));
+        }
         let wanted = app.wanted_texts();
-        if wanted.is_empty() {
+        if wanted.is_empty() && view.is_none() {
             break;
         }
         let format = app.snapshot.session.format;

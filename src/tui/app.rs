@@ -105,6 +105,8 @@ pub struct App {
     pub snapshot: Arc<Snapshot>,
     pub texts: HashMap<usize, EventText>,
     requested: HashSet<usize>,
+    /// The compaction whose view model the worker was asked for, in this snapshot.
+    view_asked: Option<String>,
     /// Selected timeline row.
     pub cursor: usize,
     /// First visible timeline row and the rows that fit, as last drawn.
@@ -147,6 +149,7 @@ impl App {
             snapshot,
             texts: HashMap::new(),
             requested: HashSet::new(),
+            view_asked: None,
             cursor: 0,
             timeline_offset: Cell::new(0),
             timeline_height: Cell::new(20),
@@ -211,10 +214,11 @@ impl App {
         if let Some(found) = self.region_marks.borrow().get(&key) {
             return found.clone();
         }
-        let found = match self.snapshot.compaction_marks(&c.info.id) {
-            Some(view) => view.marker.marks(text, &self.snapshot.session),
-            None => Vec::new(),
+        // Not built yet (the worker is building it): unmarked, and not kept.
+        let Some((_, view)) = self.snapshot.built_view(&c.info.id) else {
+            return Vec::new();
         };
+        let found = view.marker.marks(text, &self.snapshot.session);
         self.region_marks.borrow_mut().insert(key, found.clone());
         found
     }
@@ -625,6 +629,8 @@ impl App {
                 })
             }
             Update::Error(e) => self.file_event = FileEvent::Error(e),
+            // Built in the shown snapshot: the next frame draws it.
+            Update::ViewBuilt => {}
             Update::Reading(reading) => {
                 if matches!(self.file_event, FileEvent::Reading(_)) {
                     self.file_event = FileEvent::Reading(Some(reading));
@@ -664,6 +670,7 @@ impl App {
         }
         let grew = snapshot.session.events.len().saturating_sub(old_events);
         self.snapshot = snapshot;
+        self.view_asked = None;
         self.region_marks.borrow_mut().clear();
         if self.follow && !partial {
             self.cursor = self.last_row();
@@ -682,6 +689,20 @@ impl App {
         if matches!(self.overlay, Some(Overlay::Detail { event, .. }) if event >= events) {
             self.overlay = None;
         }
+    }
+
+    /// The request for the view model of the compaction the views show, when it is not
+    /// built and nobody has asked for it yet in this snapshot.
+    pub fn wanted_view(&mut self) -> Option<Request> {
+        let id = self.selected_compaction()?.info.id.clone();
+        if self.snapshot.built_view(&id).is_some() || self.view_asked.as_ref() == Some(&id) {
+            return None;
+        }
+        self.view_asked = Some(id.clone());
+        Some(Request::BuildView {
+            snapshot: super::worker::Shown(self.snapshot.clone()),
+            compaction: id,
+        })
     }
 
     /// The events whose text a view needs and nobody has asked for yet; marks them asked.

@@ -183,6 +183,9 @@ fn draw(terminal: &mut Term, screen: &mut Screen) -> io::Result<()> {
             if !wanted.is_empty() {
                 session.send(vec![Request::Texts(wanted)]);
             }
+            if let Some(request) = session.app.wanted_view() {
+                session.send(vec![request]);
+            }
         }
     }
     Ok(())

@@ -34,6 +34,24 @@ pub enum Request {
         verdict: Verdict,
         by: String,
     },
+    /// The view model of `compaction` in the snapshot the app shows.
+    BuildView { snapshot: Shown, compaction: String },
+}
+
+/// The snapshot the app shows, the same one by pointer.
+#[derive(Clone)]
+pub struct Shown(pub Arc<Snapshot>);
+
+impl PartialEq for Shown {
+    fn eq(&self, other: &Shown) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Shown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Shown(snapshot)")
+    }
 }
 
 /// Where an event's text is: its line, and which part of the line.
@@ -59,6 +77,8 @@ pub enum Update {
     Error(String),
     /// How far the first read of the log has got.
     Reading(crate::ingest::progress::Reading),
+    /// The view model asked for is built (in the snapshot the app holds).
+    ViewBuilt,
 }
 
 enum Wake {
@@ -423,6 +443,13 @@ fn serve(
     backend: &crate::store::channel::Backend,
 ) -> Update {
     match request {
+        Request::BuildView {
+            snapshot: shown,
+            compaction,
+        } => {
+            shown.0.build_view(&compaction);
+            Update::ViewBuilt
+        }
         Request::Texts(wanted) => match File::open(path) {
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
             Err(e) => Update::Error(format!("{}: {e}", path.display())),

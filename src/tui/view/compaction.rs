@@ -62,6 +62,19 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     .areas(inner);
     frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
 
+    if app.compaction_view != CompactionView::WordDiff
+        && app.snapshot.built_view(&c.info.id).is_none()
+    {
+        // The worker builds it (asked after this frame); the next frame shows it.
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!("building the view of {} tokens…", c.tokens.len()),
+                theme.dim(),
+            )),
+            split_area,
+        );
+        return;
+    }
     match app.compaction_view {
         CompactionView::Tokens => draw_tokens(app, c, theme, frame, split_area, legend_area),
         CompactionView::Events => draw_events(app, c, theme, frame, split_area, legend_area),
@@ -256,7 +269,9 @@ fn draw_tokens(
     legend_area: Rect,
 ) {
     let session = &app.snapshot.session;
-    let table = app.snapshot.token_rows(&c.info.id);
+    let Some((table, marks)) = app.snapshot.built_view(&c.info.id) else {
+        return;
+    };
     let rows = &table.rows;
     // A row takes a screen row at least: those past the scroll and the pane's height
     // cannot show (a region can hold 100,000 tokens).
@@ -304,10 +319,7 @@ fn draw_tokens(
     let summary: Vec<Line> = match summary_of(app, c) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => {
-            let marked_rows = app
-                .snapshot
-                .compaction_marks(&c.info.id)
-                .map_or(&[][..], |v| v.marked_lines.as_slice());
+            let marked_rows = marks.marked_lines.as_slice();
             let rows = usize::from(scroll) + usize::from(area.height);
             let shown: Vec<Line> = marked_lines_where(
                 text,
@@ -564,7 +576,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
 fn summary_of<'a>(app: &'a App, c: &CompactionAnalysis) -> Option<(&'a str, &'a [Mark])> {
     app.snapshot
-        .compaction_marks(&c.info.id)
-        .and_then(|v| v.summary.as_ref())
+        .built_view(&c.info.id)
+        .and_then(|(_, v)| v.summary.as_ref())
         .map(|(text, found)| (text.as_str(), found.as_slice()))
 }

@@ -44,7 +44,9 @@ pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         ),
     };
     // Computed once per snapshot and compaction.
-    let marks = compaction.and_then(|c| app.snapshot.compaction_marks(&c.info.id));
+    let marks = compaction
+        .and_then(|c| app.snapshot.built_view(&c.info.id))
+        .map(|(_, marks)| marks);
     let mut lines: Vec<Line> = Vec::new();
     // Every line takes a row at least: what lies past the scroll and the pane's height
     // is not built (a long session holds thousands of obligations).
