@@ -72,7 +72,7 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> TokenRows
         .summary_at(analysis.info.def)
         .map_or_else(Sentences::default, |summary| Sentences::of(&summary.text));
     let cwd = session.cwd.as_deref();
-    // The first entry of each token.
+    // Each dropped token's first entry.
     let needs: HashMap<&str, u32> = analysis
         .dropped
         .iter()
@@ -86,12 +86,7 @@ pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> TokenRows
         .map(|t| {
             let state = TokenState::of(t);
             let info = session.tokens.get(t.id);
-            let needs = needs.get(info.text).copied().filter(|&i| {
-                analysis
-                    .dropped
-                    .get(i as usize)
-                    .is_some_and(|d| !d.required_by.is_empty())
-            });
+            let needs = needs.get(info.text).copied();
             let sentence = (state == TokenState::Kept)
                 .then(|| sentences.mentioning(info.text, info.class, cwd))
                 .flatten();

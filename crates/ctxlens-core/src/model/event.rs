@@ -384,19 +384,6 @@ impl EventKind {
             _ => None,
         }
     }
-
-    pub fn region_text_mut(&mut self) -> Option<&mut TextDigest> {
-        match self {
-            EventKind::Message { text, .. } => Some(text),
-            EventKind::ToolCall { input, .. } => Some(input),
-            EventKind::ToolResult { text, .. } => Some(text),
-            EventKind::Compaction {
-                summary: Some(summary),
-                ..
-            } => Some(&mut summary.digest),
-            _ => None,
-        }
-    }
 }
 
 #[cfg(test)]
