@@ -199,12 +199,10 @@ impl Analyzer {
                           until: usize,
                           applied: &[(String, RangeSpec)],
                           make: &mut dyn FnMut() -> RegionPart| {
-            // Only the newest compaction's window grows.
-            if until < session.events.len() {
-                return make();
-            }
             // The region's events and the defining record (a transcript fills in the
-            // summary and what is carried over after the boundary) as they were.
+            // summary and what is carried over after the boundary) as they were. The
+            // newest compaction of the last look may be one a later compaction has
+            // settled since: its region part holds still.
             let same = newest.as_ref().is_some_and(|n| {
                 n.info == *info
                     && n.inputs == inputs
@@ -216,6 +214,10 @@ impl Analyzer {
                 return n.part.clone();
             }
             let part = make();
+            // Only the newest compaction's window grows.
+            if until < session.events.len() {
+                return part;
+            }
             *newest = Some(NewestRegion {
                 info: info.clone(),
                 inputs: inputs.clone(),
