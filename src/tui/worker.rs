@@ -269,15 +269,19 @@ fn run(
     } = view;
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let mut current = first;
-    // The snapshot before `current`, held until the next look: the render thread lets
-    // go of it when the new one arrives, and freeing a snapshot is not work to do
+    // The snapshot before `current`, held until the worker is idle: the render thread
+    // lets go of it when the new one arrives, and freeing a snapshot is not work to do
     // between an append and the frame that shows it.
     let mut _previous: Option<Arc<Snapshot>> = None;
     let mut gone = false;
     loop {
         let wake = match rx.recv_timeout(POLL) {
             Ok(wake) => Some(wake),
-            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Timeout) => {
+                // A quiet poll: the app has shown the new snapshot by now.
+                _previous = None;
+                None
+            }
             Err(RecvTimeoutError::Disconnected) => return,
         };
         let mut decided_elsewhere = false;
