@@ -69,9 +69,9 @@ struct ViewModel {
 
 /// A compaction's view model, built the first time it is asked for: a long session
 /// holds many compactions, most never shown, and a view model holds a row per region
-/// token. The newest compaction's is built with the snapshot, off the render thread
-/// (it is the one shown while following). Shared with the snapshots after this one
-/// while what it reads is unchanged.
+/// token. The worker builds it, never the render thread: the newest compaction's with
+/// the snapshot (it is the one shown while following), another when the views ask.
+/// Shared with the snapshots after this one while what it reads is unchanged.
 type Lazy<T> = Arc<OnceLock<Arc<T>>>;
 
 /// The parts of the compaction view that do not depend on the screen: the marker for

@@ -16,6 +16,7 @@ use crate::model::{
 };
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
 
 /// One distinct opaque token of a region and what became of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,22 +48,22 @@ pub struct CompactionAnalysis {
     pub info: CompactionInfo,
     /// Shared by the looks that reuse the analysis (a long session's state holds
     /// thousands of obligations and bindings).
-    pub state: std::sync::Arc<StateAt>,
+    pub state: Arc<StateAt>,
     /// Indices into `Session::events` of the region's events (seqs strictly increase,
     /// so a region is one run of events).
     pub region: std::ops::Range<usize>,
     pub region_words: u64,
     /// Shared by the analyses a growing log's looks reuse (a region can hold
     /// hundreds of thousands).
-    pub tokens: std::sync::Arc<Vec<RegionToken>>,
+    pub tokens: Arc<Vec<RegionToken>>,
     pub opaque_ratio: Option<f64>,
     pub prose_ratio: Option<f64>,
     /// Dropped declared tokens and dropped tokens something requires (shared as the
     /// findings are).
-    pub dropped: std::sync::Arc<Vec<DroppedToken>>,
+    pub dropped: Arc<Vec<DroppedToken>>,
     /// Shared by the analyses a growing log's looks reuse, copied only when a look
     /// changes them (a decision that resolves one).
-    pub findings: std::sync::Arc<Vec<Finding>>,
+    pub findings: Arc<Vec<Finding>>,
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
@@ -70,7 +71,7 @@ pub struct CompactionAnalysis {
     pub extra: CompactionExtra,
     /// The tokens of the bindings before the compaction that it dropped, in the
     /// bindings' order (what a diverging step is matched against).
-    pub dropped_bindings: std::sync::Arc<Vec<TokenId>>,
+    pub dropped_bindings: Arc<Vec<TokenId>>,
 }
 
 impl CompactionAnalysis {
@@ -124,13 +125,13 @@ pub(super) struct RegionPart {
     complete: bool,
     /// What requires each dropped token (obligations, pending steps, the ledger):
     /// read from the state before the compaction, so computed once with the region.
-    needs: std::sync::Arc<HashMap<TokenId, Vec<String>>>,
+    needs: Arc<HashMap<TokenId, Vec<String>>>,
     /// The dropped tokens nothing carries back (what a regenerated look-alike is
     /// matched against), computed once with the region.
-    lost: std::sync::Arc<Lost>,
+    lost: Arc<Lost>,
     /// How far the window after the compaction was scanned for regenerated tokens:
     /// shared by the looks that reuse this part.
-    scan: std::sync::Arc<std::sync::Mutex<WindowScan>>,
+    scan: Arc<std::sync::Mutex<WindowScan>>,
 }
 
 pub(super) fn region_part(
@@ -142,28 +143,28 @@ pub(super) fn region_part(
     let def = DefParts::of(session, info);
     let mut out = CompactionAnalysis {
         info: info.clone(),
-        state: std::sync::Arc::default(),
+        state: Arc::default(),
         region: 0..0,
         region_words: 0,
-        tokens: std::sync::Arc::default(),
+        tokens: Arc::default(),
         opaque_ratio: None,
         prose_ratio: None,
-        dropped: std::sync::Arc::default(),
-        findings: std::sync::Arc::default(),
+        dropped: Arc::default(),
+        findings: Arc::default(),
         flags: GateFlags::default(),
         decision: None,
         extra: def.extra.clone(),
-        dropped_bindings: std::sync::Arc::default(),
+        dropped_bindings: Arc::default(),
     };
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
-        out.state = std::sync::Arc::new(state);
+        out.state = Arc::new(state);
         return RegionPart {
             out,
             complete: true,
-            needs: std::sync::Arc::default(),
-            lost: std::sync::Arc::default(),
-            scan: std::sync::Arc::default(),
+            needs: Arc::default(),
+            lost: Arc::default(),
+            scan: Arc::default(),
         };
     }
     out.region = coverage::check(
@@ -172,7 +173,7 @@ pub(super) fn region_part(
         def.input,
         applied,
         &mut out.flags,
-        std::sync::Arc::make_mut(&mut out.findings),
+        Arc::make_mut(&mut out.findings),
     );
     out.flags.unreadable = unreadable_part(session, info, &out.region);
     let ctx = Ctx::new(session, info, &state, out.region.clone());
@@ -182,7 +183,7 @@ pub(super) fn region_part(
             ctx.id,
             &out.region,
             &summary.text,
-            std::sync::Arc::make_mut(&mut out.findings),
+            Arc::make_mut(&mut out.findings),
         );
     }
     super::entities::check(
@@ -191,18 +192,18 @@ pub(super) fn region_part(
         &out.region,
         def.extra.entities.as_deref(),
         &mut out.flags,
-        std::sync::Arc::make_mut(&mut out.findings),
+        Arc::make_mut(&mut out.findings),
     );
     if def.extra.held.is_some() {
-        out.dropped = std::sync::Arc::new(ctx.held_at_risk());
+        out.dropped = Arc::new(ctx.held_at_risk());
         out.flags.dropped_binding = !out.dropped.is_empty();
-        out.state = std::sync::Arc::new(state);
+        out.state = Arc::new(state);
         return RegionPart {
             out,
             complete: true,
-            needs: std::sync::Arc::default(),
-            lost: std::sync::Arc::default(),
-            scan: std::sync::Arc::default(),
+            needs: Arc::default(),
+            lost: Arc::default(),
+            scan: Arc::default(),
         };
     }
 
@@ -213,7 +214,7 @@ pub(super) fn region_part(
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;
-    out.tokens = std::sync::Arc::new(tokens);
+    out.tokens = Arc::new(tokens);
     ctx.density(def.summary, &mut out);
     let needs: HashMap<TokenId, Vec<String>> = out
         .tokens
@@ -227,7 +228,7 @@ pub(super) fn region_part(
     if !ctx.transcript {
         ctx.report_dropped(&[], &needs, &mut out);
     }
-    out.dropped_bindings = std::sync::Arc::new(dropped_bindings(&state, &out.tokens));
+    out.dropped_bindings = Arc::new(dropped_bindings(&state, &out.tokens));
     let lost = Lost::new(
         out.tokens
             .iter()
@@ -235,13 +236,13 @@ pub(super) fn region_part(
             .map(|t| t.id)
             .collect(),
     );
-    out.state = std::sync::Arc::new(state);
+    out.state = Arc::new(state);
     RegionPart {
         out,
         complete: false,
-        needs: std::sync::Arc::new(needs),
-        lost: std::sync::Arc::new(lost),
-        scan: std::sync::Arc::default(),
+        needs: Arc::new(needs),
+        lost: Arc::new(lost),
+        scan: Arc::default(),
     }
 }
 
@@ -259,7 +260,7 @@ pub(super) fn finish(
     if part.complete {
         return out;
     }
-    let state = std::sync::Arc::clone(&out.state);
+    let state = Arc::clone(&out.state);
     let ctx = Ctx::new(session, info, &state, out.region.clone());
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
@@ -328,14 +329,14 @@ fn region_elsewhere(out: &mut CompactionAnalysis, input: Option<&str>) {
     out.flags.originals_elsewhere = true;
     if input == Some("summary") {
         out.flags.summary_of_summary = true;
-        std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
+        Arc::make_mut(&mut out.findings).push(Finding::new(
             FindingKind::SummaryOfSummary,
             Severity::Error,
             Some(id),
             format!("{id} summarizes a summary (input: summary), not the original events"),
         ));
     }
-    std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
+    Arc::make_mut(&mut out.findings).push(Finding::new(
         FindingKind::RegionElsewhere,
         Severity::Warning,
         Some(id),
@@ -630,7 +631,7 @@ impl<'a> Ctx<'a> {
     fn density(&self, summary: Option<&Summary>, out: &mut CompactionAnalysis) {
         let id = self.id;
         let Some(summary) = summary else {
-            std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
+            Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::OpaqueSummary,
                 Severity::Warning,
                 Some(id),
@@ -656,7 +657,7 @@ impl<'a> Ctx<'a> {
         // its own shrinking is a collapse.
         if opaque < prose / 2.0 {
             out.flags.density_collapse = true;
-            std::sync::Arc::make_mut(&mut out.findings).push(Finding::new(
+            Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::DensityCollapse {
                     opaque_ratio: opaque,
                     prose_ratio: prose,
@@ -729,7 +730,7 @@ impl<'a> Ctx<'a> {
             .iter()
             .any(|t| t.survived == Some(false) && t.fate.reused != reuse_of(t.id));
         if changed {
-            for token in std::sync::Arc::make_mut(&mut out.tokens) {
+            for token in Arc::make_mut(&mut out.tokens) {
                 if token.survived == Some(false) {
                     token.fate.reused = reuse_of(token.id);
                 }
@@ -745,7 +746,7 @@ impl<'a> Ctx<'a> {
             if token.declared.is_none() && needed_by.is_empty() {
                 continue;
             }
-            std::sync::Arc::make_mut(&mut out.dropped).push(DroppedToken {
+            Arc::make_mut(&mut out.dropped).push(DroppedToken {
                 token: session.tokens.text(token.id).to_owned(),
                 class: session.tokens.class(token.id),
                 regenerable: token.declared,
@@ -758,20 +759,20 @@ impl<'a> Ctx<'a> {
             if token.declared == Some(false) && !needed_by.is_empty() {
                 out.flags.dropped_binding = true;
                 let obligation = self.first_requiring(token.id);
-                std::sync::Arc::make_mut(&mut out.findings).push(dropped_binding_finding(
+                Arc::make_mut(&mut out.findings).push(dropped_binding_finding(
                     session, self.id, token.id, self.state, obligation,
                 ));
             } else if token.declared.is_none() && self.transcript && by_ledger {
                 // Declared through the hooks' ledger: at stake, so an error as it lands.
                 out.flags.dropped_binding = true;
                 let obligation = self.first_requiring(token.id);
-                std::sync::Arc::make_mut(&mut out.findings).push(inferred_finding(
+                Arc::make_mut(&mut out.findings).push(inferred_finding(
                     session, self.id, token.id, obligation, used, &needed_by,
                 ));
             } else if let Some(used) =
                 used.filter(|_| token.declared.is_none() && token.fate.recalled())
             {
-                std::sync::Arc::make_mut(&mut out.findings)
+                Arc::make_mut(&mut out.findings)
                     .push(recalled_finding(session, self.id, token.id, used));
             }
         }
@@ -785,7 +786,7 @@ impl<'a> Ctx<'a> {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);
-            std::sync::Arc::make_mut(&mut out.findings).push(self.error(
+            Arc::make_mut(&mut out.findings).push(self.error(
                 FindingKind::RegeneratedBinding {
                     token: d.to_owned(),
                     regenerated: t.to_owned(),
@@ -828,7 +829,7 @@ impl<'a> Ctx<'a> {
                     || (!files.is_empty() && files.contains(&path_key(required, self.cwd)));
                 if !declared && reported.insert(required.clone()) {
                     out.flags.unknown_binding = true;
-                    std::sync::Arc::make_mut(&mut out.findings).push(self.error(
+                    Arc::make_mut(&mut out.findings).push(self.error(
                         FindingKind::UnknownBinding {
                             token: required.clone(),
                             obligation: obligation.id.clone(),

@@ -77,14 +77,11 @@ pub fn later_uses(
     for (index, event) in session.events_in(from..end).enumerate() {
         let index = from + index;
         match &event.kind {
-            EventKind::ToolResult { text, .. } => {
-                brought_back.extend(
-                    session
-                        .tokens_of(index, text)
-                        .map(|t| token_key(session, t, cwd)),
-                );
-            }
-            EventKind::Message { role, text } if *role == Role::User => {
+            EventKind::ToolResult { text, .. }
+            | EventKind::Message {
+                role: Role::User,
+                text,
+            } => {
                 brought_back.extend(
                     session
                         .tokens_of(index, text)

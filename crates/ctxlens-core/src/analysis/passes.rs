@@ -142,7 +142,7 @@ impl StatePass {
 mod tests {
     use super::*;
     use crate::analysis::regenerated::first_seen;
-    use crate::model::{DeclaredFound, TextDigest, TokenClass};
+    use crate::model::{TextDigest, TokenClass};
 
     fn result(seq: u64, text: TextDigest) -> Event {
         Event {
