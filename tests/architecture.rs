@@ -69,6 +69,7 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         .unwrap();
     let allowed = [
         "aho-corasick",
+        "foldhash",
         "hashbrown",
         "memchr",
         "regex",

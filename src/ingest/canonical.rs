@@ -167,6 +167,28 @@ pub enum BadLine {
 }
 
 fn parse_record(line: &Line) -> Result<Record, BadLine> {
+    let mut tokens = LineTokens::default();
+    if let Some(read) = super::text_record::read(line.bytes, &mut tokens) {
+        let seq = read.seq.unwrap_or(line.number);
+        let event = Event {
+            seq,
+            line: line.number,
+            offset: line.offset,
+            span: line.span,
+            part: 0,
+            ts: read.ts,
+            kind: read.kind,
+        };
+        return Ok(Record {
+            seq,
+            event: Ok((event, tokens)),
+        });
+    }
+    read_general(line, tokens)
+}
+
+/// Any record, read into a JSON tree: what a wrong record is wrong in comes from here.
+fn read_general(line: &Line, mut tokens: LineTokens) -> Result<Record, BadLine> {
     let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
     let Value::Object(mut obj) = value else {
         return Err(BadLine::NotObject);
@@ -180,7 +202,6 @@ fn parse_record(line: &Line) -> Result<Record, BadLine> {
         None | Some(Value::Null) => line.number,
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
-    let mut tokens = LineTokens::default();
     let event = parse_kind(&type_name, &mut obj, &mut tokens)
         .map(|kind| {
             let event = Event {
@@ -430,5 +451,111 @@ pub fn region_texts(value: &Value) -> Vec<String> {
             texts
         }
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+    use super::*;
+
+    fn line(bytes: &[u8]) -> Line<'_> {
+        Line {
+            number: 7,
+            offset: 100,
+            bytes,
+            span: bytes.len() as u64 + 1,
+            terminated: true,
+            oversized: false,
+        }
+    }
+
+    fn describe(record: Result<Record, BadLine>) -> String {
+        match record {
+            Ok(record) => format!("seq {} {:?}", record.seq, record.event),
+            Err(reason) => format!("bad line: {reason}"),
+        }
+    }
+
+    /// The record as the general reading makes it, and as the reading makes it (typed,
+    /// for messages, tool calls and results whose fields fit).
+    fn both_ways(bytes: &[u8]) -> (String, String) {
+        let general = describe(read_general(&line(bytes), LineTokens::default()));
+        (general, describe(parse_record(&line(bytes))))
+    }
+
+    const RECORDS: &[&str] = &[
+        r#"{"seq":1,"type":"message","role":"user","text":"deploy r-77aa to /srv/app/a.yaml"}"#,
+        r#" {"type":"message","text":"no seq, \"quoted\"\nline two → snap-0a1b2c3d"}"#,
+        r#"{"seq":null,"type":"message","role":"assistant","text":null,"ts":"2026-01-01T00:00:00Z"}"#,
+        r#"{"seq":3,"type":"message","role":7,"text":"role is a number"}"#,
+        r#"{"seq":3,"type":"message","text":42}"#,
+        r#"{"seq":3,"type":"message","text":{"a":"b"}}"#,
+        r#"{"seq":3.0,"type":"message","text":"float seq"}"#,
+        r#"{"seq":-1,"type":"message","text":"negative seq"}"#,
+        r#"{"seq":18446744073709551616,"type":"message","text":"seq past u64"}"#,
+        r#"{"seq":"4","type":"message","text":"string seq"}"#,
+        r#"{"seq":4,"type":"message","text":"twice","text":"two texts"}"#,
+        r#"{"seq":4,"type":"message","type":"tool_result","text":"two types"}"#,
+        r#"{"seq":5,"type":"tool_result","call_id":"c1","is_error":true,"text":"Error: arn:aws:rds:us-east-1:123456789012:snapshot:snap-6b85261d"}"#,
+        r#"{"seq":5,"type":"tool_result","call_id":5,"text":"call id a number"}"#,
+        r#"{"seq":5,"type":"tool_result","is_error":"yes","text":"is_error a string"}"#,
+        r#"{"seq":5,"type":"tool_result","ts":9,"text":"ts a number"}"#,
+        r#"{"seq":6,"type":"tool_call","call_id":"c2","name":"shell","input":{"cmd":"kubectl rollout undo deploy/api --to-revision=41","cwd":"/srv"}}"#,
+        r#"{"seq":6,"type":"tool_call","name":"read","input":"/srv/app/config.yaml"}"#,
+        r#"{"seq":6,"type":"tool_call","name":"read","input":null}"#,
+        r#"{"seq":6,"type":"tool_call","input":[1,"/a/b.rs",{"k":"v","k":"w"}]}"#,
+        r#"{"seq":6,"type":"tool_call","name":["x"],"input":{}}"#,
+        r#"{"seq":7,"type":"binding","token":"r-77aa","regenerable":false}"#,
+        r#"{"seq":8,"type":"compaction","id":"c","phase":"applied","summary":"kept r-77aa"}"#,
+        r#"["message",1,"an array"]"#,
+        r#"["message",1,null,"an array of every field",null,null,null,null,null]"#,
+        r#"{"seq":9,"type":"message","text":"truncated"#,
+        r#"{"seq":9,"type":3,"text":"type a number"}"#,
+        r#"{"seq":9,"text":"no type"}"#,
+        r#"{"seq":10,"type":"message","text":"utf-8 日本語 é \u00e9 \ud83d\ude00","extra":{"deep":[1,2,{"x":null}]}}"#,
+    ];
+
+    /// Typed reading makes of every record what the general reading makes of it.
+    #[test]
+    fn typed_reading_makes_what_the_general_reading_makes() {
+        for record in RECORDS {
+            let (general, typed) = both_ways(record.as_bytes());
+            assert_eq!(typed, general, "{record}");
+        }
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-sessions");
+        let mut typed_lines = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+            for record in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                let (general, typed) = both_ways(record);
+                assert_eq!(typed, general, "{}", String::from_utf8_lossy(record));
+                typed_lines += usize::from(
+                    super::super::text_record::read(record, &mut LineTokens::default()).is_some(),
+                );
+            }
+        }
+        assert!(
+            typed_lines > 20,
+            "the samples' messages and tool events are read typed"
+        );
+    }
+
+    proptest::proptest! {
+        /// Records put together from fields of every type read the same both ways.
+        #[test]
+        fn records_of_any_field_types_read_the_same_both_ways(
+            fields in proptest::collection::vec(proptest::prop_oneof![
+                "\"type\":\"(message|tool_call|tool_result|plan)\"",
+                "\"seq\":(1|12|null|-3|2\\.5|\"4\")",
+                "\"(text|role|call_id|name|ts)\":(\"[a-z/ .0-9\\\\\\\\n-]{0,12}\"|null|3|true|\\[\\]|\\{\\})",
+                "\"is_error\":(true|false|null|1)",
+                "\"input\":(\\{\"cmd\":\"ls /a/b.rs\"\\}|\"/x/y.md\"|null|\\[1\\]|7)",
+            ], 0..7),
+        ) {
+            let record = format!("{{{}}}", fields.join(","));
+            let (general, typed) = both_ways(record.as_bytes());
+            proptest::prop_assert_eq!(typed, general, "{}", record);
+        }
     }
 }

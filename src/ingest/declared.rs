@@ -7,7 +7,7 @@ use super::canonical::region_texts;
 use super::source::LineSource;
 use crate::analysis::tokens::is_whole_word;
 use crate::model::{
-    Chunked, DeclaredFound, Event, EventKind, RangeSpec, Session, TokenClass, TokenId,
+    Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
 use std::collections::HashSet;
 use std::io;
@@ -75,7 +75,11 @@ impl DeclaredPass {
             .iter()
             .filter_map(|(index, found)| {
                 let digest = session.events.get(*index)?.kind.region_text()?;
-                let mut present: HashSet<TokenId> = digest.tokens.iter().copied().collect();
+                let mut present = FastSet::with_capacity_and_hasher(
+                    digest.tokens.len() + found.len(),
+                    Default::default(),
+                );
+                present.extend(digest.tokens.iter().copied());
                 let beyond: Box<[TokenId]> = found
                     .iter()
                     .copied()

@@ -13,6 +13,7 @@ mod parallel;
 pub mod progress;
 pub mod source;
 pub mod text;
+mod text_record;
 pub mod transcript;
 pub mod watch;
 

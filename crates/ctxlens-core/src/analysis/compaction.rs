@@ -11,10 +11,11 @@ use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
 use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
 use crate::model::{
-    CompactionExtra, CompactionInfo, EventKind, LedgerHint, RangeSpec, Session, Summary,
-    TokenClass, TokenId,
+    CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
+    Summary, TokenClass, TokenId,
 };
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
@@ -391,8 +392,8 @@ struct Requirements<'a> {
     /// The word runs of the steps' targets (see [`word_runs`]).
     step_runs: HashSet<String>,
     obligations: Vec<&'a ObligationState>,
-    by_text: HashMap<&'a str, Vec<usize>>,
-    by_file: HashMap<String, Vec<usize>>,
+    by_text: FastMap<&'a str, Vec<usize>>,
+    by_file: FastMap<String, Vec<usize>>,
 }
 
 impl<'a> Requirements<'a> {
@@ -411,8 +412,8 @@ impl<'a> Requirements<'a> {
             steps,
             step_runs,
             obligations: Vec::new(),
-            by_text: HashMap::new(),
-            by_file: HashMap::new(),
+            by_text: FastMap::default(),
+            by_file: FastMap::default(),
         };
         for (i, obligation) in state.open_obligations().enumerate() {
             index.obligations.push(obligation);
@@ -420,7 +421,7 @@ impl<'a> Requirements<'a> {
                 index.by_text.entry(required).or_default().push(i);
                 index
                     .by_file
-                    .entry(path_key(required, cwd))
+                    .entry(path_key(required, cwd).into_owned())
                     .or_default()
                     .push(i);
             }
@@ -439,7 +440,7 @@ impl<'a> Requirements<'a> {
             .copied()
             .collect();
         if info.class == TokenClass::Path {
-            if let Some(more) = self.by_file.get(&path_key(info.text, cwd)) {
+            if let Some(more) = self.by_file.get(&*path_key(info.text, cwd)) {
                 found.extend(more);
             }
         }
@@ -482,7 +483,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn key(&self, id: TokenId) -> String {
+    fn key(&self, id: TokenId) -> Cow<'a, str> {
         token_key(self.session, id, self.cwd)
     }
 
@@ -512,7 +513,9 @@ impl<'a> Ctx<'a> {
     fn region_tokens(&self) -> (u64, Vec<RegionToken>) {
         let session = self.session;
         let mut region_words = 0;
-        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut seen: FastMap<Cow<str>, usize> = FastMap::default();
+        // A region names most of its tokens many times: each id is keyed once.
+        let mut ids_seen = IdSet::new(session.tokens.len());
         let mut tokens: Vec<RegionToken> = Vec::new();
         for index in self.region.clone() {
             let Some(event) = session.events.get(index) else {
@@ -531,6 +534,9 @@ impl<'a> Ctx<'a> {
             };
             region_words += words;
             for &token in ids.iter().chain(declared) {
+                if !ids_seen.insert(token) {
+                    continue;
+                }
                 seen.entry(self.key(token)).or_insert_with(|| {
                     tokens.push(RegionToken {
                         id: token,
@@ -545,7 +551,7 @@ impl<'a> Ctx<'a> {
         }
         // A declared token shows up under its own id even when a path variant came first.
         for binding in &self.state.bindings {
-            let at = seen.get(&self.key(binding.token)).copied();
+            let at = seen.get(&*self.key(binding.token)).copied();
             if let Some(token) = at.and_then(|at| tokens.get_mut(at)) {
                 token.declared = Some(binding.regenerable);
                 token.id = binding.token;
@@ -564,22 +570,26 @@ impl<'a> Ctx<'a> {
     ) {
         let session = self.session;
         let cwd = self.cwd;
-        let ledger_keys: HashSet<String> = self
+        let ledger_keys: HashSet<Cow<str>> = self
             .ledger_tokens()
             .map(|(t, _)| text_key(t, super::tokens::classify(t), cwd))
             .collect();
         let forms = self
             .transcript
             .then(|| SummaryForms::new(session, summary, summary_declared, cwd));
-        let region_paths: Vec<&str> = tokens
-            .iter()
-            .filter(|t| session.tokens.class(t.id) == TokenClass::Path)
-            .map(|t| session.tokens.text(t.id))
-            .collect();
-        let basenames = basename_counts(region_paths.into_iter());
+        // Only a transcript's summary is read for other forms of a path.
+        let basenames = match forms {
+            Some(_) => basename_counts(
+                tokens
+                    .iter()
+                    .filter(|t| session.tokens.class(t.id) == TokenClass::Path)
+                    .map(|t| session.tokens.text(t.id)),
+            ),
+            None => FastMap::default(),
+        };
         let declared: Vec<bool> = tokens
             .iter()
-            .map(|t| t.declared.is_some() || ledger_keys.contains(&self.key(t.id)))
+            .map(|t| t.declared.is_some() || ledger_keys.contains(&*self.key(t.id)))
             .collect();
         // The §2 check for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
@@ -609,7 +619,7 @@ impl<'a> Ctx<'a> {
     /// it are never lost.
     fn mark_carried(&self, extra: &CompactionExtra, tokens: &mut [RegionToken]) {
         let session = self.session;
-        let carried: HashSet<String> = extra
+        let carried: HashSet<Cow<str>> = extra
             .carried
             .iter()
             .chain(session.context_sources.iter().flat_map(|c| c.tokens.iter()))
@@ -623,7 +633,7 @@ impl<'a> Ctx<'a> {
                 })
         };
         for token in tokens.iter_mut().filter(|t| t.survived == Some(false)) {
-            token.fate.carried = carried.contains(&self.key(token.id)) || in_cwd_chain(token.id);
+            token.fate.carried = carried.contains(&*self.key(token.id)) || in_cwd_chain(token.id);
         }
     }
 
@@ -709,7 +719,7 @@ impl<'a> Ctx<'a> {
 
     /// Where the agent used a `lost` token again in the window `after..until`.
     fn later_uses_of(&self, lost: &Lost, after: usize, until: usize) -> Vec<LaterUse> {
-        let dropped_keys: HashMap<String, TokenId> =
+        let dropped_keys: HashMap<Cow<str>, TokenId> =
             lost.ids().iter().map(|&id| (self.key(id), id)).collect();
         later_uses(self.session, after, until, &dropped_keys)
     }
@@ -812,7 +822,7 @@ impl<'a> Ctx<'a> {
             let info = session.tokens.get(binding.token);
             texts.insert(info.text);
             if info.class == TokenClass::Path {
-                files.insert(path_key(info.text, self.cwd));
+                files.insert(path_key(info.text, self.cwd).into_owned());
             }
         }
         let mut reported: HashSet<String> = out
@@ -826,7 +836,7 @@ impl<'a> Ctx<'a> {
         for obligation in self.state.open_obligations() {
             for required in &obligation.requires {
                 let declared = texts.contains(required.as_str())
-                    || (!files.is_empty() && files.contains(&path_key(required, self.cwd)));
+                    || (!files.is_empty() && files.contains(&*path_key(required, self.cwd)));
                 if !declared && reported.insert(required.clone()) {
                     out.flags.unknown_binding = true;
                     Arc::make_mut(&mut out.findings).push(self.error(
@@ -854,7 +864,7 @@ fn exact_survivors(
     (summary, summary_declared): (&Summary, &[TokenId]),
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
-) -> HashSet<TokenId> {
+) -> FastSet<TokenId> {
     // A whole word has no word character on either side, so each run of word
     // characters of a token that occurs is a whole run of the summary's, at the same
     // distance from the token's start. The summary's runs are indexed by text; a token
@@ -862,12 +872,12 @@ fn exact_survivors(
     // lacks cannot occur: most of a large region's tokens, whose folders are common and
     // whose file names are not). Each place costs one comparison of the token's bytes.
     let text = summary.text.as_str();
-    let mut places: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut places: FastMap<&str, Vec<usize>> = FastMap::default();
     for (at, run) in word_runs_at(text) {
         places.entry(run).or_default().push(at);
     }
     let ids: Vec<TokenId> = ids.collect();
-    let mut kept = HashSet::new();
+    let mut kept = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
     for &id in &ids {
         let info = session.tokens.get(id);
         let token = info.text;
@@ -894,15 +904,37 @@ fn exact_survivors(
         .iter()
         .chain(summary_declared)
         .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
-        .map(|&t| path_key(session.tokens.text(t), cwd))
+        .map(|&t| path_key(session.tokens.text(t), cwd).into_owned())
         .collect();
     for &id in &ids {
         let info = session.tokens.get(id);
-        if info.class == TokenClass::Path && summary_paths.contains(&path_key(info.text, cwd)) {
+        if info.class == TokenClass::Path && summary_paths.contains(&*path_key(info.text, cwd)) {
             kept.insert(id);
         }
     }
     kept
+}
+
+/// A set of token ids, one bit each: a session's ids count up from 0.
+struct IdSet(Vec<u64>);
+
+impl IdSet {
+    fn new(ids: usize) -> Self {
+        IdSet(vec![0; ids.div_ceil(64)])
+    }
+
+    /// Adds `id`: whether it was not in the set yet (an id beyond the table's counts
+    /// as new every time).
+    fn insert(&mut self, id: TokenId) -> bool {
+        let i = id.0 as usize;
+        let Some(word) = self.0.get_mut(i / 64) else {
+            return true;
+        };
+        let bit = 1u64 << (i % 64);
+        let new = *word & bit == 0;
+        *word |= bit;
+        new
+    }
 }
 
 /// The runs of word characters of `text`. A token that occurs in a text as a whole

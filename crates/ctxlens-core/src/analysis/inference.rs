@@ -7,6 +7,7 @@
 use super::kept::token_key;
 use crate::model::{EventKind, Role, Session, TokenId};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -67,11 +68,11 @@ pub fn later_uses(
     session: &Session,
     from: usize,
     until: usize,
-    dropped: &HashMap<String, TokenId>,
+    dropped: &HashMap<Cow<str>, TokenId>,
 ) -> Vec<LaterUse> {
     let cwd = session.cwd.as_deref();
-    let mut brought_back: HashSet<String> = HashSet::new();
-    let mut used: HashSet<String> = HashSet::new();
+    let mut brought_back: HashSet<Cow<str>> = HashSet::new();
+    let mut used: HashSet<Cow<str>> = HashSet::new();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
     for (index, event) in session.events_in(from..end).enumerate() {
@@ -96,7 +97,7 @@ pub fn later_uses(
             } => {
                 for &token in targets {
                     let k = token_key(session, token, cwd);
-                    let Some(&original) = dropped.get(&k) else {
+                    let Some(&original) = dropped.get(&*k) else {
                         continue;
                     };
                     if !used.insert(k.clone()) {
@@ -107,7 +108,7 @@ pub fn later_uses(
                         event: index,
                         name: name.to_string(),
                         call_id: call_id.as_deref().map(str::to_owned),
-                        reuse: if brought_back.contains(&k) {
+                        reuse: if brought_back.contains(&*k) {
                             Reuse::ReDerived
                         } else {
                             Reuse::Recalled

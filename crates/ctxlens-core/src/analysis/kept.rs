@@ -6,8 +6,9 @@
 //! linear in the summary plus the region, never their product.
 
 use super::paths::path_key;
-use crate::model::{Session, Summary, TokenClass, TokenId};
-use std::collections::{HashMap, HashSet};
+use crate::model::{FastMap, FastSet, Session, Summary, TokenClass, TokenId};
+use std::borrow::Cow;
+use std::collections::HashSet;
 
 /// Characters a path, URL or id is made of; anything else separates words here.
 fn is_token_char(c: char) -> bool {
@@ -60,8 +61,8 @@ impl SummaryForms {
         }
         // `~/x` is the home folder's `x`, the home being taken from the cwd.
         let file_key = |path: &str| match (path.strip_prefix('~'), home_of(cwd)) {
-            (Some(rest), Some(home)) => path_key(&format!("{home}{rest}"), cwd),
-            _ => path_key(path, cwd),
+            (Some(rest), Some(home)) => path_key(&format!("{home}{rest}"), cwd).into_owned(),
+            _ => path_key(path, cwd).into_owned(),
         };
         let path_keys = summary
             .digest
@@ -98,7 +99,7 @@ impl SummaryForms {
         text: &str,
         class: TokenClass,
         cwd: Option<&str>,
-        basenames: &HashMap<&str, usize>,
+        basenames: &FastMap<&str, usize>,
     ) -> bool {
         if self.words.contains(text) {
             return true;
@@ -107,7 +108,7 @@ impl SummaryForms {
             TokenClass::Path => {
                 let key = path_key(text, cwd);
                 let bare = text.trim_end_matches('/');
-                if self.path_keys.contains(&key) || self.words.contains(bare) {
+                if self.path_keys.contains(&*key) || self.words.contains(bare) {
                     return true;
                 }
                 // The summary names the file under a longer or shorter folder path.
@@ -169,8 +170,8 @@ fn home_of(cwd: Option<&str>) -> Option<&str> {
 
 /// How many files of `paths` share each basename. Paths of which one ends with the
 /// other at a `/` (`lib/a.dart`, `app/lib/a.dart`) count as one file.
-pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
-    let mut keys: HashMap<&'a str, Vec<&'a str>> = HashMap::new();
+pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> FastMap<&'a str, usize> {
+    let mut keys: FastMap<&'a str, Vec<&'a str>> = FastMap::default();
     for path in paths {
         keys.entry(basename(path))
             .or_default()
@@ -185,7 +186,7 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a 
             // shorter path is only ever a tail of a longer one.) Linear in the paths'
             // length where comparing each path with each file was quadratic in the
             // paths sharing a basename (`mod.rs`, `config.yaml`).
-            let mut tails: std::collections::HashSet<&str> = std::collections::HashSet::new();
+            let mut tails: FastSet<&str> = FastSet::default();
             let mut files = 0;
             for path in all {
                 let tail = path.trim_start_matches("./");
@@ -204,17 +205,17 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> HashMap<&'a 
 }
 
 /// A token's comparison key: a path as the file it names, anything else as written.
-pub fn token_key(session: &Session, token: TokenId, cwd: Option<&str>) -> String {
+pub fn token_key<'s>(session: &'s Session, token: TokenId, cwd: Option<&str>) -> Cow<'s, str> {
     let info = session.tokens.get(token);
     text_key(info.text, info.class, cwd)
 }
 
 /// The comparison key of a token's text: a path as the file it names (see
 /// [`path_key`]), anything else as written.
-pub fn text_key(text: &str, class: TokenClass, cwd: Option<&str>) -> String {
+pub fn text_key<'t>(text: &'t str, class: TokenClass, cwd: Option<&str>) -> Cow<'t, str> {
     match class {
         TokenClass::Path => path_key(text, cwd),
-        _ => text.to_owned(),
+        _ => Cow::Borrowed(text),
     }
 }
 
@@ -240,7 +241,7 @@ mod tests {
             "Edited src/api.rs and `README.md`; see ~/proj/docs/x.md, commit 4f9a2c8, https://x.io/a/",
             cwd,
         );
-        let one: HashMap<&str, usize> = [("README.md", 1), ("api.rs", 1)].into();
+        let one: FastMap<&str, usize> = [("README.md", 1), ("api.rs", 1)].into_iter().collect();
         let held = |t: &str, c| f.holds(t, c, Some(cwd), &one);
         assert!(
             held("/Users/ann/proj/src/api.rs", TokenClass::Path),
@@ -257,7 +258,7 @@ mod tests {
         assert!(held("4f9a2c81d0e7", TokenClass::Hex), "hex prefix");
         assert!(held("https://x.io/a", TokenClass::Url), "trailing slash");
         assert!(!held("/Users/ann/proj/src/other.rs", TokenClass::Path));
-        let shared: HashMap<&str, usize> = [("README.md", 2)].into();
+        let shared: FastMap<&str, usize> = [("README.md", 2)].into_iter().collect();
         assert!(
             !f.holds(
                 "/Users/ann/proj/pkg/README.md",

@@ -23,7 +23,7 @@ const RECENT: usize = 20;
 /// tokens of open todos, then those of the most recent tool calls and results.
 pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
     let cwd = session.cwd.as_deref();
-    let key = |text: &str, class: TokenClass| text_key(text, class, cwd);
+    let key = |text: &str, class: TokenClass| text_key(text, class, cwd).into_owned();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     let mut add = |token: &str, class: TokenClass, why: String| {
@@ -83,14 +83,14 @@ pub fn dropped_by<'c>(
     let summary_paths: Vec<String> = extract(summary)
         .iter()
         .filter(|f| f.class == TokenClass::Path)
-        .map(|f| path_key(f.text(summary), cwd))
+        .map(|f| path_key(f.text(summary), cwd).into_owned())
         .collect();
     candidates
         .iter()
         .filter(|c| {
             let kept = contains_whole_word(summary, &c.token, c.class)
                 || (c.class == TokenClass::Path
-                    && summary_paths.contains(&path_key(&c.token, cwd)));
+                    && summary_paths.contains(&path_key(&c.token, cwd).into_owned()));
             !kept
         })
         .collect()

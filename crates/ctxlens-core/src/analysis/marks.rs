@@ -78,7 +78,7 @@ pub struct Mark {
 }
 
 fn key(session: &Session, text: &str, class: TokenClass) -> String {
-    super::kept::text_key(text, class, session.cwd.as_deref())
+    super::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
 }
 
 /// A value for each of a compaction's region tokens, found by the token's text. A

@@ -1,11 +1,24 @@
 //! Comparing paths as files: `src/main.rs` and `/home/me/proj/src/main.rs` are the same
 //! file in a session whose cwd is `/home/me/proj`.
 
+use std::borrow::Cow;
+
 /// A comparable key for a path token: absolute against `cwd` where it is relative, with
-/// `.`, `..`, doubled and trailing slashes resolved lexically.
-pub fn path_key(path: &str, cwd: Option<&str>) -> String {
+/// `.`, `..`, doubled and trailing slashes resolved lexically. Most paths are their own
+/// key, and are lent back as they are.
+pub fn path_key<'a>(path: &'a str, cwd: Option<&str>) -> Cow<'a, str> {
+    let rooted = path.starts_with('/') || path.starts_with('~');
+    if (rooted || cwd.is_none()) && is_resolved(path) {
+        return Cow::Borrowed(path);
+    }
+    Cow::Owned(resolve(path, cwd))
+}
+
+/// [`path_key`] worked out in full.
+fn resolve(path: &str, cwd: Option<&str>) -> String {
+    let rooted = path.starts_with('/') || path.starts_with('~');
     let joined;
-    let full = if path.starts_with('/') || path.starts_with('~') {
+    let full = if rooted {
         path
     } else if let Some(cwd) = cwd {
         joined = format!("{cwd}/{path}");
@@ -32,6 +45,13 @@ pub fn path_key(path: &str, cwd: Option<&str>) -> String {
     }
 }
 
+/// Whether resolving `path` leaves it as it is: no `.` or `..` part, and no empty part
+/// but the root's (`/` alone is resolved too).
+fn is_resolved(path: &str) -> bool {
+    let rest = path.strip_prefix('/').unwrap_or(path);
+    path == "/" || rest.split('/').all(|part| !matches!(part, "" | "." | ".."))
+}
+
 /// Folder and extension of a path, for "same shape" comparisons.
 pub fn folder_and_extension(path: &str) -> (&str, Option<&str>) {
     let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
@@ -53,6 +73,21 @@ mod tests {
         );
         assert_eq!(path_key("../other/x.rs", cwd), "/home/me/other/x.rs");
         assert_eq!(path_key("./src/main.rs", None), "src/main.rs");
+    }
+
+    proptest::proptest! {
+        /// A path lent back as its own key is the key worked out in full.
+        #[test]
+        fn a_path_lent_back_is_its_resolved_key(
+            parts in proptest::collection::vec("(|\\.|\\.\\.|~|a|b\\.rs)", 0..5),
+            lead in "(|/|~/|\\./)",
+            trail in "(|/)",
+            cwd in proptest::option::of("(/|/home/me|/home/me/)"),
+        ) {
+            let path = format!("{lead}{}{trail}", parts.join("/"));
+            let cwd = cwd.as_deref();
+            proptest::prop_assert_eq!(path_key(&path, cwd), resolve(&path, cwd));
+        }
     }
 
     #[test]

@@ -17,3 +17,9 @@ pub use session::{
     SessionMeta, TokenUsage,
 };
 pub use token::{Intern, LineTokens, TokenClass, TokenId, TokenInfo, TokenTable};
+
+/// A map whose keys are many and short (token texts and ids, a summary's words),
+/// hashed by a faster hash than the standard one, seeded per process all the same.
+pub type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// A set of such keys.
+pub type FastSet<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;

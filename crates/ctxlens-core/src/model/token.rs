@@ -3,7 +3,7 @@
 use super::chunked::Chunked;
 use hashbrown::HashTable;
 use serde::Serialize;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 use std::sync::Arc;
 
 /// The shape classes of spec §2, in the order of the table (earlier row wins ties).
@@ -75,6 +75,25 @@ struct Entry {
 /// still holds the chunk.
 const TEXT_CHUNK: usize = 64 << 10;
 
+/// The hash of token texts: one seed per process, so that a text a parsing thread
+/// hashed for its record is found by that hash in the session's table.
+#[derive(Clone, Debug)]
+struct TextHasher(foldhash::fast::RandomState);
+
+impl Default for TextHasher {
+    fn default() -> Self {
+        static SHARED: std::sync::OnceLock<foldhash::fast::RandomState> =
+            std::sync::OnceLock::new();
+        TextHasher(SHARED.get_or_init(Default::default).clone())
+    }
+}
+
+impl TextHasher {
+    fn hash(&self, text: &str) -> u64 {
+        self.0.hash_one(text)
+    }
+}
+
 /// Interns token texts so events hold small ids instead of strings. A session can
 /// hold millions of distinct tokens, and a followed session is cloned into a snapshot
 /// after every append: texts are stored once, in chunks shared by the clones; the
@@ -88,7 +107,7 @@ pub struct TokenTable {
     /// clone copies few ids, and an id is copied a bounded number of times).
     settled: Arc<HashTable<TokenId>>,
     recent: HashTable<TokenId>,
-    hasher: RandomState,
+    hasher: TextHasher,
 }
 
 impl std::fmt::Debug for TokenTable {
@@ -115,7 +134,11 @@ fn text_in<'a>(entries: &Chunked<Entry>, texts: &'a [Arc<String>], id: TokenId) 
 impl TokenTable {
     /// The id of `text`; the first class seen for a text is kept.
     pub fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
-        let hash = self.hasher.hash_one(text);
+        self.intern_hashed(self.hasher.hash(text), text, class)
+    }
+
+    /// [`TokenTable::intern`] of a text whose hash is known.
+    fn intern_hashed(&mut self, hash: u64, text: &str, class: TokenClass) -> TokenId {
         if let Some(id) = self.find_hashed(hash, text) {
             return id;
         }
@@ -127,10 +150,7 @@ impl TokenTable {
             len: text.len() as u32,
             class,
         });
-        let rehash = |id: &TokenId| {
-            self.hasher
-                .hash_one(text_in(&self.entries, &self.texts, *id))
-        };
+        let rehash = |id: &TokenId| self.hasher.hash(text_in(&self.entries, &self.texts, *id));
         self.recent.insert_unique(hash, id, rehash);
         if self.recent.len() > (self.settled.len() / 8).max(4096) {
             self.settle();
@@ -162,10 +182,7 @@ impl TokenTable {
     /// Merges the recent ids into a new settled part (the clones keep the old one).
     fn settle(&mut self) {
         let mut settled = Arc::unwrap_or_clone(std::mem::take(&mut self.settled));
-        let rehash = |id: &TokenId| {
-            self.hasher
-                .hash_one(text_in(&self.entries, &self.texts, *id))
-        };
+        let rehash = |id: &TokenId| self.hasher.hash(text_in(&self.entries, &self.texts, *id));
         settled.reserve(self.recent.len(), rehash);
         for id in self.recent.drain() {
             settled.insert_unique(rehash(&id), id, rehash);
@@ -183,7 +200,7 @@ impl TokenTable {
 
     /// The id of `text`, if it was interned.
     pub fn find(&self, text: &str) -> Option<TokenId> {
-        self.find_hashed(self.hasher.hash_one(text), text)
+        self.find_hashed(self.hasher.hash(text), text)
     }
 
     /// A token's text and class (an id is only made by this table, which never
@@ -236,17 +253,18 @@ impl Intern for TokenTable {
 #[derive(Debug, Default)]
 pub struct LineTokens {
     texts: String,
-    /// Start and end in `texts`, and class, by local id.
-    entries: Vec<(usize, usize, TokenClass)>,
+    /// Start and end in `texts`, class and hash, by local id: the hash is worked out
+    /// here, on the parsing thread, not again where the records are joined.
+    entries: Vec<(usize, usize, TokenClass, u64)>,
     index: HashTable<TokenId>,
-    hasher: RandomState,
+    hasher: TextHasher,
 }
 
 impl LineTokens {
     fn text(&self, id: TokenId) -> &str {
         self.entries
             .get(id.0 as usize)
-            .and_then(|&(start, end, _)| self.texts.get(start..end))
+            .and_then(|&(start, end, _, _)| self.texts.get(start..end))
             .unwrap_or("")
     }
 
@@ -255,8 +273,9 @@ impl LineTokens {
     pub fn intern_into(&self, table: &mut TokenTable) -> Vec<TokenId> {
         self.entries
             .iter()
-            .map(|&(start, end, class)| {
-                table.intern(self.texts.get(start..end).unwrap_or(""), class)
+            .map(|&(start, end, class, hash)| {
+                let text = self.texts.get(start..end).unwrap_or("");
+                table.intern_hashed(hash, text, class)
             })
             .collect()
     }
@@ -264,27 +283,17 @@ impl LineTokens {
 
 impl Intern for LineTokens {
     fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
-        let hash = self.hasher.hash_one(text);
+        let hash = self.hasher.hash(text);
         if let Some(&id) = self.index.find(hash, |&id| self.text(id) == text) {
             return id;
         }
         let id = TokenId(self.entries.len() as u32);
         let start = self.texts.len();
         self.texts.push_str(text);
-        self.entries.push((start, self.texts.len(), class));
-        let Self {
-            texts,
-            entries,
-            index,
-            hasher,
-        } = self;
-        let text_of = |id: &TokenId| {
-            entries
-                .get(id.0 as usize)
-                .and_then(|&(start, end, _)| texts.get(start..end))
-                .unwrap_or("")
-        };
-        index.insert_unique(hash, id, |id| hasher.hash_one(text_of(id)));
+        self.entries.push((start, self.texts.len(), class, hash));
+        let Self { entries, index, .. } = self;
+        let hash_of = |id: &TokenId| entries.get(id.0 as usize).map_or(0, |e| e.3);
+        index.insert_unique(hash, id, hash_of);
         id
     }
 }

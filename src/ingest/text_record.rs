@@ -1,0 +1,79 @@
+//! The records that carry most of a log's bytes (messages, tool calls and their
+//! results), read typed and borrowed from the line: no tree of the whole record, no
+//! copy of a text that holds no escape. Any other record, and any of these whose fields
+//! do not have the types read here, goes the general way, which says what is wrong.
+
+use super::text::{digest, tool_call_digest, tool_result};
+use crate::analysis::tokens;
+use crate::model::{EventKind, Intern, Role};
+use serde::Deserialize;
+use serde_json::Value;
+use std::borrow::Cow;
+
+/// The fields the three kinds read. A field of another type, a key twice, or a record
+/// that is not an object fails here, and the general reading decides.
+#[derive(Deserialize)]
+struct TextRecord<'a> {
+    #[serde(rename = "type", borrow)]
+    type_name: Cow<'a, str>,
+    seq: Option<u64>,
+    #[serde(borrow)]
+    ts: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    call_id: Option<Cow<'a, str>>,
+    is_error: Option<bool>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    input: Option<Value>,
+}
+
+/// What a line read this way holds: its seq (if given), its time, and its event.
+pub struct Read {
+    pub seq: Option<u64>,
+    pub ts: Option<Box<str>>,
+    pub kind: EventKind,
+}
+
+/// The record of `bytes` if it is a message, a tool call or a tool result whose fields
+/// all have their types; `None` sends the line the general way.
+pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
+    // A record is an object: serde would also read a struct from a JSON array.
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let record: TextRecord = serde_json::from_slice(bytes).ok()?;
+    let text = record.text.as_deref().unwrap_or_default();
+    let kind = match record.type_name.as_ref() {
+        "message" => EventKind::Message {
+            role: Role::new(record.role.as_deref().unwrap_or_default()),
+            text: digest(&[text], tokens::word_count(text), table),
+        },
+        "tool_result" => tool_result(
+            record.call_id.as_deref().map(Box::from),
+            record.is_error.unwrap_or(false),
+            text,
+            table,
+        ),
+        "tool_call" => {
+            let name = record.name.as_deref().unwrap_or_default();
+            let input = record.input.unwrap_or(Value::Null);
+            let (input, targets) = tool_call_digest(name, &input, table);
+            EventKind::ToolCall {
+                call_id: record.call_id.as_deref().map(Box::from),
+                input,
+                targets,
+                name: name.into(),
+            }
+        }
+        _ => return None,
+    };
+    Some(Read {
+        seq: record.seq,
+        ts: record.ts.as_deref().map(Box::from),
+        kind,
+    })
+}
