@@ -170,21 +170,26 @@ fn parse_record(line: &Line) -> Result<Record, BadLine> {
     let mut tokens = LineTokens::default();
     if let Some(read) = super::text_record::read(line.bytes, &mut tokens) {
         let seq = read.seq.unwrap_or(line.number);
-        let event = Event {
-            seq,
-            line: line.number,
-            offset: line.offset,
-            span: line.span,
-            part: 0,
-            ts: read.ts,
-            kind: read.kind,
-        };
+        let event = event_of(line, seq, read.ts, read.kind);
         return Ok(Record {
             seq,
             event: Ok((event, tokens)),
         });
     }
     read_general(line, tokens)
+}
+
+/// The event a record of `line` holds.
+fn event_of(line: &Line, seq: u64, ts: Option<Box<str>>, kind: EventKind) -> Event {
+    Event {
+        seq,
+        line: line.number,
+        offset: line.offset,
+        span: line.span,
+        part: 0,
+        ts,
+        kind,
+    }
 }
 
 /// Any record, read into a JSON tree: what a wrong record is wrong in comes from here.
@@ -203,18 +208,7 @@ fn read_general(line: &Line, mut tokens: LineTokens) -> Result<Record, BadLine> 
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
     let event = parse_kind(&type_name, &mut obj, &mut tokens)
-        .map(|kind| {
-            let event = Event {
-                seq,
-                line: line.number,
-                offset: line.offset,
-                span: line.span,
-                part: 0,
-                ts: boxed_str(&obj, "ts"),
-                kind,
-            };
-            (event, tokens)
-        })
+        .map(|kind| (event_of(line, seq, boxed_str(&obj, "ts"), kind), tokens))
         .map_err(|reason| reason.to_string());
     Ok(Record { seq, event })
 }
