@@ -135,16 +135,17 @@ fn search(
         return Ok(Vec::new());
     }
     let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-    // Every region text is scanned: the DFA scans several times faster than the NFA
-    // the builder picks past a hundred tokens, and takes a few MiB for the tokens a
-    // session declares; past that the NFA keeps memory small.
+    // Every region text is scanned for whether it holds any declared token: a DFA
+    // scans several times faster than the NFA the builder picks past a hundred tokens,
+    // and takes a few MiB for the tokens a session declares (past that the NFA keeps
+    // memory small); leftmost-first, it scans twice as fast again (measured on the
+    // benchmark's logs), and whether a text holds a token does not depend on the kind.
+    // The few texts that hold one are searched for every occurrence (overlapping,
+    // which only the standard kind finds), by an automaton the builder picks.
     let pattern_bytes: usize = texts.iter().map(|t| t.len()).sum();
     let kind =
         (pattern_bytes <= MAX_DFA_PATTERN_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
-    let matcher = aho_corasick::AhoCorasick::builder()
-        .kind(kind)
-        .build(&texts)
-        .map_err(io::Error::other)?;
+    let matcher = Matcher::new(&texts, kind)?;
     let classes: Vec<_> = declared
         .iter()
         .map(|&id| session.tokens.class(id))
@@ -191,6 +192,25 @@ fn search_on(
     Ok(out)
 }
 
+/// The declared tokens, searched for two ways: whether a text holds any (fast, and
+/// most texts hold none), and every occurrence in a text that does.
+struct Matcher {
+    holds_any: aho_corasick::AhoCorasick,
+    every: aho_corasick::AhoCorasick,
+}
+
+impl Matcher {
+    fn new(texts: &[&str], kind: Option<aho_corasick::AhoCorasickKind>) -> io::Result<Matcher> {
+        let holds_any = aho_corasick::AhoCorasick::builder()
+            .kind(kind)
+            .match_kind(aho_corasick::MatchKind::LeftmostFirst)
+            .build(texts)
+            .map_err(io::Error::other)?;
+        let every = aho_corasick::AhoCorasick::new(texts).map_err(io::Error::other)?;
+        Ok(Matcher { holds_any, every })
+    }
+}
+
 /// What a search found: each event's index and the declared tokens in its texts.
 type Found = Vec<(usize, Vec<TokenId>)>;
 
@@ -201,7 +221,7 @@ const PARALLEL_FROM: usize = 4096;
 fn search_part(
     session: &Session,
     source: &(impl LineSource + ?Sized),
-    (matcher, classes, declared): (&aho_corasick::AhoCorasick, &[TokenClass], &[TokenId]),
+    (matcher, classes, declared): (&Matcher, &[TokenClass], &[TokenId]),
     wanted: &[usize],
 ) -> io::Result<Found> {
     let mut out = Vec::new();
@@ -212,7 +232,8 @@ fn search_part(
         let bytes = source.line(event.offset, event.span)?;
         // A line without escapes holds each of its strings verbatim: if no declared
         // token occurs in its bytes, none occurs in its texts, and it is not parsed.
-        if memchr::memchr(b'\\', &bytes).is_none() && !matcher.is_match(bytes.as_slice()) {
+        if memchr::memchr(b'\\', &bytes).is_none() && !matcher.holds_any.is_match(bytes.as_slice())
+        {
             continue;
         }
         let Ok(value) = super::lines::json_record(&bytes) else {
@@ -220,7 +241,10 @@ fn search_part(
         };
         let mut found: Vec<TokenId> = Vec::new();
         for text in &region_texts(&value) {
-            for m in matcher.find_overlapping_iter(text.as_str()) {
+            if !matcher.holds_any.is_match(text.as_str()) {
+                continue;
+            }
+            for m in matcher.every.find_overlapping_iter(text.as_str()) {
                 let at = m.pattern().as_usize();
                 if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
                     if is_whole_word(text, m.start(), m.end(), class) {
@@ -332,7 +356,7 @@ mod tests {
         let (declared, wanted) = what_to_search(&session, &merged_ranges(&session));
         assert!(wanted.len() > PARALLEL_FROM);
         let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-        let matcher = aho_corasick::AhoCorasick::new(&texts).unwrap();
+        let matcher = Matcher::new(&texts, None).unwrap();
         let classes: Vec<_> = declared
             .iter()
             .map(|&id| session.tokens.class(id))
