@@ -659,7 +659,33 @@ fn runs(bytes: &[u8]) -> Vec<Run> {
 
 /// What a run must hold (all of these [`holds`]), its least length, and a piece of
 /// text every match of the class holds (or none), for a class's match to fit in it.
-type RunFit<'p> = (u8, usize, Option<&'p memchr::memmem::Finder<'static>>);
+type RunFit<'p> = (u8, usize, Option<Piece<'p>>);
+
+/// A piece of text that every match of a class holds.
+#[derive(Clone, Copy)]
+enum Piece<'p> {
+    Text(&'p memchr::memmem::Finder<'static>),
+    /// A top-level domain of the reverse-DNS pattern, then a dot.
+    TopLevelDomain,
+}
+
+impl Piece<'_> {
+    fn is_in(self, run: &[u8]) -> bool {
+        match self {
+            Piece::Text(finder) => finder.find(run).is_some(),
+            Piece::TopLevelDomain => memchr::memchr_iter(b'.', run).any(|dot| {
+                let before = run.get(..dot).unwrap_or_default();
+                TOP_LEVEL_DOMAINS.iter().any(|tld| before.ends_with(tld))
+            }),
+        }
+    }
+}
+
+/// The top-level domains of the reverse-DNS pattern (see [`Patterns::reverse_dns`]).
+const TOP_LEVEL_DOMAINS: [&[u8]; 18] = [
+    b"com", b"org", b"net", b"io", b"dev", b"app", b"co", b"me", b"edu", b"gov", b"de", b"uk",
+    b"fr", b"jp", b"kr", b"cn", b"ru", b"ai",
+];
 
 /// Scans only the runs that hold all of `needs`, are at least `min_len` long and hold
 /// `piece`: what a class's every match holds.
@@ -677,7 +703,7 @@ fn scan_runs(
             && piece.is_none_or(|piece| {
                 text.as_bytes()
                     .get(run.start..run.end)
-                    .is_some_and(|run| piece.find(run).is_some())
+                    .is_some_and(|run| piece.is_in(run))
             });
         if fits {
             scan(pattern, text, run.start..run.end, class, out);
@@ -714,13 +740,13 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Re(&p.arn),
             C::Arn,
             has(&p.arn_prefix),
-            Some((COLON, 8, Some(&p.arn_prefix))),
+            Some((COLON, 8, Some(Piece::Text(&p.arn_prefix)))),
         ),
         (
             Re(&p.url),
             C::Url,
             has(&p.scheme_separator),
-            Some((COLON | SLASH, 4, Some(&p.scheme_separator))),
+            Some((COLON | SLASH, 4, Some(Piece::Text(&p.scheme_separator)))),
         ),
         (
             Re(&p.path),
@@ -747,7 +773,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Re(&p.reverse_dns),
             C::ReverseDns,
             held & DOT != 0,
-            Some((DOT, 6, None)),
+            Some((DOT, 6, Some(Piece::TopLevelDomain))),
         ),
     ];
     let mut candidates = Vec::new();
