@@ -50,8 +50,11 @@ fn free_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-fn spawn(bin: &Path, port: u16, store: &Path) -> Child {
-    let child = Command::new(bin)
+/// Starts a server on `port` and waits until it listens. `None` when it exited instead:
+/// another test's server took the port between `free_port` and this start, and what
+/// answered on it was that one (tests run at once, each with a server of its own).
+fn spawn(bin: &Path, port: u16, store: &Path) -> Option<Child> {
+    let mut child = Command::new(bin)
         .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
         .arg(store)
         .stdout(Stdio::null())
@@ -66,7 +69,13 @@ fn spawn(bin: &Path, port: u16, store: &Path) -> Child {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    child
+    // A server that could not take the port exits as it tries to: past that moment
+    // and still running, it is the one listening.
+    std::thread::sleep(Duration::from_millis(200));
+    match child.try_wait() {
+        Ok(None) => Some(child),
+        _ => None,
+    }
 }
 
 impl NatsServer {
@@ -74,14 +83,18 @@ impl NatsServer {
     pub fn start(test: &str) -> Option<NatsServer> {
         let bin = server_binary(test)?;
         let store = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let child = spawn(&bin, port, store.path());
-        Some(NatsServer {
-            bin,
-            child,
-            port,
-            store,
-        })
+        for _ in 0..5 {
+            let port = free_port();
+            if let Some(child) = spawn(&bin, port, store.path()) {
+                return Some(NatsServer {
+                    bin,
+                    child,
+                    port,
+                    store,
+                });
+            }
+        }
+        panic!("nats-server found no free port in five tries");
     }
 
     pub fn url(&self) -> String {
@@ -97,7 +110,8 @@ impl NatsServer {
     /// Starts it again on the same port and store.
     pub fn restart(&mut self) {
         self.kill();
-        self.child = spawn(&self.bin, self.port, self.store.path());
+        self.child = spawn(&self.bin, self.port, self.store.path())
+            .expect("nats-server starts again on its port");
     }
 }
 
