@@ -1,11 +1,11 @@
 //! The canonical JSON Lines log (spec §1).
 
 use super::lines::Line;
-use super::text::{digest, json_text_leaves, tool_call_digest};
+use super::text::{digest, json_text_leaves};
 use crate::analysis::tokens;
 use crate::model::{
     CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern, LineTokens,
-    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Session, Summary,
+    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,
 };
 use serde_json::{Map, Value};
 
@@ -263,22 +263,15 @@ fn parse_kind(
         },
         "message" => {
             let text = take_text(obj, "text");
-            EventKind::Message {
-                role: Role::new(obj.get("role").and_then(Value::as_str).unwrap_or_default()),
-                text: digest(&[&text], tokens::word_count(&text), table),
-            }
+            let role = obj.get("role").and_then(Value::as_str).unwrap_or_default();
+            super::text::message(role, &text, table)
         }
-        "tool_call" => {
-            let name = str_field(obj, "name").unwrap_or_default();
-            let input = obj.get("input").cloned().unwrap_or(Value::Null);
-            let (input, targets) = tool_call_digest(&name, &input, table);
-            EventKind::ToolCall {
-                call_id: boxed_str(obj, "call_id"),
-                input,
-                targets,
-                name: name.into(),
-            }
-        }
+        "tool_call" => super::text::tool_call(
+            boxed_str(obj, "call_id"),
+            obj.get("name").and_then(Value::as_str).unwrap_or_default(),
+            obj.get("input").unwrap_or(&Value::Null),
+            table,
+        ),
         "tool_result" => {
             let is_error = obj
                 .get("is_error")

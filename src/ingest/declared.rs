@@ -135,17 +135,7 @@ fn search(
         return Ok(Vec::new());
     }
     let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-    // Every region text is scanned for whether it holds any declared token: a DFA
-    // scans several times faster than the NFA the builder picks past a hundred tokens,
-    // and takes a few MiB for the tokens a session declares (past that the NFA keeps
-    // memory small); leftmost-first, it scans twice as fast again (measured on the
-    // benchmark's logs), and whether a text holds a token does not depend on the kind.
-    // The few texts that hold one are searched for every occurrence (overlapping,
-    // which only the standard kind finds), by an automaton the builder picks.
-    let pattern_bytes: usize = texts.iter().map(|t| t.len()).sum();
-    let kind =
-        (pattern_bytes <= MAX_DFA_PATTERN_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
-    let matcher = Matcher::new(&texts, kind)?;
+    let matcher = Matcher::new(&texts)?;
     let classes: Vec<_> = declared
         .iter()
         .map(|&id| session.tokens.class(id))
@@ -200,7 +190,18 @@ struct Matcher {
 }
 
 impl Matcher {
-    fn new(texts: &[&str], kind: Option<aho_corasick::AhoCorasickKind>) -> io::Result<Matcher> {
+    fn new(texts: &[&str]) -> io::Result<Matcher> {
+        // Every region text is asked whether it holds any declared token: a DFA scans
+        // several times faster than the NFA the builder picks past a hundred tokens,
+        // and takes a few MiB for the tokens a session declares (past that the NFA
+        // keeps memory small); leftmost-first, it scans twice as fast again (measured
+        // on the benchmark's logs), and whether a text holds a token does not depend
+        // on the kind. The few texts that hold one are searched for every occurrence
+        // (overlapping, which only the standard kind finds) by an automaton the
+        // builder picks.
+        let pattern_bytes: usize = texts.iter().map(|t| t.len()).sum();
+        let kind =
+            (pattern_bytes <= MAX_DFA_PATTERN_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         let holds_any = aho_corasick::AhoCorasick::builder()
             .kind(kind)
             .match_kind(aho_corasick::MatchKind::LeftmostFirst)
@@ -356,7 +357,7 @@ mod tests {
         let (declared, wanted) = what_to_search(&session, &merged_ranges(&session));
         assert!(wanted.len() > PARALLEL_FROM);
         let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-        let matcher = Matcher::new(&texts, None).unwrap();
+        let matcher = Matcher::new(&texts).unwrap();
         let classes: Vec<_> = declared
             .iter()
             .map(|&id| session.tokens.class(id))

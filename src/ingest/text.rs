@@ -117,6 +117,30 @@ fn input_leaves<'v>(key: Option<&'v str>, value: &'v Value, target: bool, out: &
     }
 }
 
+/// A message as an event.
+pub fn message(role: &str, text: &str, table: &mut impl Intern) -> crate::model::EventKind {
+    crate::model::EventKind::Message {
+        role: crate::model::Role::new(role),
+        text: digest(&[text], tokens::word_count(text), table),
+    }
+}
+
+/// A tool call as an event: the digest of its name and input, and the paths it names.
+pub fn tool_call(
+    call_id: Option<Box<str>>,
+    name: &str,
+    input: &Value,
+    table: &mut impl Intern,
+) -> crate::model::EventKind {
+    let (input, targets) = tool_call_digest(name, input, table);
+    crate::model::EventKind::ToolCall {
+        call_id,
+        name: name.into(),
+        input,
+        targets,
+    }
+}
+
 /// A tool result as an event: its digest and whether its output says the call failed.
 pub fn tool_result(
     call_id: Option<Box<str>>,

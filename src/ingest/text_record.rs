@@ -3,9 +3,8 @@
 //! copy of a text that holds no escape. Any other record, and any of these whose fields
 //! do not have the types read here, goes the general way, which says what is wrong.
 
-use super::text::{digest, tool_call_digest, tool_result};
-use crate::analysis::tokens;
-use crate::model::{EventKind, Intern, Role};
+use super::text::{message, tool_call, tool_result};
+use crate::model::{EventKind, Intern};
 use serde::Deserialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -48,27 +47,19 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
     let record: TextRecord = serde_json::from_slice(bytes).ok()?;
     let text = record.text.as_deref().unwrap_or_default();
     let kind = match record.type_name.as_ref() {
-        "message" => EventKind::Message {
-            role: Role::new(record.role.as_deref().unwrap_or_default()),
-            text: digest(&[text], tokens::word_count(text), table),
-        },
+        "message" => message(record.role.as_deref().unwrap_or_default(), text, table),
         "tool_result" => tool_result(
             record.call_id.as_deref().map(Box::from),
             record.is_error.unwrap_or(false),
             text,
             table,
         ),
-        "tool_call" => {
-            let name = record.name.as_deref().unwrap_or_default();
-            let input = record.input.unwrap_or(Value::Null);
-            let (input, targets) = tool_call_digest(name, &input, table);
-            EventKind::ToolCall {
-                call_id: record.call_id.as_deref().map(Box::from),
-                input,
-                targets,
-                name: name.into(),
-            }
-        }
+        "tool_call" => tool_call(
+            record.call_id.as_deref().map(Box::from),
+            record.name.as_deref().unwrap_or_default(),
+            record.input.as_ref().unwrap_or(&Value::Null),
+            table,
+        ),
         _ => return None,
     };
     Some(Read {

@@ -2,11 +2,11 @@
 //! into obligations and plans, and cutting the log into compaction segments.
 
 use super::lines::Line;
-use super::text::{digest, tool_call_digest};
+use super::text::digest;
 use crate::analysis::tokens;
 use crate::model::{
-    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Role,
-    Session, Summary,
+    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
+    Summary,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -61,20 +61,16 @@ impl Builder {
     }
 
     pub fn message(&mut self, role: &str, text: &str) -> EventKind {
-        EventKind::Message {
-            role: Role::new(role),
-            text: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
-        }
+        super::text::message(role, text, &mut self.session.tokens)
     }
 
     pub fn tool_call(&mut self, call_id: Option<String>, name: &str, input: &Value) -> EventKind {
-        let (input, targets) = tool_call_digest(name, input, &mut self.session.tokens);
-        EventKind::ToolCall {
-            call_id: call_id.map(Into::into),
-            name: name.into(),
+        super::text::tool_call(
+            call_id.map(Into::into),
+            name,
             input,
-            targets,
-        }
+            &mut self.session.tokens,
+        )
     }
 
     pub fn tool_result(

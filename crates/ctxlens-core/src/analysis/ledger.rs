@@ -80,17 +80,17 @@ pub fn dropped_by<'c>(
     candidates: &'c [Candidate],
     cwd: Option<&str>,
 ) -> Vec<&'c Candidate> {
-    let summary_paths: Vec<String> = extract(summary)
+    let summary_paths: Vec<_> = extract(summary)
         .iter()
         .filter(|f| f.class == TokenClass::Path)
-        .map(|f| path_key(f.text(summary), cwd).into_owned())
+        .map(|f| path_key(f.text(summary), cwd))
         .collect();
     candidates
         .iter()
         .filter(|c| {
             let kept = contains_whole_word(summary, &c.token, c.class)
                 || (c.class == TokenClass::Path
-                    && summary_paths.contains(&path_key(&c.token, cwd).into_owned()));
+                    && summary_paths.contains(&path_key(&c.token, cwd)));
             !kept
         })
         .collect()

@@ -76,9 +76,10 @@ fn shared_patterns() -> &'static Patterns {
                 r"(?:checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])",
             ),
             vendor_id: build(r"[a-z][a-z0-9]{1,11}(?:_[a-z]{2,8})?_[0-9A-Za-z]{16,}"),
-            reverse_dns: build(
-                r"(?:(?:group|iCloud|merchant)\.)?(?:com|org|net|io|dev|app|co|me|edu|gov|de|uk|fr|jp|kr|cn|ru|ai)\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
-            ),
+            reverse_dns: build(&format!(
+                r"(?:(?:group|iCloud|merchant)\.)?(?:{})\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
+                TOP_LEVEL_DOMAINS.join("|")
+            )),
             directory: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
             branch_words: [b"branch".as_slice(), b"origin/", b"checkout", b"switch"]
                 .map(memchr::memmem::Finder::new),
@@ -675,16 +676,19 @@ impl Piece<'_> {
             Piece::Text(finder) => finder.find(run).is_some(),
             Piece::TopLevelDomain => memchr::memchr_iter(b'.', run).any(|dot| {
                 let before = run.get(..dot).unwrap_or_default();
-                TOP_LEVEL_DOMAINS.iter().any(|tld| before.ends_with(tld))
+                TOP_LEVEL_DOMAINS
+                    .iter()
+                    .any(|tld| before.ends_with(tld.as_bytes()))
             }),
         }
     }
 }
 
-/// The top-level domains of the reverse-DNS pattern (see [`Patterns::reverse_dns`]).
-const TOP_LEVEL_DOMAINS: [&[u8]; 18] = [
-    b"com", b"org", b"net", b"io", b"dev", b"app", b"co", b"me", b"edu", b"gov", b"de", b"uk",
-    b"fr", b"jp", b"kr", b"cn", b"ru", b"ai",
+/// The top-level domains a reverse-DNS id starts with (after an optional `group.`,
+/// `iCloud.` or `merchant.`): its pattern is built from them.
+const TOP_LEVEL_DOMAINS: [&str; 18] = [
+    "com", "org", "net", "io", "dev", "app", "co", "me", "edu", "gov", "de", "uk", "fr", "jp",
+    "kr", "cn", "ru", "ai",
 ];
 
 /// Scans only the runs that hold all of `needs`, are at least `min_len` long and hold
@@ -730,9 +734,9 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
     let digit = held & DIGIT != 0;
     let branch = p.branch_words.iter().any(has);
     // Pattern, class, whether the text may hold the class at all, and what a run must
-    // hold and how long it must be for a match to fit in it (`None`: a keyword class,
-    // whose match spans blanks, scans the whole text). A hex candidate without a digit
-    // is rejected by its shape.
+    // hold, how long it must be and what piece of text it must hold for a match to fit
+    // in it (`None`: a keyword class, whose match spans blanks, scans the whole text).
+    // A hex candidate without a digit is rejected by its shape.
     use Pattern::{Keyword, Regex as Re};
     let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 10] = [
         (Pattern::Uuid, C::Uuid, digit, Some((DASH, 36, None))),
