@@ -378,4 +378,55 @@ fn the_first_read_shows_how_far_it_has_got() {
         screen.contains("reading the log… 25% · 100 MB/s"),
         "{screen}"
     );
+    // Read to the end, the analysis of the whole log is what is left.
+    app.update(Action::Worker(Update::Reading(
+        ctxlens::ingest::progress::Reading {
+            read: 200 << 20,
+            total: 200 << 20,
+            elapsed: std::time::Duration::from_secs(2),
+        },
+    )));
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    assert!(screen.contains("analysing the log…"), "{screen}");
+}
+
+#[test]
+fn every_view_draws_wide_characters_at_every_small_size() {
+    // Wide characters (CJK, full-width, emoji with a skin tone) in every field a view
+    // shows, drawn into terminals down to one cell: a pane narrower than a character
+    // is drawn without it, never by a panic.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("wide.jsonl");
+    std::fs::write(
+        &path,
+        concat!(
+            r#"{"seq":1,"type":"session","cwd":"/home/开发","agent":"测试"}"#,
+            "\n",
+            r#"{"seq":2,"type":"message","role":"user","text":"回滚到修订版本 rev 4821，快照 arn:aws:rds:us-east-1:123456789012:snapshot:快照-9ac8a08d"}"#,
+            "\n",
+            r#"{"seq":3,"type":"tool_call","call_id":"c1","name":"shell","input":{"cmd":"kubectl rollout undo 部署/网关 --to-revision=4821"}}"#,
+            "\n",
+            r#"{"seq":4,"type":"tool_result","call_id":"c1","text":"部署已回滚 ✅ 👍🏽 한국어 テキスト ｆｕｌｌｗｉｄｔｈ"}"#,
+            "\n",
+            r#"{"seq":5,"type":"compaction","id":"k1","range":{"from":2,"to":4},"summary":"用户要求回滚网关部署。","status":"pending"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let sizes = (1..=12u16).chain([20, 40]);
+    for width in sizes {
+        for height in [1, 2, 3, 5, 8, 12, 24] {
+            for keys in ["", "\t\t", "jj\n", "]", "]\t", "]\t\t", "]d", "?"] {
+                let (mut app, mut term) = open(&path, width, height);
+                for c in keys.chars() {
+                    key(&mut app, c);
+                }
+                let drawn = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    settle(&mut app, &mut term, &path)
+                }));
+                assert!(drawn.is_ok(), "{width}x{height}, keys {keys:?}");
+            }
+        }
+    }
 }

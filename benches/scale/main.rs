@@ -233,7 +233,11 @@ fn tail_rows(big: f64, rows: &mut Vec<Row>) {
     std::fs::copy(&source, &path).expect("copies");
     let mb = mib_of(&path);
     let tui = Tui::start(&[&path]);
-    let read = |screen: &str| screen.contains(" events") && !screen.contains("reading the log");
+    let read = |screen: &str| {
+        screen.contains(" events")
+            && !screen.contains("reading the log")
+            && !screen.contains("analysing the log")
+    };
     tui.wait_until(read, Duration::from_secs(600))
         .expect("the log is read");
     let mut file = std::fs::OpenOptions::new()

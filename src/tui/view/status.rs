@@ -72,6 +72,10 @@ fn live_spans(app: &App, theme: Theme) -> Vec<Span<'static>> {
     let file_event = match &app.file_event {
         FileEvent::None => None,
         FileEvent::Reading(None) => Some(Span::styled("  reading the log…", theme.yellow())),
+        // Every byte read, the whole log's analysis is what the first screen waits for.
+        FileEvent::Reading(Some(reading)) if reading.read >= reading.total => {
+            Some(Span::styled("  analysing the log…", theme.yellow()))
+        }
         FileEvent::Reading(Some(reading)) => Some(Span::styled(
             format!("  reading the log… {}", reading.describe()),
             theme.yellow(),
