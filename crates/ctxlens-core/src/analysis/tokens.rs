@@ -28,6 +28,8 @@ struct Patterns {
     url: Regex,
     path: Regex,
     resource_id: Regex,
+    /// The spec's pattern, which [`Pattern::Numbered`] follows.
+    #[cfg(test)]
     numbered: Regex,
     /// The spec's pattern, which [`Pattern::Hex`] follows.
     #[cfg(test)]
@@ -67,9 +69,11 @@ fn shared_patterns() -> &'static Patterns {
                 r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[bcdfghjklmnpqrstvwxz2-9]{6,10}-[bcdfghjklmnpqrstvwxz2-9]{5}",
             )),
             // Keyword and digits on one line, apart only by spaces, `#` or `:`.
-            numbered: build(
-                r"(?i)(?:revision|rev|offset|checkpoint|pr|job|txn|transaction|build|issue|run|pid|port|ticket|incident)s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{2,})",
-            ),
+            #[cfg(test)]
+            numbered: build(&format!(
+                r"(?i)(?:{})s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{{2,}})",
+                NUMBER_KEYWORDS.join("|")
+            )),
             #[cfg(test)]
             hex: build(r"[0-9a-fA-F]{7,64}"),
             branch: build(
@@ -422,6 +426,9 @@ enum Pattern<'p> {
     Hex,
     /// `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
     Uuid,
+    /// The numbered class, a keyword class: `(?i)(?:KEYWORD)s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{2,})`
+    /// over a text whose runs between blanks are these.
+    Numbered(&'p [Run]),
 }
 
 type Span = std::ops::Range<usize>;
@@ -439,6 +446,7 @@ impl Pattern<'_> {
             }
             Pattern::Hex => find_hex(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Uuid => find_uuid(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
+            Pattern::Numbered(runs) => find_numbered(haystack, runs, pos),
         }
     }
 }
@@ -473,6 +481,114 @@ fn find_uuid(bytes: &[u8], pos: usize) -> Option<Span> {
     (pos..=last)
         .find(|&at| bytes.get(at..at + LEN).is_some_and(is_uuid))
         .map(|at| at..at + LEN)
+}
+
+/// The numbered class's keywords, in the order its pattern tries them. None ends with
+/// `s` or with another keyword, so a run of digits has at most one keyword before it.
+const NUMBER_KEYWORDS: [&str; 15] = [
+    "revision",
+    "rev",
+    "offset",
+    "checkpoint",
+    "pr",
+    "job",
+    "txn",
+    "transaction",
+    "build",
+    "issue",
+    "run",
+    "pid",
+    "port",
+    "ticket",
+    "incident",
+];
+
+/// The first match of the numbered pattern that starts at or after `pos`, and its
+/// digits. It is found from the digits back: every match ends with a run of digits
+/// after a blank, `#` or `:`, and from there its separator and keyword are the only
+/// ones that can stand before them, so the matches come in the order of their digits.
+/// A search of the whole text for the keywords cost more: `run` and `port` stand in
+/// much prose, with no number after them.
+fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
+    let bytes = text.as_bytes();
+    let is_digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    // The digits of a match lie in a run that holds one, past `pos`.
+    let first = runs.partition_point(|run| run.end <= pos);
+    let with_digits = runs
+        .get(first..)?
+        .iter()
+        .filter(|run| run.holds & holds::DIGIT != 0);
+    for run in with_digits {
+        // Digits after a separator start a run (after a blank) or follow a `#` or `:`.
+        let in_run = bytes.get(run.start..run.end).unwrap_or_default();
+        let after_mark = memchr::memchr2_iter(b'#', b':', in_run).map(|i| run.start + i + 1);
+        for digits in std::iter::once(run.start).chain(after_mark) {
+            let after_separator = digits
+                .checked_sub(1)
+                .and_then(|i| bytes.get(i))
+                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'#' | b':'));
+            if digits <= pos || !(after_separator && is_digit(digits) && is_digit(digits + 1)) {
+                continue;
+            }
+            let end = (digits..bytes.len())
+                .find(|&i| !is_digit(i))
+                .unwrap_or(bytes.len());
+            // Back over `[ \t]*[#:][ \t]*` or `[ \t]+`: it is not empty, for the byte
+            // before the digits is one of them.
+            let mut keyword_end = digits;
+            let back_over_blanks = |at: &mut usize| {
+                while at
+                    .checked_sub(1)
+                    .and_then(|i| bytes.get(i))
+                    .is_some_and(|b| matches!(b, b' ' | b'\t'))
+                {
+                    *at -= 1;
+                }
+            };
+            back_over_blanks(&mut keyword_end);
+            if keyword_end
+                .checked_sub(1)
+                .and_then(|i| bytes.get(i))
+                .is_some_and(|b| matches!(b, b'#' | b':'))
+            {
+                keyword_end -= 1;
+                back_over_blanks(&mut keyword_end);
+            }
+            match keyword_start(text, keyword_end) {
+                Some(start) if start >= pos => return Some((start..end, digits..end)),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// Where the numbered class's keyword (with a plural `s`) that ends at `end` starts, as
+/// `(?i)` compares: the Kelvin sign is a `k` and the long s an `s`.
+fn keyword_start(text: &str, end: usize) -> Option<usize> {
+    let folded = |c: char| match c {
+        '\u{212A}' => 'k',
+        '\u{17F}' => 's',
+        c => c.to_ascii_lowercase(),
+    };
+    let before = text.get(..end)?;
+    // No keyword ends with `s`: one before the end is a plural.
+    let end = match before.char_indices().next_back() {
+        Some((at, c)) if folded(c) == 's' => at,
+        _ => end,
+    };
+    let before = text.get(..end)?;
+    NUMBER_KEYWORDS.iter().find_map(|keyword| {
+        let mut start = end;
+        let mut chars = before.char_indices().rev();
+        for letter in keyword.chars().rev() {
+            match chars.next() {
+                Some((at, c)) if folded(c) == letter => start = at,
+                _ => return None,
+            }
+        }
+        Some(start)
+    })
 }
 
 /// Finds the candidates of one class that lie in `text[range]`, judged against the
@@ -764,7 +880,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             digit,
             Some((DASH, 3, None)),
         ),
-        (Keyword(&p.numbered), C::Numbered, digit, None),
+        (Pattern::Numbered(&runs), C::Numbered, digit, None),
         (Pattern::Hex, C::Hex, digit, Some((DIGIT, 7, None))),
         (
             Re(&p.vendor_id),
@@ -1176,6 +1292,34 @@ mod tests {
             let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(find_hex(text.as_bytes(), pos), by_regex(&p.hex));
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+        /// The search from the digits back finds what the numbered pattern finds, from
+        /// anywhere: keywords with any case, plurals, separators, the two non-ASCII
+        /// letters `(?i)` folds to ASCII, keywords inside words and ones that are
+        /// prefixes of others.
+        #[test]
+        fn numbered_search_finds_what_its_pattern_finds(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "(revision|rev|REV|Revisions|offset|checkpoint|pr|PRs|job|txn|transaction|build|issue|run|pid|port|ticket|incident|tic\u{212A}et|run\u{17F}|re|po)",
+                "[ \t#:]{1,3}",
+                "[0-9]{1,4}",
+                "[a-zé→\n]{1,2}",
+            ], 0..10),
+            pos in 0usize..60,
+        ) {
+            let text = parts.concat();
+            let p = shared_patterns();
+            let pos = (0..=pos.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            let by_regex = p.numbered.captures_at(&text, pos).map(|c| {
+                let (all, digits) = (c.get(0).unwrap(), c.get(1).unwrap());
+                (all.start()..all.end(), digits.start()..digits.end())
+            });
+            let runs = runs(text.as_bytes());
+            proptest::prop_assert_eq!(find_numbered(&text, &runs, pos), by_regex, "{:?}", text);
         }
     }
 
