@@ -11,6 +11,7 @@ use ctxlens::ingest::parse_bytes;
 fn grow_and_compare(name: &str, text: &str) {
     use ctxlens::tui::snapshot::Snapshot;
     let mut analyzer = Analyzer::default();
+    let mut threaded = Analyzer::with_threads(3);
     let mut prefix = String::new();
     let mut before: Option<Snapshot> = None;
     for (n, line) in text.split_inclusive('\n').enumerate() {
@@ -22,6 +23,14 @@ fn grow_and_compare(name: &str, text: &str) {
             format!("{incremental:?}"),
             format!("{scratch:?}"),
             "{name}, after line {}",
+            n + 1
+        );
+        // Regions analysed on several threads, growing too, give the same analysis.
+        let threaded = threaded.analyze(&session, &[], false);
+        assert_eq!(
+            format!("{threaded:?}"),
+            format!("{scratch:?}"),
+            "{name}, on threads, after line {}",
             n + 1
         );
         // The view models the TUI keeps from the snapshot before equal fresh ones.

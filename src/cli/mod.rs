@@ -86,7 +86,13 @@ pub fn analyze_with(
             crate::sanitize::line(&channel.location())
         );
     }
-    let analysis = analysis::analyze(&session, &sidecar.decisions, strict);
+    // A whole log read once: its regions are analysed on every core.
+    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    let analysis = analysis::report::Analyzer::with_threads(threads).analyze(
+        &session,
+        &sidecar.decisions,
+        strict,
+    );
     Ok(Loaded {
         session,
         sidecar: sidecar.decisions,
