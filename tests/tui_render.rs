@@ -365,29 +365,23 @@ fn the_first_read_shows_how_far_it_has_got() {
     let path = sample("pending-compaction.jsonl");
     let (mut app, mut term) = open(&path, 120, 32);
     app.file_event = ctxlens::tui::app::FileEvent::Reading(None);
-    app.update(Action::Worker(Update::Reading(
-        ctxlens::ingest::progress::Reading {
-            read: 50 << 20,
+    let mut screen_at = |read: u64, elapsed: std::time::Duration| {
+        let reading = ctxlens::ingest::progress::Reading {
+            read,
             total: 200 << 20,
-            elapsed: std::time::Duration::from_millis(500),
-        },
-    )));
-    term.draw(|f| view::draw(&app, f)).unwrap();
-    let screen = styled_text(term.backend().buffer());
+            elapsed,
+        };
+        app.update(Action::Worker(Update::Reading(reading)));
+        term.draw(|f| view::draw(&app, f)).unwrap();
+        styled_text(term.backend().buffer())
+    };
+    let screen = screen_at(50 << 20, std::time::Duration::from_millis(500));
     assert!(
         screen.contains("reading the log… 25% · 100 MB/s"),
         "{screen}"
     );
     // Read to the end, the analysis of the whole log is what is left.
-    app.update(Action::Worker(Update::Reading(
-        ctxlens::ingest::progress::Reading {
-            read: 200 << 20,
-            total: 200 << 20,
-            elapsed: std::time::Duration::from_secs(2),
-        },
-    )));
-    term.draw(|f| view::draw(&app, f)).unwrap();
-    let screen = styled_text(term.backend().buffer());
+    let screen = screen_at(200 << 20, std::time::Duration::from_secs(2));
     assert!(screen.contains("analysing the log…"), "{screen}");
 }
 

@@ -158,23 +158,7 @@ fn search_on(
     // Long regions (a whole log's first read) are searched in contiguous parts, one
     // per core; the parts' results, in order, are the whole's.
     let parts: Vec<&[usize]> = wanted.chunks(wanted.len().div_ceil(threads)).collect();
-    let results: Vec<io::Result<Found>> = std::thread::scope(|scope| {
-        let running: Vec<_> = parts
-            .iter()
-            .map(|&part| {
-                let search_in = &search_in;
-                scope.spawn(move || search_in(part))
-            })
-            .collect();
-        running
-            .into_iter()
-            .map(|thread| {
-                thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    });
+    let results = crate::threads::each_on_its_own_thread(parts, search_in);
     let mut out = Vec::new();
     for part in results {
         out.extend(part?);

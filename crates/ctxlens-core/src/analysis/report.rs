@@ -296,21 +296,7 @@ fn region_parts(session: &Session, jobs: Vec<RegionJob<'_>>, threads: usize) -> 
     if threads < 2 || jobs.len() < 2 {
         return jobs.into_iter().map(part).collect();
     }
-    std::thread::scope(|scope| {
-        let part = &part;
-        let running: Vec<_> = jobs
-            .into_iter()
-            .map(|job| scope.spawn(move || part(job)))
-            .collect();
-        running
-            .into_iter()
-            .map(|thread| {
-                thread
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    crate::threads::each_on_its_own_thread(jobs, part)
 }
 
 /// A compaction's window: the compactions applied before it, and the end of its

@@ -1274,6 +1274,14 @@ mod tests {
         }
     }
 
+    /// The last place at or before `pos` where a character of `text` starts.
+    fn boundary_at_or_before(text: &str, pos: usize) -> usize {
+        (0..=pos.min(text.len()))
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0)
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// The hand-written searches find what the spec's patterns find, from anywhere.
@@ -1288,7 +1296,7 @@ mod tests {
         ) {
             let text = parts.concat();
             let p = shared_patterns();
-            let pos = (0..=pos.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            let pos = boundary_at_or_before(&text, pos);
             let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(find_hex(text.as_bytes(), pos), by_regex(&p.hex));
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
@@ -1313,7 +1321,7 @@ mod tests {
         ) {
             let text = parts.concat();
             let p = shared_patterns();
-            let pos = (0..=pos.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            let pos = boundary_at_or_before(&text, pos);
             let by_regex = p.numbered.captures_at(&text, pos).map(|c| {
                 let (all, digits) = (c.get(0).unwrap(), c.get(1).unwrap());
                 (all.start()..all.end(), digits.start()..digits.end())
