@@ -232,14 +232,9 @@ fn tail_rows(big: f64, rows: &mut Vec<Row>) {
     let path = data_dir().join("tail-copy.jsonl");
     std::fs::copy(&source, &path).expect("copies");
     let mb = mib_of(&path);
+    let opened = Instant::now();
     let tui = Tui::start(&[&path]);
-    let read = |screen: &str| {
-        screen.contains(" events")
-            && !screen.contains("reading the log")
-            && !screen.contains("analysing the log")
-    };
-    tui.wait_until(read, Duration::from_secs(600))
-        .expect("the log is read");
+    first_read_rows(&tui, opened, mb, rows);
     let mut file = std::fs::OpenOptions::new()
         .append(true)
         .open(&path)
@@ -285,6 +280,73 @@ fn tail_rows(big: f64, rows: &mut Vec<Row>) {
     ));
     drop(tui);
     let _ = std::fs::remove_file(&path);
+}
+
+/// The TUI's first read of a log of `mb` MiB, opened at `opened`: how long until it is
+/// read and analysed whole, and how soon a search is answered while it goes on.
+fn first_read_rows(tui: &Tui, opened: Instant, mb: f64, rows: &mut Vec<Row>) {
+    // While the first read goes on, searches are answered between its steps: asked
+    // from a quarter of the log on, where the steps are longest.
+    let percent_read = |screen: &str| -> Option<u32> {
+        let (_, after) = screen.split_once("reading the log… ")?;
+        after.split_once('%')?.0.trim().parse().ok()
+    };
+    tui.wait_until(
+        |s| s.contains(" events") && percent_read(s).is_some_and(|p| p >= 25),
+        Duration::from_secs(60),
+    )
+    .expect("the first rows show while the log is read");
+    let mut answers = Vec::new();
+    for i in 0..5 {
+        let query = format!("qz{i}");
+        let asked = Instant::now();
+        tui.type_text(&format!("/{query}\r"));
+        let answer = format!("no event holds \"{query}\"");
+        let still_reading = |s: &str| s.contains("reading the log");
+        match tui.wait_until(
+            |s| s.contains(&answer) || !still_reading(s),
+            Duration::from_secs(60),
+        ) {
+            Some(seen) if still_reading(&tui.contents()) => {
+                answers.push((seen - asked).as_secs_f64() * 1000.0);
+            }
+            _ => break,
+        }
+    }
+    let read = |screen: &str| {
+        screen.contains(" events")
+            && !screen.contains("reading the log")
+            && !screen.contains("analysing the log")
+    };
+    let done = tui
+        .wait_until(read, Duration::from_secs(600))
+        .expect("the log is read");
+    let whole = (done - opened).as_secs_f64();
+    rows.push(row(
+        &format!("TUI on a {mb:.0} MiB log: read and analysed whole (process start to the status clearing)"),
+        "(throughput)",
+        format!("{whole:.1} s ({:.0} MiB/s)", mb / whole),
+        "-".into(),
+        None,
+    ));
+    rows.push(row(
+        &format!(
+            "TUI on a {mb:.0} MiB log: a search answered while the log is read ({} searches)",
+            answers.len()
+        ),
+        "(latency)",
+        if answers.is_empty() {
+            "the read ended before an answer".into()
+        } else {
+            format!(
+                "p50 {:.0} ms, max {:.0} ms",
+                percentile(answers.clone(), 50.0),
+                percentile(answers.clone(), 100.0)
+            )
+        },
+        "-".into(),
+        None,
+    ));
 }
 
 fn folder_row(rows: &mut Vec<Row>) {

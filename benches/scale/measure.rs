@@ -77,6 +77,8 @@ pub struct Tui {
     started: Instant,
     /// Peak `RssAnon` so far, KiB, sampled every 10 ms.
     peak: Arc<std::sync::atomic::AtomicU64>,
+    /// What is typed into the terminal.
+    keys: Mutex<Box<dyn std::io::Write + Send>>,
 }
 
 const ROWS: u16 = 30;
@@ -100,6 +102,7 @@ impl Tui {
         let started = Instant::now();
         let child = pty.slave.spawn_command(cmd).expect("the TUI starts");
         let mut reader = pty.master.try_clone_reader().expect("reads the pty");
+        let keys = Mutex::new(pty.master.take_writer().expect("writes to the pty"));
         let size = |n| std::num::NonZeroU16::new(n).expect("not zero");
         let screen = Arc::new(Mutex::new(vt100::Parser::new(size(ROWS), size(COLS), 0)));
         let (tx, drawn): (Sender<()>, _) = channel();
@@ -132,7 +135,15 @@ impl Tui {
             drawn,
             started,
             peak,
+            keys,
         }
+    }
+
+    /// Types `text` into the terminal.
+    pub fn type_text(&self, text: &str) {
+        let mut keys = self.keys.lock().expect("keys");
+        keys.write_all(text.as_bytes()).expect("types");
+        keys.flush().expect("types");
     }
 
     pub fn contents(&self) -> String {
