@@ -87,12 +87,8 @@ pub fn analyze_with(
         );
     }
     // A whole log read once: its regions are analysed on every core.
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    let analysis = analysis::report::Analyzer::with_threads(threads).analyze(
-        &session,
-        &sidecar.decisions,
-        strict,
-    );
+    let analysis =
+        analysis::report::Analyzer::on_every_core().analyze(&session, &sidecar.decisions, strict);
     Ok(Loaded {
         session,
         sidecar: sidecar.decisions,

@@ -409,14 +409,10 @@ fn is_extension(ext: &str) -> bool {
         && ext.bytes().any(|b| b.is_ascii_alphabetic())
 }
 
-/// Classes whose pattern names the token in group 1 after a keyword.
-fn keyword_class(class: TokenClass) -> bool {
-    matches!(class, TokenClass::Numbered | TokenClass::Branch)
-}
-
-/// How a class's candidates are found: its regex, or for the two classes of plain
-/// shape that most runs are tried for, a hand-written search that finds what the regex
-/// finds (leftmost, then longest) without a regex search's cost per run.
+/// How a class's candidates are found: its regex, or a hand-written search that finds
+/// what the regex finds (leftmost, then longest) without a regex search's cost: for the
+/// two classes of plain shape that most runs are tried for, and for the numbered class,
+/// whose keywords give a regex no literal to skip to.
 #[derive(Clone, Copy)]
 enum Pattern<'p> {
     Regex(&'p Regex),
@@ -434,6 +430,11 @@ enum Pattern<'p> {
 type Span = std::ops::Range<usize>;
 
 impl Pattern<'_> {
+    /// Whether a match is a keyword, then the candidate: the keyword must start a word.
+    fn after_keyword(self) -> bool {
+        matches!(self, Pattern::Keyword(_) | Pattern::Numbered(_))
+    }
+
     /// The first match in `haystack` at or after `pos`, and the candidate in it.
     fn find_at(self, haystack: &str, pos: usize) -> Option<(Span, Span)> {
         let whole = |m: regex::Match| m.start()..m.end();
@@ -512,6 +513,7 @@ const NUMBER_KEYWORDS: [&str; 15] = [
 fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
     let bytes = text.as_bytes();
     let is_digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
+    let byte_before = |at: usize| at.checked_sub(1).and_then(|i| bytes.get(i)).copied();
     // The digits of a match lie in a run that holds one, past `pos`.
     let first = runs.partition_point(|run| run.end <= pos);
     let with_digits = runs
@@ -523,10 +525,8 @@ fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
         let in_run = bytes.get(run.start..run.end).unwrap_or_default();
         let after_mark = memchr::memchr2_iter(b'#', b':', in_run).map(|i| run.start + i + 1);
         for digits in std::iter::once(run.start).chain(after_mark) {
-            let after_separator = digits
-                .checked_sub(1)
-                .and_then(|i| bytes.get(i))
-                .is_some_and(|b| matches!(b, b' ' | b'\t' | b'#' | b':'));
+            let after_separator =
+                byte_before(digits).is_some_and(|b| matches!(b, b' ' | b'\t' | b'#' | b':'));
             if digits <= pos || !(after_separator && is_digit(digits) && is_digit(digits + 1)) {
                 continue;
             }
@@ -537,20 +537,12 @@ fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
             // before the digits is one of them.
             let mut keyword_end = digits;
             let back_over_blanks = |at: &mut usize| {
-                while at
-                    .checked_sub(1)
-                    .and_then(|i| bytes.get(i))
-                    .is_some_and(|b| matches!(b, b' ' | b'\t'))
-                {
+                while byte_before(*at).is_some_and(|b| matches!(b, b' ' | b'\t')) {
                     *at -= 1;
                 }
             };
             back_over_blanks(&mut keyword_end);
-            if keyword_end
-                .checked_sub(1)
-                .and_then(|i| bytes.get(i))
-                .is_some_and(|b| matches!(b, b'#' | b':'))
-            {
+            if byte_before(keyword_end).is_some_and(|b| matches!(b, b'#' | b':')) {
                 keyword_end -= 1;
                 back_over_blanks(&mut keyword_end);
             }
@@ -623,7 +615,7 @@ fn scan(
                 None => ok = false,
             }
         }
-        let keyword_ok = !keyword_class(class)
+        let keyword_ok = !pattern.after_keyword()
             || text[..whole.start]
                 .chars()
                 .next_back()
