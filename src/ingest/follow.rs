@@ -29,6 +29,11 @@ pub enum Change {
 /// How many leading bytes identify the file's content.
 const HEAD: u64 = 1024;
 
+/// Bytes of lines read between two calls of a first-read step's `meanwhile`: a line
+/// parsed on one thread runs at tens of MiB/s, so a view's request waits some tens of
+/// milliseconds for its turn, not a whole step (up to 32 MiB).
+pub const MEANWHILE_BYTES: u64 = 1 << 20;
+
 pub struct Follower {
     path: PathBuf,
     parser: LogParser,
@@ -72,15 +77,18 @@ impl Follower {
     }
 
     /// One step of the first read: complete lines until about `budget` more bytes are
-    /// read or the end is reached; `progress` counts from the read's start. Returns
-    /// whether the end was reached.
+    /// read or the end is reached; `progress` counts from the read's start, and
+    /// `meanwhile` is called after every [`MEANWHILE_BYTES`] of lines read (a view
+    /// answers its requests there: a step can take seconds). Returns whether the end
+    /// was reached.
     pub fn read_first(
         &mut self,
         budget: u64,
         progress: &mut super::progress::ProgressCount<'_>,
+        meanwhile: &mut dyn FnMut(),
     ) -> io::Result<bool> {
         let file = File::open(&self.path)?;
-        self.read_lines(file, budget, progress)
+        self.read_lines(file, budget, progress, meanwhile)
     }
 
     /// Byte offset just past the last complete line read.
@@ -148,16 +156,19 @@ impl Follower {
     fn read_new(&mut self, file: File) -> io::Result<()> {
         let mut quiet = |_| {};
         let mut progress = super::progress::ProgressCount::new(0, &mut quiet);
-        self.read_lines(file, u64::MAX, &mut progress).map(|_| ())
+        self.read_lines(file, u64::MAX, &mut progress, &mut || {})
+            .map(|_| ())
     }
 
     /// Reads complete lines from the offset reached until `budget` bytes past it (the
-    /// line that crosses it is read whole) or the end; true at the end.
+    /// line that crosses it is read whole) or the end, calling `meanwhile` after every
+    /// [`MEANWHILE_BYTES`]; true at the end.
     fn read_lines(
         &mut self,
         mut file: File,
         budget: u64,
         progress: &mut super::progress::ProgressCount<'_>,
+        meanwhile: &mut dyn FnMut(),
     ) -> io::Result<bool> {
         let meta = file.metadata()?;
         self.identity = Some((meta.dev(), meta.ino()));
@@ -169,6 +180,7 @@ impl Follower {
         );
         let mut lines = LineReader::starting_at(reader, self.offset, self.next_line);
         let mut at_end = true;
+        let mut call_at = self.offset.saturating_add(MEANWHILE_BYTES);
         while let Some(line) = lines.next_line()? {
             if !line.terminated {
                 break;
@@ -179,6 +191,10 @@ impl Follower {
             if self.offset >= stop {
                 at_end = false;
                 break;
+            }
+            if self.offset >= call_at {
+                meanwhile();
+                call_at = self.offset.saturating_add(MEANWHILE_BYTES);
             }
         }
         self.parser.settle();
@@ -214,6 +230,38 @@ mod tests {
         assert_eq!(follower.poll().unwrap(), Change::Grew);
         assert_eq!(follower.session().events.len(), 2);
         assert_eq!(follower.poll().unwrap(), Change::None);
+    }
+
+    /// A step of the first read lets its caller in after every `MEANWHILE_BYTES` of
+    /// lines (a view answers its requests there), not only when the step ends.
+    #[test]
+    fn a_first_read_step_lets_its_caller_in_as_it_goes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("long.jsonl");
+        let line = format!(
+            "{{\"type\":\"message\",\"text\":\"{}\"}}\n",
+            "w ".repeat(500)
+        );
+        // A little over three times the interval.
+        let lines = (3 * MEANWHILE_BYTES) as usize / line.len() + 1;
+        std::fs::write(&path, line.repeat(lines)).unwrap();
+        let mut quiet = |_| {};
+        let mut progress = super::super::progress::ProgressCount::new(0, &mut quiet);
+        let mut follower = Follower::start(&path).unwrap();
+        let mut calls = 0;
+        let short = MEANWHILE_BYTES / 2;
+        let at_end = follower
+            .read_first(short, &mut progress, &mut || calls += 1)
+            .unwrap();
+        assert!(!at_end);
+        assert_eq!(calls, 0, "a step shorter than the interval ends first");
+        let at_end = follower
+            .read_first(u64::MAX, &mut progress, &mut || calls += 1)
+            .unwrap();
+        assert!(at_end);
+        // From half an interval in: after one and a half, and after two and a half.
+        assert_eq!(calls, 2, "once per interval read in the step");
+        assert_eq!(follower.session().events.len(), lines);
     }
 
     #[test]

@@ -153,14 +153,17 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
 /// How much of a log the first read takes before the view shows it.
 const FIRST_STEP: u64 = 256 << 10;
 
-/// The most the first read takes before it answers the app's requests again.
+/// The most the first read takes in one step, after which it may show what it has
+/// read (requests are answered within a step too). Steps of 4 MiB raised the viewing
+/// peak over its budget.
 const MAX_STEP: u64 = 32 << 20;
 
 /// The first read of the log, a step at a time. What is read so far goes to the app
 /// as a partial snapshot after the first 256 KiB and then each time the read has
 /// doubled, so the first screen of a large log shows at once and the partial
-/// snapshots cost no more than the whole log once again. Between steps the app's
-/// requests (texts, search) are answered from the latest partial snapshot. `None`
+/// snapshots cost no more than the whole log once again. The app's requests (texts,
+/// search) are answered from the latest partial snapshot, between steps and every
+/// [`MEANWHILE_BYTES`](crate::ingest::follow::MEANWHILE_BYTES) within one. `None`
 /// when the app has gone. The sidecar's signature is taken before the read, so a
 /// decision recorded during it is seen by the first look after it.
 #[allow(clippy::type_complexity)]
@@ -188,11 +191,23 @@ fn first_read(
     let mut shown: Option<(u64, Arc<Snapshot>)> = None;
     loop {
         let step = state.follower.read_to().clamp(FIRST_STEP, MAX_STEP);
-        if state
+        let mut app_gone = false;
+        // Requests are answered inside a step too, so that they wait for a slice of
+        // the step, not the whole of it; before the first partial snapshot they wait.
+        let mut meanwhile = || {
+            if let Some((_, partial)) = shown.as_ref().filter(|_| !app_gone) {
+                app_gone =
+                    !answer_waiting(path, backend, rx, to_app, partial, &mut decided_meanwhile);
+            }
+        };
+        let at_end = state
             .follower
-            .read_first(step, &mut count)
-            .map_err(failed)?
-        {
+            .read_first(step, &mut count, &mut meanwhile)
+            .map_err(failed)?;
+        if app_gone {
+            return Ok(None);
+        }
+        if at_end {
             break;
         }
         let read_to = state.follower.read_to();
@@ -210,16 +225,9 @@ fn first_read(
             }
             shown = Some((read_to, partial));
         }
-        for wake in rx.try_iter() {
-            match (wake, &shown) {
-                (Wake::Request(request), Some((_, partial))) => {
-                    let answer = serve(path, partial, request, backend);
-                    if to_app.send(Msg::Worker(answer)).is_err() {
-                        return Ok(None);
-                    }
-                }
-                (Wake::Decided, _) => decided_meanwhile = true,
-                _ => {}
+        if let Some((_, partial)) = &shown {
+            if !answer_waiting(path, backend, rx, to_app, partial, &mut decided_meanwhile) {
+                return Ok(None);
             }
         }
     }
@@ -229,6 +237,33 @@ fn first_read(
     let snapshot = state.build(path, shown.as_ref().map(|(_, partial)| &**partial))?;
     snapshot.build_newest_view();
     Ok(Some((state, snapshot, sidecar)))
+}
+
+/// Answers the app's waiting requests during the first read from `partial`, the latest
+/// partial snapshot, and notes a decision recorded elsewhere in `decided`. False when
+/// the app has gone.
+fn answer_waiting(
+    path: &Path,
+    backend: &crate::store::channel::Backend,
+    rx: &Receiver<Wake>,
+    to_app: &Sender<Msg>,
+    partial: &Snapshot,
+    decided: &mut bool,
+) -> bool {
+    for wake in rx.try_iter() {
+        match wake {
+            Wake::Request(request) => {
+                let answer = serve(path, partial, request, backend);
+                if to_app.send(Msg::Worker(answer)).is_err() {
+                    return false;
+                }
+            }
+            Wake::Decided => *decided = true,
+            // The first read goes on to the end of the file as it is then.
+            Wake::Changed => {}
+        }
+    }
+    true
 }
 
 /// Size and time of the decision sidecar and the binding ledger.
