@@ -113,7 +113,7 @@ pub fn files() -> Stores {
 }
 
 pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle {
-    let (tx, rx) = channel();
+    let (tx, mut rx) = channel();
     let wake = tx.clone();
     let decided = tx.clone();
     std::thread::spawn(move || {
@@ -128,7 +128,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             let message = format!("{}: {e}", backend.channel.location());
             let _ = to_app.send(Msg::Worker(Update::Error(message)));
         }
-        match first_read(&path, &backend, &rx, &to_app) {
+        match first_read(&path, &backend, &mut rx, &to_app) {
             Ok(Some((state, snapshot, sidecar))) => {
                 let snapshot = Arc::new(snapshot);
                 let first = Update::Snapshot(snapshot.clone(), Change::Grew);
@@ -162,15 +162,16 @@ const MAX_STEP: u64 = 32 << 20;
 /// as a partial snapshot after the first 256 KiB and then each time the read has
 /// doubled, so the first screen of a large log shows at once and the partial
 /// snapshots cost no more than the whole log once again. The app's requests (texts,
-/// search) are answered from the latest partial snapshot, between steps and every
-/// [`MEANWHILE_BYTES`](crate::ingest::follow::MEANWHILE_BYTES) within one. `None`
+/// search) are answered from the latest partial snapshot, between steps, every
+/// [`MEANWHILE_BYTES`](crate::ingest::follow::MEANWHILE_BYTES) within one, and while a
+/// look analyses what is read (on a thread of its own). `None`
 /// when the app has gone. The sidecar's signature is taken before the read, so a
 /// decision recorded during it is seen by the first look after it.
 #[allow(clippy::type_complexity)]
 fn first_read(
     path: &Path,
     backend: &crate::store::channel::Backend,
-    rx: &Receiver<Wake>,
+    rx: &mut Receiver<Wake>,
     to_app: &Sender<Msg>,
 ) -> Result<Option<(Following, Snapshot, Signature)>, String> {
     let failed = |e: std::io::Error| format!("{}: {e}", path.display());
@@ -187,6 +188,12 @@ fn first_read(
         declared: DeclaredPass::default(),
         decisions: standing(&*backend.channel)?,
     };
+    let mut app = AppRequests {
+        path,
+        backend,
+        rx,
+        to_app,
+    };
     let mut decided_meanwhile = false;
     let mut shown: Option<(u64, Arc<Snapshot>)> = None;
     loop {
@@ -196,8 +203,7 @@ fn first_read(
         // the step, not the whole of it; before the first partial snapshot they wait.
         let mut meanwhile = || {
             if let Some((_, partial)) = shown.as_ref().filter(|_| !app_gone) {
-                app_gone =
-                    !answer_waiting(path, backend, rx, to_app, partial, &mut decided_meanwhile);
+                app_gone = !app.answer_waiting(partial, &mut decided_meanwhile);
             }
         };
         let at_end = state
@@ -216,7 +222,12 @@ fn first_read(
             // one is taken while this one is shown, and its would be a second. What
             // the one before holds that still holds (its rows) is shared.
             let before = shown.as_ref().map(|(_, partial)| &**partial);
-            let partial = Arc::new(state.build(path, before)?);
+            let built =
+                app.answer_during(before, &mut decided_meanwhile, || state.build(path, before));
+            let Some(built) = built else {
+                return Ok(None);
+            };
+            let partial = Arc::new(built?);
             if to_app
                 .send(Msg::Worker(Update::Partial(partial.clone())))
                 .is_err()
@@ -226,7 +237,7 @@ fn first_read(
             shown = Some((read_to, partial));
         }
         if let Some((_, partial)) = &shown {
-            if !answer_waiting(path, backend, rx, to_app, partial, &mut decided_meanwhile) {
+            if !app.answer_waiting(partial, &mut decided_meanwhile) {
                 return Ok(None);
             }
         }
@@ -234,36 +245,113 @@ fn first_read(
     if decided_meanwhile {
         state.decisions = standing(&*backend.channel)?;
     }
-    let snapshot = state.build(path, shown.as_ref().map(|(_, partial)| &**partial))?;
-    snapshot.build_newest_view();
+    let before = shown.as_ref().map(|(_, partial)| &**partial);
+    let mut decided_late = false;
+    let built = app.answer_during(before, &mut decided_late, || {
+        let snapshot = state.build(path, before)?;
+        snapshot.build_newest_view();
+        Ok::<_, String>(snapshot)
+    });
+    let Some(built) = built else {
+        return Ok(None);
+    };
+    let mut snapshot = built?;
+    if decided_late {
+        // Taken off the queue while the last look ran: looked at again, not lost.
+        state.decisions = standing(&*backend.channel)?;
+        snapshot = state.build(path, Some(&snapshot))?;
+        snapshot.build_newest_view();
+    }
     Ok(Some((state, snapshot, sidecar)))
 }
 
-/// Answers the app's waiting requests during the first read from `partial`, the latest
-/// partial snapshot, and notes a decision recorded elsewhere in `decided`. False when
-/// the app has gone.
-fn answer_waiting(
-    path: &Path,
-    backend: &crate::store::channel::Backend,
-    rx: &Receiver<Wake>,
-    to_app: &Sender<Msg>,
+/// What the first read needs to answer the app's requests while it goes on.
+struct AppRequests<'a> {
+    path: &'a Path,
+    backend: &'a crate::store::channel::Backend,
+    rx: &'a mut Receiver<Wake>,
+    to_app: &'a Sender<Msg>,
+}
+
+/// How often the thread that answers during a look looks whether the look has ended.
+const LOOK_AGAIN: Duration = Duration::from_millis(5);
+
+/// Answers `wake` from `partial`, the latest partial snapshot of the first read, and
+/// notes a decision recorded elsewhere in `decided`. False when the app has gone.
+fn answer_from(
     partial: &Snapshot,
+    (path, backend, to_app): (&Path, &crate::store::channel::Backend, &Sender<Msg>),
+    wake: Wake,
     decided: &mut bool,
 ) -> bool {
-    for wake in rx.try_iter() {
-        match wake {
-            Wake::Request(request) => {
-                let answer = serve(path, partial, request, backend);
-                if to_app.send(Msg::Worker(answer)).is_err() {
-                    return false;
-                }
-            }
-            Wake::Decided => *decided = true,
-            // The first read goes on to the end of the file as it is then.
-            Wake::Changed => {}
+    match wake {
+        Wake::Request(request) => {
+            let answer = serve(path, partial, request, backend);
+            to_app.send(Msg::Worker(answer)).is_ok()
         }
+        Wake::Decided => {
+            *decided = true;
+            true
+        }
+        // The first read goes on to the end of the file as it is then.
+        Wake::Changed => true,
     }
-    true
+}
+
+impl AppRequests<'_> {
+    fn replying(&self) -> (&Path, &crate::store::channel::Backend, &Sender<Msg>) {
+        (self.path, self.backend, self.to_app)
+    }
+
+    /// Answers the waiting requests from `partial` and notes a decision recorded
+    /// elsewhere in `decided`. False when the app has gone.
+    fn answer_waiting(&self, partial: &Snapshot, decided: &mut bool) -> bool {
+        let replying = self.replying();
+        self.rx
+            .try_iter()
+            .all(|wake| answer_from(partial, replying, wake, decided))
+    }
+
+    /// Runs `work` (a look at what is read: seconds on a large log) while a thread of
+    /// its own answers the requests from `partial`, when there is one to answer from.
+    /// The look stays on this thread: memory a thread allocates goes to a pool of its
+    /// own (an arena of the C allocator), and the look run on another one raised the
+    /// viewing peak by 4 MiB. `None` when the app has gone.
+    fn answer_during<T>(
+        &mut self,
+        partial: Option<&Snapshot>,
+        decided: &mut bool,
+        work: impl FnOnce() -> T,
+    ) -> Option<T> {
+        let Some(partial) = partial else {
+            return Some(work());
+        };
+        let replying = (self.path, self.backend, self.to_app);
+        let rx = &mut *self.rx;
+        let looked = &std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            // The receiver is lent to the thread (it cannot be shared).
+            let answering = scope.spawn(move || {
+                let mut decided = false;
+                let mut app_here = true;
+                while app_here && !looked.load(std::sync::atomic::Ordering::Acquire) {
+                    match rx.recv_timeout(LOOK_AGAIN) {
+                        Ok(wake) => app_here = answer_from(partial, replying, wake, &mut decided),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => break,
+                    }
+                }
+                (app_here, decided)
+            });
+            let done = work();
+            looked.store(true, std::sync::atomic::Ordering::Release);
+            let (app_here, decided_meanwhile) = answering
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            *decided |= decided_meanwhile;
+            app_here.then_some(done)
+        })
+    }
 }
 
 /// Size and time of the decision sidecar and the binding ledger.
@@ -557,4 +645,51 @@ pub fn search(
                     .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
             })
         })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::sync::mpsc::channel;
+
+    /// A look that takes long (a partial analysis of a large log) runs while the app's
+    /// requests are answered from the snapshot shown: here the look ends only once the
+    /// app has its answer, and times out when the answer waits for the look.
+    #[test]
+    fn a_long_look_does_not_hold_up_the_apps_requests() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/sample-sessions/seed-migration-rollback.jsonl"
+        ));
+        let session = crate::ingest::load(path).unwrap();
+        let analysis = Analyzer::default().analyze(&session, &[], false);
+        let partial = Snapshot::from_analysis(session, analysis, None);
+        let backend = crate::store::channel::Backend::files(path);
+        let (tx, mut rx) = channel();
+        let (to_app, from_worker) = channel();
+        let mut app = AppRequests {
+            path,
+            backend: &backend,
+            rx: &mut rx,
+            to_app: &to_app,
+        };
+        let mut decided = false;
+        let answered = app.answer_during(Some(&partial), &mut decided, || {
+            let search = Request::Search {
+                query: "nowhere-in-the-log".into(),
+                from: 0,
+                forward: true,
+            };
+            tx.send(Wake::Request(search)).unwrap();
+            tx.send(Wake::Decided).unwrap();
+            from_worker.recv_timeout(Duration::from_secs(10)).ok()
+        });
+        let Some(Some(Msg::Worker(Update::Found { .. }))) = answered else {
+            panic!("the search was not answered while the look ran");
+        };
+        // The decision is noted for the caller (which reads the decisions again) or
+        // still waiting: not lost.
+        assert!(decided || matches!(rx.try_recv(), Ok(Wake::Decided)));
+    }
 }
