@@ -390,7 +390,7 @@ struct Requirements<'a> {
     /// The pending steps and their targets as text, written out once.
     steps: Vec<(&'a str, String)>,
     /// The word runs of the steps' targets (see [`word_runs`]).
-    step_runs: HashSet<String>,
+    step_runs: FastSet<String>,
     obligations: Vec<&'a ObligationState>,
     by_text: FastMap<&'a str, Vec<usize>>,
     by_file: FastMap<String, Vec<usize>>,

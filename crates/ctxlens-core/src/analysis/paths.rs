@@ -49,7 +49,11 @@ fn resolve(path: &str, cwd: Option<&str>) -> String {
 /// but the root's (`/` alone is resolved too).
 fn is_resolved(path: &str) -> bool {
     let rest = path.strip_prefix('/').unwrap_or(path);
-    path == "/" || rest.split('/').all(|part| !matches!(part, "" | "." | ".."))
+    path == "/"
+        || rest
+            .as_bytes()
+            .split(|&b| b == b'/')
+            .all(|part| !matches!(part, b"" | b"." | b".."))
 }
 
 /// Folder and extension of a path, for "same shape" comparisons.
