@@ -14,6 +14,7 @@ use crate::store::paths::decisions_path;
 use crate::store::record::{record_decision, Outcome};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -189,10 +190,12 @@ fn first_read(
         decisions: standing(&*backend.channel)?,
     };
     let mut app = AppRequests {
-        path,
-        backend,
+        reply: Reply {
+            path,
+            backend,
+            to_app,
+        },
         rx,
-        to_app,
     };
     let mut decided_meanwhile = false;
     let mut shown: Option<(u64, Arc<Snapshot>)> = None;
@@ -267,49 +270,58 @@ fn first_read(
 
 /// What the first read needs to answer the app's requests while it goes on.
 struct AppRequests<'a> {
+    reply: Reply<'a>,
+    rx: &'a mut Receiver<Wake>,
+}
+
+/// Where a request's answer comes from and goes.
+#[derive(Clone, Copy)]
+struct Reply<'a> {
     path: &'a Path,
     backend: &'a crate::store::channel::Backend,
-    rx: &'a mut Receiver<Wake>,
     to_app: &'a Sender<Msg>,
+}
+
+impl Reply<'_> {
+    /// Answers `wake` from `partial`, the latest partial snapshot of the first read,
+    /// and notes a decision recorded elsewhere in `decided`. False when the app has
+    /// gone.
+    fn answer(self, partial: &Snapshot, wake: Wake, decided: &mut bool) -> bool {
+        match wake {
+            Wake::Request(request) => {
+                let answer = serve(self.path, partial, request, self.backend);
+                self.to_app.send(Msg::Worker(answer)).is_ok()
+            }
+            Wake::Decided => {
+                *decided = true;
+                true
+            }
+            // The first read goes on to the end of the file as it is then.
+            Wake::Changed => true,
+        }
+    }
 }
 
 /// How often the thread that answers during a look looks whether the look has ended.
 const LOOK_AGAIN: Duration = Duration::from_millis(5);
 
-/// Answers `wake` from `partial`, the latest partial snapshot of the first read, and
-/// notes a decision recorded elsewhere in `decided`. False when the app has gone.
-fn answer_from(
-    partial: &Snapshot,
-    (path, backend, to_app): (&Path, &crate::store::channel::Backend, &Sender<Msg>),
-    wake: Wake,
-    decided: &mut bool,
-) -> bool {
-    match wake {
-        Wake::Request(request) => {
-            let answer = serve(path, partial, request, backend);
-            to_app.send(Msg::Worker(answer)).is_ok()
-        }
-        Wake::Decided => {
-            *decided = true;
-            true
-        }
-        // The first read goes on to the end of the file as it is then.
-        Wake::Changed => true,
+/// Sets its flag when dropped: a look that ends, even by a panic, lets the thread that
+/// answers meanwhile end too (else the scope would wait for it for ever).
+struct SetWhenDone<'a>(&'a AtomicBool);
+
+impl Drop for SetWhenDone<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
     }
 }
 
 impl AppRequests<'_> {
-    fn replying(&self) -> (&Path, &crate::store::channel::Backend, &Sender<Msg>) {
-        (self.path, self.backend, self.to_app)
-    }
-
     /// Answers the waiting requests from `partial` and notes a decision recorded
     /// elsewhere in `decided`. False when the app has gone.
     fn answer_waiting(&self, partial: &Snapshot, decided: &mut bool) -> bool {
-        let replying = self.replying();
         self.rx
             .try_iter()
-            .all(|wake| answer_from(partial, replying, wake, decided))
+            .all(|wake| self.reply.answer(partial, wake, decided))
     }
 
     /// Runs `work` (a look at what is read: seconds on a large log) while a thread of
@@ -326,25 +338,27 @@ impl AppRequests<'_> {
         let Some(partial) = partial else {
             return Some(work());
         };
-        let replying = (self.path, self.backend, self.to_app);
+        let reply = self.reply;
         let rx = &mut *self.rx;
-        let looked = &std::sync::atomic::AtomicBool::new(false);
+        let looked = &AtomicBool::new(false);
         std::thread::scope(|scope| {
             // The receiver is lent to the thread (it cannot be shared).
             let answering = scope.spawn(move || {
                 let mut decided = false;
                 let mut app_here = true;
-                while app_here && !looked.load(std::sync::atomic::Ordering::Acquire) {
+                while app_here && !looked.load(Ordering::Acquire) {
                     match rx.recv_timeout(LOOK_AGAIN) {
-                        Ok(wake) => app_here = answer_from(partial, replying, wake, &mut decided),
+                        Ok(wake) => app_here = reply.answer(partial, wake, &mut decided),
                         Err(RecvTimeoutError::Timeout) => {}
                         Err(RecvTimeoutError::Disconnected) => break,
                     }
                 }
                 (app_here, decided)
             });
-            let done = work();
-            looked.store(true, std::sync::atomic::Ordering::Release);
+            let done = {
+                let _ended = SetWhenDone(looked);
+                work()
+            };
             let (app_here, decided_meanwhile) = answering
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
@@ -653,26 +667,35 @@ mod tests {
     use super::*;
     use std::sync::mpsc::channel;
 
+    const SAMPLE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample-sessions/seed-migration-rollback.jsonl"
+    );
+
+    /// A partial snapshot of the sample log, to answer from.
+    fn partial() -> Snapshot {
+        let session = crate::ingest::load(Path::new(SAMPLE)).unwrap();
+        let analysis = Analyzer::default().analyze(&session, &[], false);
+        Snapshot::from_analysis(session, analysis, None)
+    }
+
     /// A look that takes long (a partial analysis of a large log) runs while the app's
     /// requests are answered from the snapshot shown: here the look ends only once the
     /// app has its answer, and times out when the answer waits for the look.
     #[test]
     fn a_long_look_does_not_hold_up_the_apps_requests() {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/sample-sessions/seed-migration-rollback.jsonl"
-        ));
-        let session = crate::ingest::load(path).unwrap();
-        let analysis = Analyzer::default().analyze(&session, &[], false);
-        let partial = Snapshot::from_analysis(session, analysis, None);
+        let path = Path::new(SAMPLE);
+        let partial = partial();
         let backend = crate::store::channel::Backend::files(path);
         let (tx, mut rx) = channel();
         let (to_app, from_worker) = channel();
         let mut app = AppRequests {
-            path,
-            backend: &backend,
+            reply: Reply {
+                path,
+                backend: &backend,
+                to_app: &to_app,
+            },
             rx: &mut rx,
-            to_app: &to_app,
         };
         let mut decided = false;
         let answered = app.answer_during(Some(&partial), &mut decided, || {
@@ -691,5 +714,32 @@ mod tests {
         // The decision is noted for the caller (which reads the decisions again) or
         // still waiting: not lost.
         assert!(decided || matches!(rx.try_recv(), Ok(Wake::Decided)));
+    }
+
+    /// A look that panics raises its panic here: the thread that answers meanwhile
+    /// ends with it (waiting for it would hang the worker for ever).
+    #[test]
+    fn a_look_that_panics_does_not_leave_the_answering_thread_behind() {
+        let path = Path::new(SAMPLE);
+        let partial = partial();
+        let backend = crate::store::channel::Backend::files(path);
+        // The app is still there: its end would stop the answering thread anyway.
+        let (_tx, mut rx) = channel();
+        let (to_app, _from_worker) = channel();
+        let mut app = AppRequests {
+            reply: Reply {
+                path,
+                backend: &backend,
+                to_app: &to_app,
+            },
+            rx: &mut rx,
+        };
+        let mut decided = false;
+        let looked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            app.answer_during(Some(&partial), &mut decided, || -> u8 {
+                panic!("the look failed")
+            })
+        }));
+        assert!(looked.is_err());
     }
 }
