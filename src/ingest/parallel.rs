@@ -132,7 +132,13 @@ fn read_batches<R: BufRead>(
     workers: &[SyncSender<Batch>],
     batch_bytes: usize,
 ) -> io::Result<()> {
-    let mut batch = Batch::default();
+    // Room for a batch's lines and the line that ends it, so that filling one does not
+    // copy it again as it grows.
+    let empty = || Batch {
+        bytes: Vec::with_capacity(batch_bytes.saturating_mul(2)),
+        lines: Vec::new(),
+    };
+    let mut batch = empty();
     let mut turn = workers.iter().cycle();
     let mut deal = |batch: Batch| -> io::Result<()> {
         match turn.next().map(|worker| worker.send(batch)) {
@@ -143,7 +149,7 @@ fn read_batches<R: BufRead>(
     while let Some(line) = lines.next_line()? {
         batch.push(&line);
         if batch.bytes.len() >= batch_bytes {
-            deal(std::mem::take(&mut batch))?;
+            deal(std::mem::replace(&mut batch, empty()))?;
         }
     }
     if !batch.lines.is_empty() {

@@ -881,9 +881,18 @@ fn exact_survivors(
     for &id in &ids {
         let info = session.tokens.get(id);
         let token = info.text;
-        let rarest = word_runs_at(token)
-            .map(|(offset, run)| (offset, places.get(run).map_or(&[][..], Vec::as_slice)))
-            .min_by_key(|(_, at)| at.len());
+        // The first of the rarest runs; a run the summary lacks is as rare as any can be,
+        // and most dropped tokens have one.
+        let mut rarest: Option<(usize, &[usize])> = None;
+        for (offset, run) in word_runs_at(token) {
+            let at = places.get(run).map_or(&[][..], Vec::as_slice);
+            if rarest.is_none_or(|(_, fewest)| at.len() < fewest.len()) {
+                rarest = Some((offset, at));
+            }
+            if at.is_empty() {
+                break;
+            }
+        }
         let occurs = match rarest {
             Some((offset, at)) => at.iter().any(|&run_at| {
                 run_at.checked_sub(offset).is_some_and(|start| {
