@@ -672,20 +672,14 @@ mod tests {
         "/sample-sessions/seed-migration-rollback.jsonl"
     );
 
-    /// A partial snapshot of the sample log, to answer from.
-    fn partial() -> Snapshot {
-        let session = crate::ingest::load(Path::new(SAMPLE)).unwrap();
-        let analysis = Analyzer::default().analyze(&session, &[], false);
-        Snapshot::from_analysis(session, analysis, None)
-    }
-
-    /// A look that takes long (a partial analysis of a large log) runs while the app's
-    /// requests are answered from the snapshot shown: here the look ends only once the
-    /// app has its answer, and times out when the answer waits for the look.
-    #[test]
-    fn a_long_look_does_not_hold_up_the_apps_requests() {
+    /// Runs `test` with the first read's answering side on a partial snapshot of the
+    /// sample log, the sending end of the worker's wakes and the app's end of the
+    /// answers.
+    fn with_app(test: impl FnOnce(&mut AppRequests, &Snapshot, Sender<Wake>, Receiver<Msg>)) {
         let path = Path::new(SAMPLE);
-        let partial = partial();
+        let session = crate::ingest::load(path).unwrap();
+        let analysis = Analyzer::default().analyze(&session, &[], false);
+        let partial = Snapshot::from_analysis(session, analysis, None);
         let backend = crate::store::channel::Backend::files(path);
         let (tx, mut rx) = channel();
         let (to_app, from_worker) = channel();
@@ -697,49 +691,49 @@ mod tests {
             },
             rx: &mut rx,
         };
-        let mut decided = false;
-        let answered = app.answer_during(Some(&partial), &mut decided, || {
-            let search = Request::Search {
-                query: "nowhere-in-the-log".into(),
-                from: 0,
-                forward: true,
+        test(&mut app, &partial, tx, from_worker);
+    }
+
+    /// A look that takes long (a partial analysis of a large log) runs while the app's
+    /// requests are answered from the snapshot shown: here the look ends only once the
+    /// app has its answer, and times out when the answer waits for the look.
+    #[test]
+    fn a_long_look_does_not_hold_up_the_apps_requests() {
+        with_app(|app, partial, tx, from_worker| {
+            let mut decided = false;
+            let answered = app.answer_during(Some(partial), &mut decided, || {
+                let search = Request::Search {
+                    query: "nowhere-in-the-log".into(),
+                    from: 0,
+                    forward: true,
+                };
+                tx.send(Wake::Request(search)).unwrap();
+                tx.send(Wake::Decided).unwrap();
+                from_worker.recv_timeout(Duration::from_secs(10)).ok()
+            });
+            let Some(Some(Msg::Worker(Update::Found { .. }))) = answered else {
+                panic!("the search was not answered while the look ran");
             };
-            tx.send(Wake::Request(search)).unwrap();
-            tx.send(Wake::Decided).unwrap();
-            from_worker.recv_timeout(Duration::from_secs(10)).ok()
+            // The decision is noted for the caller (which reads the decisions again) or
+            // still waiting: not lost.
+            assert!(decided || matches!(app.rx.try_recv(), Ok(Wake::Decided)));
         });
-        let Some(Some(Msg::Worker(Update::Found { .. }))) = answered else {
-            panic!("the search was not answered while the look ran");
-        };
-        // The decision is noted for the caller (which reads the decisions again) or
-        // still waiting: not lost.
-        assert!(decided || matches!(rx.try_recv(), Ok(Wake::Decided)));
     }
 
     /// A look that panics raises its panic here: the thread that answers meanwhile
     /// ends with it (waiting for it would hang the worker for ever).
     #[test]
     fn a_look_that_panics_does_not_leave_the_answering_thread_behind() {
-        let path = Path::new(SAMPLE);
-        let partial = partial();
-        let backend = crate::store::channel::Backend::files(path);
-        // The app is still there: its end would stop the answering thread anyway.
-        let (_tx, mut rx) = channel();
-        let (to_app, _from_worker) = channel();
-        let mut app = AppRequests {
-            reply: Reply {
-                path,
-                backend: &backend,
-                to_app: &to_app,
-            },
-            rx: &mut rx,
-        };
-        let mut decided = false;
-        let looked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            app.answer_during(Some(&partial), &mut decided, || -> u8 {
-                panic!("the look failed")
-            })
-        }));
-        assert!(looked.is_err());
+        // The app is still there (`_tx`, `_from_worker`): its end would stop the
+        // answering thread anyway.
+        with_app(|app, partial, _tx, _from_worker| {
+            let mut decided = false;
+            let looked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                app.answer_during(Some(partial), &mut decided, || -> u8 {
+                    panic!("the look failed")
+                })
+            }));
+            assert!(looked.is_err());
+        });
     }
 }
