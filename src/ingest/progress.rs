@@ -79,11 +79,19 @@ impl<R: Read> Read for ProgressReader<'_, '_, R> {
         let n = self.inner.read(buf)?;
         self.read += n as u64;
         let count = &mut *self.count;
+        let at_end = n == 0 && !buf.is_empty();
         // Every 100 ms, and once at the end, so a reader always hears how it ended.
-        if count.last.elapsed() >= EVERY || (n == 0 && !buf.is_empty()) {
+        if count.last.elapsed() >= EVERY || at_end {
             count.last = Instant::now();
+            // Only the end is all of it: a log that grows while it is read goes on
+            // past the size it had when the read began.
+            let read = if at_end {
+                count.total
+            } else {
+                self.read.min(count.total.saturating_sub(1))
+            };
             (count.report)(Reading {
-                read: self.read.min(count.total),
+                read,
                 total: count.total,
                 elapsed: count.started.elapsed(),
             });
@@ -110,5 +118,26 @@ mod tests {
             elapsed: Duration::ZERO,
         };
         assert_eq!(empty.percent(), 100);
+    }
+
+    /// A log that grew after its size was taken is read past that size: it is all read
+    /// only at its end, not when the bytes read reach the size.
+    #[test]
+    fn all_of_a_growing_log_is_read_only_at_its_end() {
+        let grown = vec![b'x'; 3000];
+        let mut seen = Vec::new();
+        let mut report = |reading: Reading| seen.push(reading.read);
+        let mut count = ProgressCount::new(1000, &mut report);
+        // Every read reported: as if each took longer than the interval.
+        count.last = Instant::now() - EVERY;
+        let mut reader = count.reader(grown.as_slice(), 0);
+        let mut buf = [0; 500];
+        while reader.read(&mut buf).unwrap() > 0 {
+            reader.count.last = Instant::now() - EVERY;
+        }
+        let (last, before) = seen.split_last().unwrap();
+        assert_eq!(*last, 1000, "the end is all of it");
+        assert!(!before.is_empty());
+        assert!(before.iter().all(|&read| read < 1000), "{before:?}");
     }
 }
