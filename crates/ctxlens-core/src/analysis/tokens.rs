@@ -121,18 +121,24 @@ pub fn is_word_char(c: char) -> bool {
     (c.is_alphanumeric() && !is_unspaced_script(c)) || c == '_' || c == '-'
 }
 
+/// Whether a whole word of a token of `class` may start at `start`: the character
+/// before it (if any) does not continue it.
+fn starts_a_word(text: &str, start: usize, class: TokenClass) -> bool {
+    let before = text[..start].chars().next_back();
+    !before.is_some_and(|c| is_word_char(c) || (class.is_pathlike() && matches!(c, '/' | '.')))
+}
+
 /// Whether `text[start..end]` stands as a whole word for a token of `class` (spec §2).
 pub fn is_whole_word(text: &str, start: usize, end: usize, class: TokenClass) -> bool {
-    let before = text[..start].chars().next_back();
+    if !starts_a_word(text, start, class) {
+        return false;
+    }
     let mut after = text[end..].chars();
     let next = after.next();
-    if before.is_some_and(is_word_char) || next.is_some_and(is_word_char) {
+    if next.is_some_and(is_word_char) {
         return false;
     }
     if class.is_pathlike() {
-        if before == Some('/') || before == Some('.') {
-            return false;
-        }
         match next {
             Some('/') => return false,
             Some('.') if after.next().is_some_and(|c| c.is_alphanumeric()) => return false,
@@ -601,6 +607,13 @@ fn scan(
         let Some((whole, m)) = pattern.find_at(haystack, pos) else {
             break;
         };
+        // What follows a word character is no whole word (`is_whole_word` below): most
+        // rejected candidates (a hex run inside an id, say) are let go before they are
+        // trimmed and checked.
+        if !starts_a_word(text, m.start, class) {
+            pos = next_start(text, whole.start, whole.end, class);
+            continue;
+        }
         let mut start = m.start;
         let cut = cut_end(text, start, m.end, class);
         let end = trim_trailing(text, start, cut, class);
