@@ -158,7 +158,7 @@ fn search_on(
     // Long regions (a whole log's first read) are searched in contiguous parts, one
     // per core; the parts' results, in order, are the whole's.
     let parts: Vec<&[usize]> = wanted.chunks(wanted.len().div_ceil(threads)).collect();
-    let results = crate::threads::each_on_its_own_thread(parts, search_in);
+    let results = crate::threads::each_in_parallel(parts, search_in);
     let mut out = Vec::new();
     for part in results {
         out.extend(part?);

@@ -7,10 +7,7 @@
 /// The first item stays on this thread because memory a thread allocates goes to a
 /// pool of its own (an arena of the C allocator), which other threads do not reuse:
 /// every extra thread that builds large results raises the peak (measured in the TUI).
-pub fn each_on_its_own_thread<T: Send, R: Send>(
-    items: Vec<T>,
-    work: impl Fn(T) -> R + Sync,
-) -> Vec<R> {
+pub fn each_in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
     let mut items = items.into_iter();
     let Some(first) = items.next() else {
         return Vec::new();
@@ -39,13 +36,13 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(20 / (n + 1)));
             (n, std::thread::current().id())
         };
-        let results = each_on_its_own_thread((0..5).collect(), slow_first);
+        let results = each_in_parallel((0..5).collect(), slow_first);
         let order: Vec<u64> = results.iter().map(|(n, _)| *n).collect();
         assert_eq!(order, [0, 1, 2, 3, 4]);
         // The first item is worked on this thread; each other on one of its own.
         let here = std::thread::current().id();
         assert_eq!(results.iter().filter(|(_, id)| *id == here).count(), 1);
         assert_eq!(results.first().map(|(_, id)| *id), Some(here));
-        assert!(each_on_its_own_thread(Vec::<u64>::new(), slow_first).is_empty());
+        assert!(each_in_parallel(Vec::<u64>::new(), slow_first).is_empty());
     }
 }

@@ -302,7 +302,7 @@ fn region_parts(session: &Session, jobs: Vec<RegionJob<'_>>, threads: usize) -> 
     if threads < 2 || jobs.len() < 2 {
         return jobs.into_iter().map(part).collect();
     }
-    crate::threads::each_on_its_own_thread(jobs, part)
+    crate::threads::each_in_parallel(jobs, part)
 }
 
 /// A compaction's window: the compactions applied before it, and the end of its
