@@ -35,9 +35,24 @@ pub struct TextDigest {
 impl TextDigest {
     /// A digest of `ids`, each kept once in order of first occurrence.
     pub fn from_ids(words: u64, ids: impl IntoIterator<Item = TokenId>) -> TextDigest {
-        let mut seen = std::collections::HashSet::new();
-        let mut tokens: SmallVec<[TokenId; 4]> =
-            ids.into_iter().filter(|id| seen.insert(*id)).collect();
+        // Most texts hold a few distinct tokens: those are compared with the list kept
+        // so far, and only a longer list is indexed.
+        const COMPARED: usize = 16;
+        let mut tokens: SmallVec<[TokenId; 4]> = SmallVec::new();
+        let mut seen: super::FastSet<TokenId> = super::FastSet::default();
+        for id in ids {
+            let first_time = if tokens.len() < COMPARED {
+                !tokens.contains(&id)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(tokens.iter().copied());
+                }
+                seen.insert(id)
+            };
+            if first_time {
+                tokens.push(id);
+            }
+        }
         // Kept for the session's life: no room to grow (a long text's list doubled
         // as it was collected).
         tokens.shrink_to_fit();
@@ -403,5 +418,24 @@ mod tests {
         assert!(size_of::<TextDigest>() <= 32);
         assert!(size_of::<EventKind>() <= 88);
         assert!(size_of::<Event>() <= 144);
+    }
+
+    /// Each id once, in the order it first comes, in short lists and past the length
+    /// where the ids seen are indexed.
+    #[test]
+    fn a_digest_keeps_each_token_once_in_order() {
+        for distinct in [0u32, 1, 3, 15, 16, 17, 40] {
+            let ids: Vec<TokenId> = (0..3 * distinct)
+                .map(|i| TokenId((i * 7 + i / 3) % distinct.max(1)))
+                .collect();
+            let mut expected: Vec<TokenId> = Vec::new();
+            for id in &ids {
+                if !expected.contains(id) {
+                    expected.push(*id);
+                }
+            }
+            let digest = TextDigest::from_ids(0, ids);
+            assert_eq!(digest.tokens.as_slice(), expected.as_slice(), "{distinct}");
+        }
     }
 }
