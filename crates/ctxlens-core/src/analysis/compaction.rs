@@ -16,7 +16,7 @@ use crate::model::{
 };
 use serde::Serialize;
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// One distinct opaque token of a region and what became of it.
@@ -102,8 +102,8 @@ impl CompactionAnalysis {
 /// The tokens of the bindings in `state` that the region dropped, in the bindings'
 /// order.
 fn dropped_bindings(state: &StateAt, tokens: &[RegionToken]) -> Vec<TokenId> {
-    let bound: HashSet<TokenId> = state.bindings.iter().map(|b| b.token).collect();
-    let dropped: HashSet<TokenId> = tokens
+    let bound: FastSet<TokenId> = state.bindings.iter().map(|b| b.token).collect();
+    let dropped: FastSet<TokenId> = tokens
         .iter()
         .filter(|t| t.survived == Some(false) && bound.contains(&t.id))
         .map(|t| t.id)
@@ -126,7 +126,7 @@ pub(super) struct RegionPart {
     complete: bool,
     /// What requires each dropped token (obligations, pending steps, the ledger):
     /// read from the state before the compaction, so computed once with the region.
-    needs: Arc<HashMap<TokenId, Vec<String>>>,
+    needs: Arc<FastMap<TokenId, Vec<String>>>,
     /// The dropped tokens nothing carries back (what a regenerated look-alike is
     /// matched against), computed once with the region.
     lost: Arc<Lost>,
@@ -217,7 +217,7 @@ pub(super) fn region_part(
     out.region_words = region_words;
     out.tokens = Arc::new(tokens);
     ctx.density(def.summary, &mut out);
-    let needs: HashMap<TokenId, Vec<String>> = out
+    let needs: FastMap<TokenId, Vec<String>> = out
         .tokens
         .iter()
         .filter(|t| t.survived == Some(false))
@@ -719,7 +719,7 @@ impl<'a> Ctx<'a> {
 
     /// Where the agent used a `lost` token again in the window `after..until`.
     fn later_uses_of(&self, lost: &Lost, after: usize, until: usize) -> Vec<LaterUse> {
-        let dropped_keys: HashMap<Cow<str>, TokenId> =
+        let dropped_keys: FastMap<Cow<str>, TokenId> =
             lost.ids().iter().map(|&id| (self.key(id), id)).collect();
         later_uses(self.session, after, until, &dropped_keys)
     }
@@ -728,7 +728,7 @@ impl<'a> Ctx<'a> {
     fn report_dropped(
         &self,
         uses: &[LaterUse],
-        needs: &HashMap<TokenId, Vec<String>>,
+        needs: &FastMap<TokenId, Vec<String>>,
         out: &mut CompactionAnalysis,
     ) {
         let session = self.session;

@@ -5,10 +5,9 @@
 //! worked is no evidence of loss).
 
 use super::kept::token_key;
-use crate::model::{EventKind, Role, Session, TokenId};
+use crate::model::{EventKind, FastMap, FastSet, Role, Session, TokenId};
 use serde::Serialize;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -68,11 +67,11 @@ pub fn later_uses(
     session: &Session,
     from: usize,
     until: usize,
-    dropped: &HashMap<Cow<str>, TokenId>,
+    dropped: &FastMap<Cow<str>, TokenId>,
 ) -> Vec<LaterUse> {
     let cwd = session.cwd.as_deref();
-    let mut brought_back: HashSet<Cow<str>> = HashSet::new();
-    let mut used: HashSet<Cow<str>> = HashSet::new();
+    let mut brought_back: FastSet<Cow<str>> = FastSet::default();
+    let mut used: FastSet<Cow<str>> = FastSet::default();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
     for (index, event) in session.events_in(from..end).enumerate() {

@@ -4,8 +4,8 @@
 //! of a token the compaction dropped: the agent made up the value it had lost.
 
 use super::paths::folder_and_extension;
-use crate::model::{Event, EventKind, Session, TokenClass, TokenId};
-use std::collections::{HashMap, HashSet};
+use crate::model::{Event, EventKind, FastSet, Session, TokenClass, TokenId};
+use std::collections::HashMap;
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,7 +118,7 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
 #[derive(Debug, Default)]
 pub struct Lost {
     ids: Vec<TokenId>,
-    set: HashSet<TokenId>,
+    set: FastSet<TokenId>,
 }
 
 impl Lost {
