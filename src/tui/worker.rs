@@ -283,20 +283,21 @@ struct Reply<'a> {
 }
 
 impl Reply<'_> {
-    /// Answers `wake` from `partial`, the latest partial snapshot of the first read,
-    /// and notes a decision recorded elsewhere in `decided`. False when the app has
-    /// gone.
-    fn answer(self, partial: &Snapshot, wake: Wake, decided: &mut bool) -> bool {
+    /// Answers `wake` from `shown`, the snapshot the app shows (during the first read,
+    /// the latest partial one), and notes a decision recorded elsewhere in `decided`.
+    /// False when the app has gone.
+    fn answer(self, shown: &Snapshot, wake: Wake, decided: &mut bool) -> bool {
         match wake {
             Wake::Request(request) => {
-                let answer = serve(self.path, partial, request, self.backend);
+                let answer = serve(self.path, shown, request, self.backend);
                 self.to_app.send(Msg::Worker(answer)).is_ok()
             }
             Wake::Decided => {
                 *decided = true;
                 true
             }
-            // The first read goes on to the end of the file as it is then.
+            // Looked at by the caller: the first read goes on to the end of the file
+            // as it is then, and a followed log is polled after every wake.
             Wake::Changed => true,
         }
     }
@@ -405,6 +406,11 @@ fn run(
         mut sidecar,
     } = view;
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
+    let reply = Reply {
+        path: &path,
+        backend: &backend,
+        to_app: &to_app,
+    };
     let mut current = first;
     // The snapshot before `current`, held until the worker is idle: the render thread
     // lets go of it when the new one arrives, and freeing a snapshot is not work to do
@@ -427,14 +433,8 @@ fn run(
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
-            match next {
-                Wake::Request(request) => {
-                    if !send(serve(&path, &current, request, &backend)) {
-                        return;
-                    }
-                }
-                Wake::Decided => decided_elsewhere = true,
-                Wake::Changed => {}
+            if !reply.answer(&current, next, &mut decided_elsewhere) {
+                return;
             }
         }
         let change = match state.follower.poll() {

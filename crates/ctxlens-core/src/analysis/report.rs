@@ -294,17 +294,6 @@ enum Planned {
     Fresh,
 }
 
-/// The region parts of `jobs` (each a compaction, the compactions applied before it
-/// and the state before it), in order, one thread each if there are `threads`: each
-/// reads its own region alone.
-fn region_parts(session: &Session, jobs: Vec<RegionJob<'_>>, threads: usize) -> Vec<RegionPart> {
-    let part = |(info, applied, state)| compaction::region_part(session, info, applied, state);
-    if threads < 2 || jobs.len() < 2 {
-        return jobs.into_iter().map(part).collect();
-    }
-    crate::threads::each_in_parallel(jobs, part)
-}
-
 /// A compaction's window: the compactions applied before it, and the end of its
 /// window (the next compaction, or the end of the log).
 type Window = (Vec<(String, RangeSpec)>, usize);
@@ -385,7 +374,12 @@ fn analyze_with(
         if batch.is_empty() {
             break;
         }
-        let mut computed = region_parts(session, jobs, threads).into_iter();
+        // One thread each (a batch holds one job with a single thread): each reads its
+        // own region alone.
+        let part = |(info, applied, state): RegionJob<'_>| {
+            compaction::region_part(session, info, applied, state)
+        };
+        let mut computed = crate::threads::each_in_parallel(jobs, part).into_iter();
         for (info, applied, until, plan) in batch {
             let part = match plan {
                 Planned::Kept(analysis) => {

@@ -628,11 +628,8 @@ fn scan(
                 None => ok = false,
             }
         }
-        let keyword_ok = !pattern.after_keyword()
-            || text[..whole.start]
-                .chars()
-                .next_back()
-                .is_none_or(|c| !is_word_char(c));
+        // The keyword starts a word (no keyword class is path-like).
+        let keyword_ok = !pattern.after_keyword() || starts_a_word(text, whole.start, class);
         // Read's gutter (`  59→`) is a line number, never a numbered token.
         let gutter = class == TokenClass::Numbered && text[end..].starts_with('→');
         if ok
@@ -1306,10 +1303,7 @@ mod tests {
             proptest::prop_assert_eq!(find_hex(text.as_bytes(), pos), by_regex(&p.hex));
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
         }
-    }
 
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// The search from the digits back finds what the numbered pattern finds, from
         /// anywhere: keywords with any case, plurals, separators, the two non-ASCII
         /// letters `(?i)` folds to ASCII, keywords inside words and ones that are
