@@ -428,6 +428,9 @@ enum Pattern<'p> {
     Hex,
     /// `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
     Uuid,
+    /// The path class's regex (below), searched by hand over ASCII text, by the regex
+    /// over any other.
+    Path(&'p Regex),
     /// The numbered class, a keyword class: `(?i)(?:KEYWORD)s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{2,})`
     /// over a text whose runs between blanks are these.
     Numbered(&'p [Run]),
@@ -453,6 +456,12 @@ impl Pattern<'_> {
             }
             Pattern::Hex => find_hex(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Uuid => find_uuid(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
+            Pattern::Path(re) => match haystack.as_bytes().get(pos..) {
+                Some(rest) if rest.is_ascii() => {
+                    find_ascii_path(haystack.as_bytes(), pos).map(|m| (m.clone(), m))
+                }
+                _ => re.find_at(haystack, pos).map(|m| (whole(m), whole(m))),
+            },
             Pattern::Numbered(runs) => find_numbered(haystack, runs, pos),
         }
     }
@@ -495,6 +504,51 @@ fn find_uuid(bytes: &[u8], pos: usize) -> Option<Span> {
         .map(|i| pos + i)
         .find(|&at| bytes.get(at..at + LEN).is_some_and(is_uuid))
         .map(|at| at..at + LEN)
+}
+
+/// A byte of a path's name in the path pattern, `[\p{L}\p{N}_.@+~-]`, in ASCII.
+fn is_path_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'@' | b'+' | b'~' | b'-')
+}
+
+/// The first match of the path pattern
+/// `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*` at or after `pos` in
+/// ASCII text, as the regex finds it (leftmost, then greedy). Every prefix but `/` is
+/// made of name bytes and a `/`, so it is one more folder of the same match: a match
+/// starts at a `/` with a folder after it, or at a name byte with a `/` after its name,
+/// and runs over every folder after that, then a name.
+fn find_ascii_path(bytes: &[u8], pos: usize) -> Option<Span> {
+    let name_end = |from: usize| {
+        from + bytes
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&b| is_path_name_byte(b))
+            .count()
+    };
+    // `name/` at `from`: where the next folder starts.
+    let folder = |from: usize| {
+        let end = name_end(from);
+        (end > from && bytes.get(end) == Some(&b'/')).then_some(end + 1)
+    };
+    let mut start = pos;
+    while start < bytes.len() {
+        let after_prefix = if bytes.get(start) == Some(&b'/') {
+            start + 1
+        } else {
+            start
+        };
+        if let Some(mut end) = folder(after_prefix) {
+            while let Some(next) = folder(end) {
+                end = next;
+            }
+            return Some(start..name_end(end));
+        }
+        // No match starts here, nor inside this name (each would end where this one
+        // did): the next try is the byte after it.
+        start = name_end(after_prefix).max(start + 1);
+    }
+    None
 }
 
 /// The numbered class's keywords, in the order its pattern tries them. None ends with
@@ -906,7 +960,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Some((COLON | SLASH, 4, Some(Piece::Text(&p.scheme_separator)))),
         ),
         (
-            Re(&p.path),
+            Pattern::Path(&p.path),
             C::Path,
             held & SLASH != 0,
             Some((SLASH, 2, None)),
@@ -1337,6 +1391,24 @@ mod tests {
             let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(find_hex(text.as_bytes(), pos), by_regex(&p.hex));
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
+        }
+
+        /// The hand-written path search finds what the path pattern finds, from anywhere.
+        #[test]
+        fn path_search_finds_what_its_pattern_finds(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "[a-z0-9]{1,4}",
+                "[/./~@+_-]{1,3}",
+                "(\\.\\./|\\./|~/|/|//)",
+                "[ :()\"'`=,]",
+            ], 0..12),
+            pos in 0usize..40,
+        ) {
+            let text = parts.concat();
+            let p = shared_patterns();
+            let pos = pos.min(text.len());
+            let by_regex = p.path.find_at(&text, pos).map(|m| m.start()..m.end());
+            proptest::prop_assert_eq!(find_ascii_path(text.as_bytes(), pos), by_regex, "{:?}", text);
         }
 
         /// The search from the digits back finds what the numbered pattern finds, from
