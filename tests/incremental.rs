@@ -239,3 +239,62 @@ fn a_look_that_changes_nothing_shares_the_findings() {
         &second.compactions[0].findings
     ));
 }
+
+/// A region with more tokens than a part's least, analysed with two threads, is
+/// analysed as with one: its tokens are checked against the summary, and what needs
+/// each dropped one is looked up, in parts on both threads.
+#[test]
+fn a_large_region_on_two_threads_is_analysed_as_on_one() {
+    let token = |i: usize| format!("a{i:07x}b");
+    let mut log = String::from("{\"type\":\"session\",\"seq\":1,\"cwd\":\"/w\"}\n");
+    let mut seq = 2;
+    let mut line = |log: &mut String, json: String| {
+        log.push_str(&json.replace("SEQ", &seq.to_string()));
+        log.push('\n');
+        seq += 1;
+    };
+    for first in (0..10_000).step_by(50) {
+        let words: Vec<String> = (first..first + 50).map(token).collect();
+        let text = words.join(" ");
+        line(
+            &mut log,
+            format!(r#"{{"type":"message","seq":SEQ,"text":"{text}"}}"#),
+        );
+    }
+    for i in (0..10_000).step_by(499) {
+        let (t, r) = (token(i), i % 2 == 0);
+        line(
+            &mut log,
+            format!(r#"{{"type":"binding","seq":SEQ,"token":"{t}","regenerable":{r}}}"#),
+        );
+        line(
+            &mut log,
+            format!(
+                r#"{{"type":"obligation","seq":SEQ,"id":"ob-{i}","name":"use it","requires":["{t}"],"status":"open"}}"#
+            ),
+        );
+    }
+    let kept: Vec<String> = (0..10_000).step_by(3).map(token).collect();
+    let kept = kept.join(" ");
+    line(
+        &mut log,
+        format!(
+            r#"{{"type":"compaction","seq":SEQ,"id":"k1","phase":"proposed","range":{{"from":2,"to":SEQ}},"input":"log","summary":"{kept}"}}"#
+        ),
+    );
+    // The range ends before the compaction itself.
+    let log = log.replace(
+        &format!(r#""to":{}"#, seq - 1),
+        &format!(r#""to":{}"#, seq - 2),
+    );
+    let session = parse_bytes(log.as_bytes());
+    let one = Analyzer::with_threads(1).analyze(&session, &[], false);
+    let two = Analyzer::with_threads(2).analyze(&session, &[], false);
+    assert_eq!(format!("{two:?}"), format!("{one:?}"));
+    // Not an empty comparison: most tokens were dropped, some that obligations need.
+    let analysed = &one.compactions[0];
+    let dropped = analysed.tokens.iter().filter(|t| t.survived == Some(false));
+    assert_eq!(dropped.count(), 10_000 - 3_334);
+    assert!(analysed.dropped.len() > 10, "{}", analysed.dropped.len());
+    assert!(analysed.findings.iter().filter(|f| f.is_error()).count() > 5);
+}

@@ -210,39 +210,107 @@ fn search_part(
     wanted: &[usize],
 ) -> io::Result<Found> {
     let mut out = Vec::new();
-    for &index in wanted {
-        let Some(event) = session.events.get(index) else {
-            continue;
-        };
-        let bytes = source.line(event.offset, event.span)?;
-        // A line without escapes holds each of its strings verbatim: if no declared
-        // token occurs in its bytes, none occurs in its texts, and it is not parsed.
-        if memchr::memchr(b'\\', &bytes).is_none() && !matcher.holds_any.is_match(bytes.as_slice())
-        {
-            continue;
-        }
-        let Ok(value) = super::lines::json_record(&bytes) else {
-            continue;
-        };
-        let mut found: Vec<TokenId> = Vec::new();
-        for text in &region_texts(&value) {
-            if !matcher.holds_any.is_match(text.as_str()) {
+    let mut rest = wanted;
+    while !rest.is_empty() {
+        let (block, lines) = read_block(session, source, rest)?;
+        let (in_block, after) = rest.split_at(lines.min(rest.len()));
+        rest = after;
+        for &index in in_block {
+            let Some(event) = session.events.get(index) else {
                 continue;
+            };
+            let line = block.line(event.offset, event.span);
+            if let Some(found) = declared_in_line(line, (matcher, classes, declared)) {
+                out.push((index, found));
             }
-            for m in matcher.every.find_overlapping_iter(text.as_str()) {
-                let at = m.pattern().as_usize();
-                if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
-                    if is_whole_word(text, m.start(), m.end(), class) {
-                        found.push(id);
-                    }
-                }
-            }
-        }
-        if !found.is_empty() {
-            out.push((index, found));
         }
     }
     Ok(out)
+}
+
+/// Bytes of the log read at once by the declared pass: a block of region lines, not a
+/// read per line (the reads were most of the pass's cost on a long region).
+const BLOCK_BYTES: u64 = 1 << 20;
+
+/// The lines read at once: where they start in the log, and their bytes.
+struct Block {
+    start: u64,
+    bytes: Vec<u8>,
+}
+
+impl Block {
+    /// The bytes `offset..offset + span`, newline trimmed: what
+    /// [`LineSource::line`] reads. A line past the end of the file (cut since it was
+    /// indexed) is what is left of it.
+    fn line(&self, offset: u64, span: u64) -> &[u8] {
+        let from = offset.saturating_sub(self.start);
+        let to = from.saturating_add(span);
+        let at = |i: u64| usize::try_from(i).map_or(self.bytes.len(), |i| i.min(self.bytes.len()));
+        let bytes = self.bytes.get(at(from)..at(to)).unwrap_or_default();
+        super::source::without_newline(bytes)
+    }
+}
+
+/// Reads the lines of the first events of `wanted` that lie, in order, within
+/// [`BLOCK_BYTES`] of the first one's start (the first one whatever its length), and
+/// how many events that is.
+fn read_block(
+    session: &Session,
+    source: &(impl LineSource + ?Sized),
+    wanted: &[usize],
+) -> io::Result<(Block, usize)> {
+    let at = |index: usize| {
+        session
+            .events
+            .get(index)
+            .map(|e| (e.offset, e.offset + e.span))
+    };
+    let Some((start, mut end)) = wanted.first().and_then(|&index| at(index)) else {
+        // An index past the events: nothing to read for it.
+        let bytes = Vec::new();
+        return Ok((Block { start: 0, bytes }, 1));
+    };
+    let mut lines = 1;
+    for &index in wanted.get(1..).unwrap_or_default() {
+        match at(index) {
+            Some((offset, line_end)) if offset >= end && line_end - start <= BLOCK_BYTES => {
+                end = line_end;
+                lines += 1;
+            }
+            _ => break,
+        }
+    }
+    let bytes = source.line(start, end - start)?;
+    Ok((Block { start, bytes }, lines))
+}
+
+/// The declared tokens in the region texts of a line (none if it holds none, or it is
+/// no record).
+fn declared_in_line(
+    bytes: &[u8],
+    (matcher, classes, declared): (&Matcher, &[TokenClass], &[TokenId]),
+) -> Option<Vec<TokenId>> {
+    // A line without escapes holds each of its strings verbatim: if no declared token
+    // occurs in its bytes, none occurs in its texts, and it is not parsed.
+    if memchr::memchr(b'\\', bytes).is_none() && !matcher.holds_any.is_match(bytes) {
+        return None;
+    }
+    let value = super::lines::json_record(bytes).ok()?;
+    let mut found: Vec<TokenId> = Vec::new();
+    for text in &region_texts(&value) {
+        if !matcher.holds_any.is_match(text.as_str()) {
+            continue;
+        }
+        for m in matcher.every.find_overlapping_iter(text.as_str()) {
+            let at = m.pattern().as_usize();
+            if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
+                if is_whole_word(text, m.start(), m.end(), class) {
+                    found.push(id);
+                }
+            }
+        }
+    }
+    (!found.is_empty()).then_some(found)
 }
 
 /// Whether `seq` lies in one of `ranges` (sorted and merged).
@@ -405,8 +473,83 @@ mod tests {
         let mut third = crate::ingest::parse(again.as_bytes()).unwrap();
         let source = Counting::new(again.as_bytes());
         pass.attach(&mut third, &source).unwrap();
-        assert_eq!(source.reads.load(Ordering::Relaxed), 2);
+        assert_eq!(
+            source.reads.load(Ordering::Relaxed),
+            1,
+            "both region lines, in one read"
+        );
         assert_eq!(tokens_of(&third, 4), ["tok_77"]);
+    }
+
+    /// Lines read a block at a time are searched as each line read alone: across the
+    /// blocks' edges, with `\r\n` endings and escapes, and with the last line cut short
+    /// (the file shrank after it was indexed).
+    #[test]
+    fn lines_read_in_blocks_are_searched_as_each_read_alone() {
+        let mut log = String::from(concat!(
+            r#"{"type":"session","seq":1}"#,
+            "\n",
+            r#"{"type":"binding","seq":2,"token":"tok_77","regenerable":false}"#,
+            "\n"
+        ));
+        let filler = "word ".repeat(300);
+        let mut seq = 3;
+        while log.len() < 3 * BLOCK_BYTES as usize {
+            let text = match seq % 5 {
+                0 => "tok_77 starts it",
+                1 => r#"an escaped \"tok_77\""#,
+                2 => "tok_770 is not it",
+                _ => "nothing",
+            };
+            let end = if seq % 3 == 0 { "\r\n" } else { "\n" };
+            log.push_str(&format!(
+                r#"{{"type":"message","seq":{seq},"text":"{filler}{text}"}}{end}"#
+            ));
+            seq += 1;
+        }
+        log.push_str(&format!(
+            r#"{{"type":"compaction","seq":{seq},"id":"k","phase":"applied","range":{{"from":3,"to":{}}},"summary":"x"}}"#,
+            seq - 1
+        ));
+        let session = crate::ingest::parse(log.as_bytes()).unwrap();
+        let (declared, wanted) = what_to_search(&session, &merged_ranges(&session));
+        let last = &session.events[*wanted.last().unwrap()];
+        let cut = &log.as_bytes()[..last.offset as usize + 40];
+        let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
+        let matcher = Matcher::new(&texts).unwrap();
+        let classes: Vec<_> = declared
+            .iter()
+            .map(|&id| session.tokens.class(id))
+            .collect();
+        let asked = (&matcher, classes.as_slice(), declared.as_slice());
+        // Each line of a block is what a read of that line alone gives.
+        let mut rest = wanted.as_slice();
+        let mut blocks = 0;
+        while !rest.is_empty() {
+            let (block, lines) = read_block(&session, cut, rest).unwrap();
+            for &index in &rest[..lines] {
+                let e = &session.events[index];
+                assert_eq!(
+                    block.line(e.offset, e.span),
+                    cut.line(e.offset, e.span).unwrap()
+                );
+            }
+            rest = &rest[lines..];
+            blocks += 1;
+        }
+        assert!((3..=5).contains(&blocks), "{blocks} blocks");
+        // And what is found in them is what is found line by line.
+        let in_blocks = search_part(&session, cut, asked, &wanted).unwrap();
+        let one_by_one: Found = wanted
+            .iter()
+            .filter_map(|&index| {
+                let e = &session.events[index];
+                let line = cut.line(e.offset, e.span).unwrap();
+                declared_in_line(&line, asked).map(|found| (index, found))
+            })
+            .collect();
+        assert_eq!(in_blocks, one_by_one);
+        assert!(in_blocks.len() > 200, "{}", in_blocks.len());
     }
 
     /// The followed session itself grows (the TUI's worker attaches to it): an

@@ -11,13 +11,16 @@ pub trait LineSource: Sync {
     fn line(&self, offset: u64, span: u64) -> io::Result<Vec<u8>>;
 }
 
-fn trim_newline(mut bytes: Vec<u8>) -> Vec<u8> {
-    if bytes.last() == Some(&b'\n') {
-        bytes.pop();
-        if bytes.last() == Some(&b'\r') {
-            bytes.pop();
-        }
+/// A line's bytes without the newline that ends it (`\n` or `\r\n`).
+pub fn without_newline(bytes: &[u8]) -> &[u8] {
+    match bytes.strip_suffix(b"\n") {
+        Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
+        None => bytes,
     }
+}
+
+fn trim_newline(mut bytes: Vec<u8>) -> Vec<u8> {
+    bytes.truncate(without_newline(&bytes).len());
     bytes
 }
 

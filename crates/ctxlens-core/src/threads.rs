@@ -26,6 +26,22 @@ pub fn each_in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R +
     })
 }
 
+/// `work` over `items` split into up to `threads` contiguous parts of at least
+/// `least` items each, on a thread each (see [`each_in_parallel`]); the parts' results
+/// in order. Fewer items than two parts' worth are worked on this thread alone.
+pub fn in_parts<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    least: usize,
+    work: impl Fn(&[T]) -> R + Sync,
+) -> Vec<R> {
+    let parts = threads.min(items.len() / least.max(1)).max(1);
+    if parts == 1 {
+        return vec![work(items)];
+    }
+    each_in_parallel(items.chunks(items.len().div_ceil(parts)).collect(), work)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -44,5 +60,19 @@ mod tests {
         assert_eq!(results.iter().filter(|(_, id)| *id == here).count(), 1);
         assert_eq!(results.first().map(|(_, id)| *id), Some(here));
         assert!(each_in_parallel(Vec::<u64>::new(), slow_first).is_empty());
+    }
+
+    #[test]
+    fn parts_cover_the_items_in_order_and_are_never_too_small() {
+        let items: Vec<u32> = (0..10).collect();
+        let parts = |threads, least| in_parts(&items, threads, least, <[u32]>::to_vec);
+        assert_eq!(parts(2, 4), [vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]);
+        assert_eq!(parts(3, 4), [vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]);
+        for whole in [parts(2, 6), parts(1, 1), parts(0, 0)] {
+            assert_eq!(whole, std::slice::from_ref(&items));
+        }
+        assert_eq!(parts(4, 1).concat(), items);
+        assert_eq!(parts(4, 1).len(), 4);
+        assert_eq!(in_parts(&[] as &[u32], 4, 1, <[u32]>::len), [0]);
     }
 }

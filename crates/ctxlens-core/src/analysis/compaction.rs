@@ -140,6 +140,7 @@ pub(super) fn region_part(
     info: &CompactionInfo,
     applied: &[(String, RangeSpec)],
     state: StateAt,
+    threads: usize,
 ) -> RegionPart {
     let def = DefParts::of(session, info);
     let mut out = CompactionAnalysis {
@@ -177,7 +178,7 @@ pub(super) fn region_part(
         Arc::make_mut(&mut out.findings),
     );
     out.flags.unreadable = unreadable_part(session, info, &out.region);
-    let ctx = Ctx::new(session, info, &state, out.region.clone());
+    let ctx = Ctx::new(session, info, &state, out.region.clone(), threads);
     if let Some(summary) = def.summary {
         super::instructions::check(
             session,
@@ -217,13 +218,7 @@ pub(super) fn region_part(
     out.region_words = region_words;
     out.tokens = Arc::new(tokens);
     ctx.density(def.summary, &mut out);
-    let needs: FastMap<TokenId, Vec<String>> = out
-        .tokens
-        .iter()
-        .filter(|t| t.survived == Some(false))
-        .map(|t| (t.id, ctx.required_by(t.id)))
-        .filter(|(_, needs)| !needs.is_empty())
-        .collect();
+    let needs = ctx.needs_of_dropped(&out.tokens);
     // Without later uses to look for (a canonical log declares its bindings), what
     // was dropped and what needs it is settled with the region.
     if !ctx.transcript {
@@ -262,7 +257,8 @@ pub(super) fn finish(
         return out;
     }
     let state = Arc::clone(&out.state);
-    let ctx = Ctx::new(session, info, &state, out.region.clone());
+    // The window after the compaction is read on one thread.
+    let ctx = Ctx::new(session, info, &state, out.region.clone(), 1);
     // Signal 2: what is required, and whether it was kept.
     let after = info.applied_at.unwrap_or(info.at) + 1;
     if ctx.transcript {
@@ -379,7 +375,9 @@ struct Ctx<'a> {
     /// The ledger a pre-compact hook wrote just before this compaction.
     ledger_hint: Option<&'a LedgerHint>,
     /// Open obligations by what they require, built when first asked.
-    requirements: std::cell::OnceCell<Requirements<'a>>,
+    requirements: std::sync::OnceLock<Requirements<'a>>,
+    /// Threads this compaction's analysis may use (the others analyse other regions).
+    threads: usize,
 }
 
 /// The open obligations by the tokens they require, so that what needs a dropped token
@@ -459,6 +457,7 @@ impl<'a> Ctx<'a> {
         info: &'a CompactionInfo,
         state: &'a StateAt,
         region: std::ops::Range<usize>,
+        threads: usize,
     ) -> Self {
         let def_offset = session.events.get(info.def).map_or(u64::MAX, |e| e.offset);
         let region_start = region
@@ -479,7 +478,8 @@ impl<'a> Ctx<'a> {
             state,
             region,
             ledger_hint,
-            requirements: std::cell::OnceCell::new(),
+            requirements: std::sync::OnceLock::new(),
+            threads,
         }
     }
 
@@ -589,7 +589,11 @@ impl<'a> Ctx<'a> {
         };
         let declared: Vec<bool> = tokens
             .iter()
-            .map(|t| t.declared.is_some() || ledger_keys.contains(&*self.key(t.id)))
+            // A token's key is worked out only if there is a ledger to look it up in.
+            .map(|t| {
+                t.declared.is_some()
+                    || (!ledger_keys.is_empty() && ledger_keys.contains(&*self.key(t.id)))
+            })
             .collect();
         // The §2 check for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
@@ -601,6 +605,7 @@ impl<'a> Ctx<'a> {
                 .filter(|(_, &d)| forms.is_none() || d)
                 .map(|(t, _)| t.id),
             cwd,
+            self.threads,
         );
         for (token, declared) in tokens.iter_mut().zip(declared) {
             let kept = match &forms {
@@ -691,6 +696,24 @@ impl<'a> Ctx<'a> {
     }
 
     /// What requires `token`: open obligations, pending steps and the hooks' ledger.
+    /// What requires each dropped token of `tokens`, for those something requires.
+    fn needs_of_dropped(&self, tokens: &[RegionToken]) -> FastMap<TokenId, Vec<String>> {
+        let needs_in = |part: &[RegionToken]| -> Vec<(TokenId, Vec<String>)> {
+            part.iter()
+                .filter(|t| t.survived == Some(false))
+                .map(|t| (t.id, self.required_by(t.id)))
+                .filter(|(_, needs)| !needs.is_empty())
+                .collect()
+        };
+        // Built before the parts start, not by each.
+        self.requirements
+            .get_or_init(|| Requirements::new(self.state, self.cwd));
+        crate::threads::in_parts(tokens, self.threads, PARALLEL_FROM_TOKENS, needs_in)
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
     fn required_by(&self, token: TokenId) -> Vec<String> {
         let session = self.session;
         let text = session.tokens.text(token);
@@ -864,6 +887,7 @@ fn exact_survivors(
     (summary, summary_declared): (&Summary, &[TokenId]),
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
+    threads: usize,
 ) -> FastSet<TokenId> {
     // A whole word has no word character on either side, so each run of word
     // characters of a token that occurs is a whole run of the summary's, at the same
@@ -877,8 +901,7 @@ fn exact_survivors(
         places.entry(run).or_default().push(at);
     }
     let ids: Vec<TokenId> = ids.collect();
-    let mut kept = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
-    for &id in &ids {
+    let occurs = |id: TokenId| {
         let info = session.tokens.get(id);
         let token = info.text;
         // The first of the rarest runs; a run the summary lacks is as rare as any can be,
@@ -893,7 +916,7 @@ fn exact_survivors(
                 break;
             }
         }
-        let occurs = match rarest {
+        match rarest {
             Some((offset, at)) => at.iter().any(|&run_at| {
                 run_at.checked_sub(offset).is_some_and(|start| {
                     text.get(start..start + token.len()) == Some(token)
@@ -902,11 +925,18 @@ fn exact_survivors(
             }),
             // No letter, digit, `_` nor `-`: no run to look it up by.
             None => contains_whole_word(text, token, info.class),
-        };
-        if occurs {
-            kept.insert(id);
         }
-    }
+    };
+    // A large region's tokens are looked up on several threads: the index is only read.
+    let occurring_in = |part: &[TokenId]| -> Vec<TokenId> {
+        part.iter().copied().filter(|&id| occurs(id)).collect()
+    };
+    let mut kept = FastSet::with_capacity_and_hasher(ids.len(), Default::default());
+    kept.extend(
+        crate::threads::in_parts(&ids, threads, PARALLEL_FROM_TOKENS, occurring_in)
+            .into_iter()
+            .flatten(),
+    );
     let summary_paths: HashSet<String> = summary
         .digest
         .tokens
@@ -923,6 +953,10 @@ fn exact_survivors(
     }
     kept
 }
+
+/// Region tokens from which a compaction's token checks are split between its threads
+/// (a part costs a thread's start, some tens of microseconds).
+const PARALLEL_FROM_TOKENS: usize = 4096;
 
 /// A set of token ids, one bit each: a session's ids count up from 0.
 struct IdSet(Vec<u64>);
@@ -1129,7 +1163,13 @@ mod tests {
             text: summary_text.to_owned(),
             digest: crate::model::TextDigest::from_ids(0, digest_ids),
         };
-        let fast = exact_survivors(&session, (&summary, &[]), ids.iter().copied(), Some("/p"));
+        let fast = exact_survivors(
+            &session,
+            (&summary, &[]),
+            ids.iter().copied(),
+            Some("/p"),
+            1,
+        );
         for &id in &ids {
             let info = session.tokens.get(id);
             let one_by_one = contains_whole_word(summary_text, info.text, info.class)

@@ -376,8 +376,11 @@ fn analyze_with(
         }
         // One thread each (a batch holds one job with a single thread): each reads its
         // own region alone.
+        // Threads no other job of the batch uses go to its region (a batch of one
+        // region, most often the newest, would leave them idle).
+        let per_job = (threads.max(1) / jobs.len().max(1)).max(1);
         let part = |(info, applied, state): RegionJob<'_>| {
-            compaction::region_part(session, info, applied, state)
+            compaction::region_part(session, info, applied, state, per_job)
         };
         let mut computed = crate::threads::each_in_parallel(jobs, part).into_iter();
         for (info, applied, until, plan) in batch {
@@ -396,7 +399,7 @@ fn analyze_with(
                         let state = KeptPasses::default()
                             .resume(session, 0, None)
                             .state_at(info.at);
-                        compaction::region_part(session, info, applied, state)
+                        compaction::region_part(session, info, applied, state, 1)
                     }
                 },
             };
