@@ -5,14 +5,18 @@
 
 use super::canonical::{CanonicalParser, ParsedLine};
 use super::lines::{Line, LineReader};
+use std::collections::BTreeMap;
 use std::io::{self, BufRead};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::{Arc, Mutex};
 
 /// Bytes of lines per batch: large enough that a batch costs far more to parse than to
 /// hand over, small enough that the batches in flight stay a few MiB.
 const BATCH_BYTES: usize = 256 << 10;
-/// Batches waiting per worker, each way: what bounds the memory in flight.
+/// Batches waiting per worker, each way.
 const QUEUED_BATCHES: usize = 2;
+/// Batches dealt and not yet joined, per worker: what bounds the memory in flight.
+const IN_FLIGHT_PER_WORKER: usize = 5;
 /// More workers than this wait on the one thread that joins the records.
 const MAX_WORKERS: usize = 4;
 
@@ -89,35 +93,50 @@ fn parse_rest_with<R: BufRead>(
         return Ok(());
     }
     std::thread::scope(|scope| {
-        let mut to_workers: Vec<SyncSender<Batch>> = Vec::with_capacity(workers);
-        let mut from_workers: Vec<Receiver<Vec<ParsedLine>>> = Vec::with_capacity(workers);
+        // Batches go to whichever worker is free (a batch dealt to a worker that was
+        // descheduled left the other idle at the end of the log), numbered so that
+        // the joining thread takes them in the log's order. The workers share the
+        // queue: when the last one stops, the queue goes, and the reader's next send
+        // fails rather than waits.
+        let (to_workers, queue) = sync_channel::<(usize, Batch)>(workers * QUEUED_BATCHES);
+        let queue = Arc::new(Mutex::new(queue));
+        let (done_tx, done) = sync_channel::<(usize, Vec<ParsedLine>)>(workers * QUEUED_BATCHES);
         for _ in 0..workers {
-            let (batches, batch_rx) = sync_channel::<Batch>(QUEUED_BATCHES);
-            let (done_tx, done) = sync_channel(QUEUED_BATCHES);
-            scope.spawn(move || {
-                for batch in batch_rx {
-                    if done_tx.send(batch.parse()).is_err() {
-                        break;
-                    }
-                }
-            });
-            to_workers.push(batches);
-            from_workers.push(done);
-        }
-        // Batch n goes to worker n % workers and comes back in the same turn, so the
-        // joining thread takes them in the log's order; a worker that has hung up has
-        // no batch left, nor has any worker after it.
-        let joiner = scope.spawn(move || {
-            for done in from_workers.iter().cycle() {
-                let Ok(parsed) = done.recv() else {
+            let (queue, done_tx) = (Arc::clone(&queue), done_tx.clone());
+            scope.spawn(move || loop {
+                // The lock is held while waiting: the others would wait for a batch too.
+                let next = queue.lock().map(|queue| queue.recv());
+                let Ok(Ok((number, batch))) = next else {
                     break;
                 };
-                for line in parsed {
-                    parser.accept(line);
+                if done_tx.send((number, batch.parse())).is_err() {
+                    break;
+                }
+            });
+        }
+        drop((queue, done_tx));
+        // A batch may be dealt only when one is joined: what bounds the batches in
+        // flight, parsed or waiting for one before them.
+        let in_flight = workers * IN_FLIGHT_PER_WORKER;
+        let (joined, may_deal) = sync_channel::<()>(in_flight);
+        for _ in 0..in_flight {
+            let _ = joined.send(());
+        }
+        let joiner = scope.spawn(move || {
+            let mut early: BTreeMap<usize, Vec<ParsedLine>> = BTreeMap::new();
+            let mut next = 0;
+            for (number, parsed) in done {
+                early.insert(number, parsed);
+                while let Some(parsed) = early.remove(&next) {
+                    for line in parsed {
+                        parser.accept(line);
+                    }
+                    next += 1;
+                    let _ = joined.send(());
                 }
             }
         });
-        let read = read_batches(lines, &to_workers, batch_bytes);
+        let read = read_batches(lines, &to_workers, &may_deal, batch_bytes);
         drop(to_workers);
         if let Err(panic) = joiner.join() {
             std::panic::resume_unwind(panic);
@@ -126,10 +145,11 @@ fn parse_rest_with<R: BufRead>(
     })
 }
 
-/// Reads lines into batches and deals them to the workers in turn.
+/// Reads lines into batches and deals them, numbered in order, to the workers' queue.
 fn read_batches<R: BufRead>(
     lines: &mut LineReader<R>,
-    workers: &[SyncSender<Batch>],
+    workers: &SyncSender<(usize, Batch)>,
+    may_deal: &Receiver<()>,
     batch_bytes: usize,
 ) -> io::Result<()> {
     // Room for a batch's lines and the line that ends it, so that filling one does not
@@ -139,12 +159,13 @@ fn read_batches<R: BufRead>(
         lines: Vec::new(),
     };
     let mut batch = empty();
-    let mut turn = workers.iter().cycle();
+    let mut number = 0;
     let mut deal = |batch: Batch| -> io::Result<()> {
-        match turn.next().map(|worker| worker.send(batch)) {
-            Some(Ok(())) => Ok(()),
-            _ => Err(io::Error::other("a parsing thread stopped")),
-        }
+        let dealt = may_deal.recv().is_ok() && workers.send((number, batch)).is_ok();
+        number += 1;
+        dealt
+            .then_some(())
+            .ok_or_else(|| io::Error::other("a parsing thread stopped"))
     };
     while let Some(line) = lines.next_line()? {
         batch.push(&line);
