@@ -171,6 +171,8 @@ fn search_on(
 struct Matcher {
     holds_any: aho_corasick::AhoCorasick,
     every: aho_corasick::AhoCorasick,
+    /// The longest declared token's length in bytes.
+    longest: usize,
 }
 
 impl Matcher {
@@ -192,7 +194,38 @@ impl Matcher {
             .build(texts)
             .map_err(io::Error::other)?;
         let every = aho_corasick::AhoCorasick::new(texts).map_err(io::Error::other)?;
-        Ok(Matcher { holds_any, every })
+        let longest = texts.iter().map(|t| t.len()).max().unwrap_or(0);
+        Ok(Matcher {
+            holds_any,
+            every,
+            longest,
+        })
+    }
+
+    /// Every occurrence of a declared token in `text`, overlapping, in the order a
+    /// search of the whole text gives them. Only the stretches around what the
+    /// leftmost-first search finds are searched for every occurrence (the whole text
+    /// was most of the pass's cost on long tool results): from where it stands, that
+    /// search finds the leftmost place where any token starts, so every occurrence
+    /// starts inside one of its matches, and ends within the longest token of it.
+    fn every_in<'t>(&'t self, text: &'t str) -> impl Iterator<Item = aho_corasick::Match> + 't {
+        let reach = self.longest.saturating_sub(1);
+        let mut stretches = self
+            .holds_any
+            .find_iter(text)
+            .map(move |m| m.start()..m.end().saturating_add(reach).min(text.len()))
+            .peekable();
+        let merged = std::iter::from_fn(move || {
+            let mut stretch = stretches.next()?;
+            while let Some(next) = stretches.next_if(|next| next.start <= stretch.end) {
+                stretch.end = stretch.end.max(next.end);
+            }
+            Some(stretch)
+        });
+        merged.flat_map(move |stretch| {
+            self.every
+                .find_overlapping_iter(aho_corasick::Input::new(text).span(stretch))
+        })
     }
 }
 
@@ -298,10 +331,7 @@ fn declared_in_line(
     let value = super::lines::json_record(bytes).ok()?;
     let mut found: Vec<TokenId> = Vec::new();
     for text in &region_texts(&value) {
-        if !matcher.holds_any.is_match(text.as_str()) {
-            continue;
-        }
-        for m in matcher.every.find_overlapping_iter(text.as_str()) {
+        for m in matcher.every_in(text.as_str()) {
             let at = m.pattern().as_usize();
             if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
                 if is_whole_word(text, m.start(), m.end(), class) {
@@ -583,6 +613,25 @@ mod tests {
                 searched,
                 "to {to}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Searching for every occurrence only around what the first-found search
+        /// finds gives what a search of the whole text gives, in the same order.
+        #[test]
+        fn occurrences_near_first_found_ones_are_all_the_occurrences(
+            tokens in proptest::collection::btree_set("[ab-]{1,5}|é[ab]?", 1..6),
+            text in "[ab é-]{0,60}",
+        ) {
+            let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+            let Ok(matcher) = Matcher::new(&tokens) else {
+                panic!("the tokens make a matcher");
+            };
+            let as_triple = |m: aho_corasick::Match| (m.pattern().as_usize(), m.start(), m.end());
+            let near: Vec<_> = matcher.every_in(&text).map(as_triple).collect();
+            let whole: Vec<_> = matcher.every.find_overlapping_iter(&text).map(as_triple).collect();
+            proptest::prop_assert_eq!(near, whole);
         }
     }
 }
