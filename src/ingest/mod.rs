@@ -11,6 +11,7 @@ pub mod follow;
 pub mod lines;
 mod parallel;
 pub mod progress;
+mod sampled_windows;
 pub mod source;
 pub mod text;
 mod text_record;

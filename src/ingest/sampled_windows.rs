@@ -1,0 +1,253 @@
+//! Every place where one of many tokens occurs in a text, found by looking at only one
+//! place in every few bytes. The declared-token pass asks this of every region line;
+//! an automaton of a session's thousand declared tokens read every byte through a
+//! table larger than the cache.
+//!
+//! Each token longer than `step + width - 1` bytes has, for every place a text is
+//! looked at, a window of `width` bytes standing there: looking at every `step`-th
+//! place, one of its windows in each residue of `step` is enough. Each token keeps the
+//! window that the fewest other tokens hold in each residue. A look is a hashed bit
+//! (the bits fit the cache, and most looks end there), then the windows of that value
+//! and a comparison with the whole token.
+
+use crate::model::FastMap;
+
+/// Windows are at most a `u64`.
+const WIDEST: usize = 8;
+/// Below this a window says too little of a text to pass over most of it.
+const NARROWEST: usize = 4;
+/// Places looked at: one in this many at the most.
+const LONGEST_STEP: usize = 8;
+
+pub struct SampledWindows {
+    tokens: Vec<Box<[u8]>>,
+    width: usize,
+    step: usize,
+    /// The low `width` bytes of a `u64`.
+    mask: u64,
+    /// A bit per hashed window value that some token keeps.
+    bits: Vec<u64>,
+    shift: u32,
+    /// Window value → the tokens that keep it, and where it stands in each.
+    kept: FastMap<u64, Vec<(u32, u32)>>,
+}
+
+impl SampledWindows {
+    /// `None` when a token is shorter than [`NARROWEST`] (or there are none): such a
+    /// token is better searched for by an automaton.
+    pub fn new(tokens: &[&str]) -> Option<SampledWindows> {
+        let shortest = tokens.iter().map(|t| t.len()).min()?;
+        if shortest < NARROWEST || u32::try_from(tokens.len()).is_err() {
+            return None;
+        }
+        let width = shortest.min(WIDEST);
+        let step = (shortest - width + 1).min(LONGEST_STEP);
+        let mask = if width == WIDEST {
+            u64::MAX
+        } else {
+            (1u64 << (8 * width)) - 1
+        };
+        let value_at = |token: &[u8], at: usize| window(token, at, mask);
+        // How many tokens hold each window value: a token keeps its rarest.
+        let mut holders: FastMap<u64, u32> = FastMap::default();
+        for token in tokens {
+            let token = token.as_bytes();
+            let mut values: Vec<u64> = (0..=token.len() - width)
+                .map(|at| value_at(token, at))
+                .collect();
+            values.sort_unstable();
+            values.dedup();
+            for value in values {
+                *holders.entry(value).or_default() += 1;
+            }
+        }
+        let mut kept: FastMap<u64, Vec<(u32, u32)>> = FastMap::default();
+        for (index, token) in tokens.iter().enumerate() {
+            let token = token.as_bytes();
+            for residue in 0..step {
+                let rarest = (residue..=token.len() - width)
+                    .step_by(step)
+                    .min_by_key(|&at| holders.get(&value_at(token, at)).copied());
+                if let Some(at) = rarest {
+                    let place = (index as u32, at as u32);
+                    kept.entry(value_at(token, at)).or_default().push(place);
+                }
+            }
+        }
+        // About 32 bits per kept window: few looks at other text pass the bit.
+        let bit_count = (kept.len() * 32)
+            .next_power_of_two()
+            .clamp(1 << 12, 1 << 22);
+        let shift = 64 - bit_count.trailing_zeros();
+        let mut bits = vec![0u64; bit_count / 64];
+        for &value in kept.keys() {
+            let bit = hashed(value, shift);
+            if let Some(word) = bits.get_mut(bit / 64) {
+                *word |= 1 << (bit % 64);
+            }
+        }
+        Some(SampledWindows {
+            tokens: tokens.iter().map(|t| Box::from(t.as_bytes())).collect(),
+            width,
+            step,
+            mask,
+            bits,
+            shift,
+            kept,
+        })
+    }
+
+    /// Whether any token occurs in `bytes`.
+    pub fn holds_any(&self, bytes: &[u8]) -> bool {
+        self.each_occurrence(bytes, |_| true)
+    }
+
+    /// Every occurrence of every token in `bytes` (start and end), by start, then
+    /// by end.
+    pub fn occurrences(&self, bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+        let mut out = Vec::new();
+        self.each_occurrence(bytes, |found| {
+            out.push(found);
+            false
+        });
+        out.sort_unstable_by_key(|found| (found.start, found.end));
+        out
+    }
+
+    /// Calls `found` with each occurrence (each once, in no order) until it answers
+    /// true; whether it did.
+    fn each_occurrence(
+        &self,
+        bytes: &[u8],
+        mut found: impl FnMut(std::ops::Range<usize>) -> bool,
+    ) -> bool {
+        let Some(last) = bytes.len().checked_sub(self.width) else {
+            return false;
+        };
+        for at in (0..=last).step_by(self.step) {
+            let value = window(bytes, at, self.mask);
+            let bit = hashed(value, self.shift);
+            let set = self
+                .bits
+                .get(bit / 64)
+                .is_some_and(|word| word & (1 << (bit % 64)) != 0);
+            if !set {
+                continue;
+            }
+            for &(token, offset) in self.kept.get(&value).map_or(&[][..], Vec::as_slice) {
+                let Some(start) = at.checked_sub(offset as usize) else {
+                    continue;
+                };
+                let Some(token) = self.tokens.get(token as usize) else {
+                    continue;
+                };
+                let end = start + token.len();
+                if bytes.get(start..end) == Some(&token[..]) && found(start..end) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+/// The bytes of `bytes` from `at`, up to 8 of them, as a little-endian `u64` cut by
+/// `mask` (zeros past the end).
+fn window(bytes: &[u8], at: usize, mask: u64) -> u64 {
+    let value = match bytes.get(at..at + WIDEST) {
+        Some(eight) => {
+            let mut word = [0u8; WIDEST];
+            word.copy_from_slice(eight);
+            u64::from_le_bytes(word)
+        }
+        None => {
+            let mut word = [0u8; WIDEST];
+            let rest = bytes.get(at..).unwrap_or_default();
+            for (to, from) in word.iter_mut().zip(rest) {
+                *to = *from;
+            }
+            u64::from_le_bytes(word)
+        }
+    };
+    value & mask
+}
+
+/// The bit a window value sets: the top bits of a multiplicative hash.
+fn hashed(value: u64, shift: u32) -> usize {
+    (value.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Every occurrence, by a search of every place for every token.
+    fn by_every_place(tokens: &[&str], text: &str) -> Vec<std::ops::Range<usize>> {
+        let mut out = Vec::new();
+        for start in 0..text.len() {
+            for token in tokens {
+                if text
+                    .as_bytes()
+                    .get(start..)
+                    .is_some_and(|rest| rest.starts_with(token.as_bytes()))
+                {
+                    out.push(start..start + token.len());
+                }
+            }
+        }
+        out.sort_unstable_by_key(|found| (found.start, found.end));
+        out
+    }
+
+    #[test]
+    fn a_token_shorter_than_the_narrowest_window_is_left_to_an_automaton() {
+        assert!(SampledWindows::new(&["abc", "deploy-4f2a9"]).is_none());
+        assert!(SampledWindows::new(&[]).is_none());
+        assert!(SampledWindows::new(&["abcd"]).is_some());
+    }
+
+    #[test]
+    fn tokens_that_share_most_of_their_windows_are_each_found() {
+        // Paths differ only in a few bytes: each keeps the windows the others lack.
+        let tokens: Vec<String> = (0..200)
+            .map(|i| format!("/srv/app/releases/r{i}/config.yaml"))
+            .collect();
+        let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let windows = SampledWindows::new(&tokens).unwrap();
+        let text = "see /srv/app/releases/r17/config.yaml and /srv/app/releases/r170/config.yaml";
+        assert_eq!(
+            windows.occurrences(text.as_bytes()),
+            by_every_place(&tokens, text)
+        );
+        assert!(windows.holds_any(text.as_bytes()));
+        assert!(!windows.holds_any(b"/srv/app/releases/r9999/config.yaml"));
+    }
+
+    /// A text made of junk and tokens, whole or cut short, so that occurrences and
+    /// near misses stand at every offset.
+    pub(in crate::ingest) fn text_of(tokens: &[&str], pieces: &[(usize, usize, String)]) -> String {
+        let mut text = String::new();
+        for (index, cut, junk) in pieces {
+            text.push_str(junk);
+            let token = tokens[index % tokens.len()];
+            text.push_str(token.get(..*cut).unwrap_or(token));
+        }
+        text
+    }
+
+    proptest::proptest! {
+        /// Looking at one place in every few finds what looking at every place finds.
+        #[test]
+        fn sampled_places_find_every_occurrence(
+            tokens in proptest::collection::btree_set("[ab-]{4,22}|é[ab]{2,9}", 1..8),
+            pieces in proptest::collection::vec((0usize..8, 0usize..24, "[ab é-]{0,5}"), 0..10),
+        ) {
+            let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
+            let text = text_of(&tokens, &pieces);
+            let windows = SampledWindows::new(&tokens).unwrap();
+            let every = by_every_place(&tokens, &text);
+            proptest::prop_assert_eq!(windows.holds_any(text.as_bytes()), !every.is_empty());
+            proptest::prop_assert_eq!(windows.occurrences(text.as_bytes()), every);
+        }
+    }
+}
