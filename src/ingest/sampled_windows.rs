@@ -3,12 +3,12 @@
 //! an automaton of a session's thousand declared tokens read every byte through a
 //! table larger than the cache.
 //!
-//! Each token longer than `step + width - 1` bytes has, for every place a text is
-//! looked at, a window of `width` bytes standing there: looking at every `step`-th
-//! place, one of its windows in each residue of `step` is enough. Each token keeps the
-//! window that the fewest other tokens hold in each residue. A look is a hashed bit
-//! (the bits fit the cache, and most looks end there), then the windows of that value
-//! and a comparison with the whole token.
+//! An occurrence of a token of at least `width + step - 1` bytes (every token is)
+//! spans `step` places in a row where a window of `width` of its bytes starts, one
+//! in each residue of `step`: looking at every `step`-th place, a token needs one
+//! window per residue. Each token keeps, in each residue, the window that the fewest
+//! other tokens hold. A look is a hashed bit (the bits fit the cache, and most looks
+//! end there), then the windows of that value and a comparison with the whole token.
 
 use crate::model::FastMap;
 
@@ -18,6 +18,9 @@ const WIDEST: usize = 8;
 const NARROWEST: usize = 4;
 /// Places looked at: one in this many at the most.
 const LONGEST_STEP: usize = 8;
+/// Tokens' bytes, in all, past which an automaton searches for them: what bounds the
+/// memory of the windows (about 20 bytes a kept window, at most a window a byte).
+const MOST_BYTES: usize = 1 << 20;
 
 pub struct SampledWindows {
     tokens: Vec<Box<[u8]>>,
@@ -28,16 +31,20 @@ pub struct SampledWindows {
     /// A bit per hashed window value that some token keeps.
     bits: Vec<u64>,
     shift: u32,
-    /// Window value → the tokens that keep it, and where it stands in each.
-    kept: FastMap<u64, Vec<(u32, u32)>>,
+    /// The kept windows (the value, the token and where it stands in it), by the
+    /// bucket of the value: bucket `b`'s are `kept[starts[b]..starts[b + 1]]`.
+    kept: Vec<(u64, u32, u32)>,
+    starts: Vec<u32>,
+    bucket_shift: u32,
 }
 
 impl SampledWindows {
-    /// `None` when a token is shorter than [`NARROWEST`] (or there are none): such a
-    /// token is better searched for by an automaton.
+    /// `None` when a token is shorter than [`NARROWEST`], there are none, or their
+    /// bytes are more than [`MOST_BYTES`]: an automaton is better for them.
     pub fn new(tokens: &[&str]) -> Option<SampledWindows> {
         let shortest = tokens.iter().map(|t| t.len()).min()?;
-        if shortest < NARROWEST || u32::try_from(tokens.len()).is_err() {
+        let bytes: usize = tokens.iter().map(|t| t.len()).sum();
+        if shortest < NARROWEST || bytes > MOST_BYTES {
             return None;
         }
         let width = shortest.min(WIDEST);
@@ -61,7 +68,7 @@ impl SampledWindows {
                 *holders.entry(value).or_default() += 1;
             }
         }
-        let mut kept: FastMap<u64, Vec<(u32, u32)>> = FastMap::default();
+        let mut kept: Vec<(u64, u32, u32)> = Vec::with_capacity(tokens.len() * step);
         for (index, token) in tokens.iter().enumerate() {
             let token = token.as_bytes();
             for residue in 0..step {
@@ -69,9 +76,25 @@ impl SampledWindows {
                     .step_by(step)
                     .min_by_key(|&at| holders.get(&value_at(token, at)).copied());
                 if let Some(at) = rarest {
-                    let place = (index as u32, at as u32);
-                    kept.entry(value_at(token, at)).or_default().push(place);
+                    // Under MOST_BYTES: the index and the place fit.
+                    kept.push((value_at(token, at), index as u32, at as u32));
                 }
+            }
+        }
+        // A bucket per kept window or so: a look that passes the bit reads one or two.
+        let buckets = kept.len().next_power_of_two();
+        let bucket_shift = 64 - buckets.trailing_zeros();
+        kept.sort_unstable_by_key(|&(value, ..)| hashed(value, bucket_shift));
+        let mut starts = vec![0u32; buckets + 1];
+        for &(value, ..) in &kept {
+            if let Some(count) = starts.get_mut(hashed(value, bucket_shift) + 1) {
+                *count += 1;
+            }
+        }
+        for bucket in 1..starts.len() {
+            let before = starts.get(bucket - 1).copied().unwrap_or(0);
+            if let Some(start) = starts.get_mut(bucket) {
+                *start += before;
             }
         }
         // About 32 bits per kept window: few looks at other text pass the bit.
@@ -80,7 +103,7 @@ impl SampledWindows {
             .clamp(1 << 12, 1 << 22);
         let shift = 64 - bit_count.trailing_zeros();
         let mut bits = vec![0u64; bit_count / 64];
-        for &value in kept.keys() {
+        for &(value, _, _) in &kept {
             let bit = hashed(value, shift);
             if let Some(word) = bits.get_mut(bit / 64) {
                 *word |= 1 << (bit % 64);
@@ -94,6 +117,8 @@ impl SampledWindows {
             bits,
             shift,
             kept,
+            starts,
+            bucket_shift,
         })
     }
 
@@ -134,7 +159,7 @@ impl SampledWindows {
             if !set {
                 continue;
             }
-            for &(token, offset) in self.kept.get(&value).map_or(&[][..], Vec::as_slice) {
+            for &(_, token, offset) in self.bucket_of(value).iter().filter(|kept| kept.0 == value) {
                 let Some(start) = at.checked_sub(offset as usize) else {
                     continue;
                 };
@@ -148,6 +173,17 @@ impl SampledWindows {
             }
         }
         false
+    }
+}
+
+impl SampledWindows {
+    /// The kept windows in the bucket of `value`.
+    fn bucket_of(&self, value: u64) -> &[(u64, u32, u32)] {
+        let bucket = hashed(value, self.bucket_shift);
+        let at = |b: usize| self.starts.get(b).map_or(0, |&start| start as usize);
+        self.kept
+            .get(at(bucket)..at(bucket + 1))
+            .unwrap_or_default()
     }
 }
 
@@ -172,9 +208,10 @@ fn window(bytes: &[u8], at: usize, mask: u64) -> u64 {
     value & mask
 }
 
-/// The bit a window value sets: the top bits of a multiplicative hash.
+/// The top `64 - shift` bits of a multiplicative hash of a window value (none: 0).
 fn hashed(value: u64, shift: u32) -> usize {
-    (value.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> shift) as usize
+    let hash = value.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    hash.checked_shr(shift).unwrap_or(0) as usize
 }
 
 #[cfg(test)]
@@ -200,10 +237,12 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn a_token_shorter_than_the_narrowest_window_is_left_to_an_automaton() {
+    fn short_tokens_and_too_many_bytes_are_left_to_an_automaton() {
         assert!(SampledWindows::new(&["abc", "deploy-4f2a9"]).is_none());
         assert!(SampledWindows::new(&[]).is_none());
         assert!(SampledWindows::new(&["abcd"]).is_some());
+        let long = "x".repeat(MOST_BYTES + 1);
+        assert!(SampledWindows::new(&[long.as_str()]).is_none());
     }
 
     #[test]
