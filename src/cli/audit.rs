@@ -28,7 +28,9 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
             return error.code;
         }
     };
-    for source in sources(&args.paths, server.as_deref()) {
+    let sources = sources(&args.paths, server.as_deref());
+    let last = sources.len().saturating_sub(1);
+    for (index, source) in sources.into_iter().enumerate() {
         let (file, path) = match source {
             Ok(Source::File(path)) => (path.display().to_string(), path),
             Ok(Source::Subject(subject)) => {
@@ -36,7 +38,10 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                     .as_ref()
                     .ok_or_else(|| CliError::unusable("no server"))
                     .and_then(|server| from_stream(server, &subject, args.strict));
-                worst = worst.max(print(&subject, loaded, args, out, options, style));
+                worst = worst.max(print(&subject, &loaded, args, out, options, style));
+                if index == last {
+                    super::freed_by_exit(loaded);
+                }
                 continue;
             }
             Err(error) => {
@@ -59,7 +64,10 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
         if drew {
             eprint!("\r\x1b[K");
         }
-        worst = worst.max(print(&file, loaded, args, out, options, style));
+        worst = worst.max(print(&file, &loaded, args, out, options, style));
+        if index == last {
+            super::freed_by_exit(loaded);
+        }
     }
     worst.min(EXIT_UNUSABLE)
 }
@@ -122,7 +130,7 @@ fn from_stream(
 /// Writes the report of one log; returns its exit status.
 fn print(
     file: &str,
-    loaded: Result<Loaded, CliError>,
+    loaded: &Result<Loaded, CliError>,
     args: &AuditArgs,
     out: &mut impl Write,
     options: Options,

@@ -37,6 +37,7 @@ pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, Cl
         text
     };
     let _ = out.write_all(text.as_bytes());
+    super::freed_by_exit(loaded);
     Ok(if verdict == Verdict::Approve {
         EXIT_OK
     } else {

@@ -182,8 +182,9 @@ enum FirstFound {
     /// [`FEW_TOKENS`] tokens, each of four bytes or more (on the benchmark's 1,000
     /// identifiers, 2.5 times faster than the automaton below).
     Sampled(SampledWindows),
-    /// The leftmost-first matches of an automaton: a token of fewer bytes says too
-    /// little to pass over text.
+    /// The leftmost-first matches of an automaton: for a few tokens, for one under
+    /// four bytes (its windows would say too little to pass over text), and past the
+    /// bytes the windows' memory allows.
     Automaton(aho_corasick::AhoCorasick),
 }
 
