@@ -172,8 +172,6 @@ fn search_on(
 struct Matcher {
     first: FirstFound,
     every: aho_corasick::AhoCorasick,
-    /// The longest declared token's length in bytes.
-    longest: usize,
 }
 
 /// What finds the places where declared tokens stand.
@@ -184,8 +182,12 @@ enum FirstFound {
     Sampled(SampledWindows),
     /// The leftmost-first matches of an automaton: for a few tokens, for one under
     /// four bytes (its windows would say too little to pass over text), and past the
-    /// bytes the windows' memory allows.
-    Automaton(aho_corasick::AhoCorasick),
+    /// bytes the windows' memory allows. An occurrence ends within `reach` bytes after
+    /// the match it starts in (the longest token's length, less one).
+    Automaton {
+        automaton: aho_corasick::AhoCorasick,
+        reach: usize,
+    },
 }
 
 /// Up to this many tokens the automaton searches with vector instructions (the
@@ -205,17 +207,20 @@ impl Matcher {
             .flatten();
         let first = match sampled {
             Some(sampled) => FirstFound::Sampled(sampled),
-            None => FirstFound::Automaton(Self::leftmost_first(texts)?),
+            None => FirstFound::Automaton {
+                automaton: Self::leftmost_first(texts)?,
+                reach: texts
+                    .iter()
+                    .map(|t| t.len())
+                    .max()
+                    .unwrap_or(0)
+                    .saturating_sub(1),
+            },
         };
         // The texts that hold a token are searched for every occurrence (overlapping,
         // which only the standard kind finds) by an automaton the builder picks.
         let every = aho_corasick::AhoCorasick::new(texts).map_err(io::Error::other)?;
-        let longest = texts.iter().map(|t| t.len()).max().unwrap_or(0);
-        Ok(Matcher {
-            first,
-            every,
-            longest,
-        })
+        Ok(Matcher { first, every })
     }
 
     /// A DFA scans several times faster than the NFA the builder picks past a hundred
@@ -238,7 +243,7 @@ impl Matcher {
     fn holds_any(&self, bytes: &[u8]) -> bool {
         match &self.first {
             FirstFound::Sampled(sampled) => sampled.holds_any(bytes),
-            FirstFound::Automaton(automaton) => automaton.is_match(bytes),
+            FirstFound::Automaton { automaton, .. } => automaton.is_match(bytes),
         }
     }
 
@@ -253,13 +258,10 @@ impl Matcher {
     fn every_in<'t>(&'t self, text: &'t str) -> impl Iterator<Item = aho_corasick::Match> + 't {
         let stretches: Vec<std::ops::Range<usize>> = match &self.first {
             FirstFound::Sampled(sampled) => sampled.occurrences(text.as_bytes()),
-            FirstFound::Automaton(automaton) => {
-                let reach = self.longest.saturating_sub(1);
-                automaton
-                    .find_iter(text)
-                    .map(|m| m.start()..m.end().saturating_add(reach).min(text.len()))
-                    .collect()
-            }
+            FirstFound::Automaton { automaton, reach } => automaton
+                .find_iter(text)
+                .map(|m| m.start()..m.end().saturating_add(*reach).min(text.len()))
+                .collect(),
         };
         let mut stretches = stretches.into_iter().peekable();
         let merged = std::iter::from_fn(move || {

@@ -85,18 +85,9 @@ impl SampledWindows {
         let buckets = kept.len().next_power_of_two();
         let bucket_shift = 64 - buckets.trailing_zeros();
         kept.sort_unstable_by_key(|&(value, ..)| hashed(value, bucket_shift));
-        let mut starts = vec![0u32; buckets + 1];
-        for &(value, ..) in &kept {
-            if let Some(count) = starts.get_mut(hashed(value, bucket_shift) + 1) {
-                *count += 1;
-            }
-        }
-        for bucket in 1..starts.len() {
-            let before = starts.get(bucket - 1).copied().unwrap_or(0);
-            if let Some(start) = starts.get_mut(bucket) {
-                *start += before;
-            }
-        }
+        let starts = (0..=buckets)
+            .map(|b| kept.partition_point(|&(value, ..)| hashed(value, bucket_shift) < b) as u32)
+            .collect();
         // About 32 bits per kept window: few looks at other text pass the bit.
         let bit_count = (kept.len() * 32)
             .next_power_of_two()
@@ -174,9 +165,7 @@ impl SampledWindows {
         }
         false
     }
-}
 
-impl SampledWindows {
     /// The kept windows in the bucket of `value`.
     fn bucket_of(&self, value: u64) -> &[(u64, u32, u32)] {
         let bucket = hashed(value, self.bucket_shift);
