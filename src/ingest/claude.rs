@@ -265,15 +265,15 @@ impl ClaudeParser {
     }
 
     fn conversation(&mut self, line: &Line, record: &Value, kind: &str, ts: Option<String>) {
-        let message = record.get("message").cloned().unwrap_or(Value::Null);
-        let role = str_of(&message, "role").unwrap_or_else(|| kind.to_owned());
-        let content = message.get("content").cloned().unwrap_or(Value::Null);
+        let message = record.get("message").unwrap_or(&Value::Null);
+        let role = str_of(message, "role").unwrap_or_else(|| kind.to_owned());
+        let content = message.get("content").unwrap_or(&Value::Null);
         // What a person typed: not a meta record (hook output, caveats) or a summary.
         let typed = kind == "user"
             && record.get("isMeta").and_then(Value::as_bool) != Some(true)
             && record.get("isCompactSummary").is_none();
         let Value::Array(blocks) = content else {
-            let text = content_text(&content);
+            let text = content_text(content);
             let event = self.builder.message(&role, &text);
             let index = self.builder.push(line, 0, ts, event);
             if typed {
@@ -299,10 +299,10 @@ impl ClaudeParser {
                 }
                 "tool_use" => {
                     let name = str_of(block, "name").unwrap_or_default();
-                    let input = block.get("input").cloned().unwrap_or(Value::Null);
-                    let event = self.builder.tool_call(str_of(block, "id"), &name, &input);
+                    let input = block.get("input").unwrap_or(&Value::Null);
+                    let event = self.builder.tool_call(str_of(block, "id"), &name, input);
                     self.builder.push(line, part, ts.clone(), event);
-                    self.todo_tools(line, part, &ts, &name, &input);
+                    self.todo_tools(line, part, &ts, &name, input);
                 }
                 "tool_result" => {
                     let mut text = block.get("content").map(content_text).unwrap_or_default();

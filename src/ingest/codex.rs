@@ -42,8 +42,8 @@ impl CodexParser {
                 return;
             }
         }
-        let payload = record.get("payload").cloned().unwrap_or(Value::Null);
-        self.metadata(&record, &payload, ts.as_deref());
+        let payload = record.get("payload").unwrap_or(&Value::Null);
+        self.metadata(&record, payload, ts.as_deref());
         match str_of(&record, "type").as_deref() {
             Some("session_meta") => {
                 self.builder
@@ -57,9 +57,9 @@ impl CodexParser {
                     },
                 );
             }
-            Some("response_item") => self.response_item(line, ts, &payload),
+            Some("response_item") => self.response_item(line, ts, payload),
             Some("compacted") => {
-                let message = str_of(&payload, "message").unwrap_or_default();
+                let message = str_of(payload, "message").unwrap_or_default();
                 // Remote compaction: the summary is encrypted; nothing can be claimed.
                 let summary = (!message.trim().is_empty()).then(|| {
                     let mut text = message.clone();
@@ -86,7 +86,7 @@ impl CodexParser {
                     .compaction(line, ts, None, summary, first_in_file);
             }
             Some(other) => {
-                let sub = str_of(&payload, "type")
+                let sub = str_of(payload, "type")
                     .map(|t| format!("/{t}"))
                     .unwrap_or_default();
                 self.builder.push(
@@ -182,14 +182,14 @@ impl CodexParser {
             }
             "custom_tool_call" => {
                 let name = str_of(payload, "name").unwrap_or_default();
-                let input = payload.get("input").cloned().unwrap_or(Value::Null);
+                let input = payload.get("input").unwrap_or(&Value::Null);
                 self.builder
-                    .tool_call(str_of(payload, "call_id"), &name, &input)
+                    .tool_call(str_of(payload, "call_id"), &name, input)
             }
             "local_shell_call" => {
-                let input = payload.get("action").cloned().unwrap_or(Value::Null);
+                let input = payload.get("action").unwrap_or(&Value::Null);
                 self.builder
-                    .tool_call(str_of(payload, "call_id"), "local_shell", &input)
+                    .tool_call(str_of(payload, "call_id"), "local_shell", input)
             }
             "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
                 let output = payload.get("output").cloned().unwrap_or(Value::Null);
