@@ -253,6 +253,46 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
     assert!(most < 6 << 20, "the cache reached {most} bytes");
 }
 
+/// Texts are asked for the rows near the screen and near the cursor, never for the rows
+/// between them: with no rows for the timeline (a terminal of 7 rows or fewer), its
+/// offset stayed at the top while the cursor followed the end, and every event of a
+/// 256 MiB log was read into the cache (628 MiB).
+#[test]
+fn texts_are_asked_for_near_the_screen_and_the_cursor_only() {
+    let lines: String = (1..=600)
+        .map(|seq| {
+            format!(
+                "{{\"type\":\"message\",\"seq\":{seq},\"role\":\"user\",\"text\":\"m{seq}\"}}\n"
+            )
+        })
+        .collect();
+    for rows in [0, 24] {
+        let session = ctxlens::ingest::parse(lines.as_bytes()).unwrap();
+        let mut app = App::new(
+            "big".into(),
+            Arc::new(Snapshot::build(session, &[])),
+            "tester".into(),
+        );
+        chars(&mut app, "g");
+        let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        term.draw(|f| view::draw(&app, f)).unwrap();
+        let most = 5 * app.timeline_height.get();
+        chars(&mut app, "G");
+        let mut term = Terminal::new(TestBackend::new(80, rows)).unwrap();
+        term.draw(|f| view::draw(&app, f)).unwrap();
+        let wanted = app.wanted_texts();
+        assert!(
+            wanted.len() <= most,
+            "{rows} rows: {} texts asked for, at most {most} expected",
+            wanted.len()
+        );
+        assert!(
+            wanted.iter().any(|t| t.index == 599),
+            "{rows} rows: the cursor's event is not asked for"
+        );
+    }
+}
+
 /// A canonical log of about `mib` MiB: messages with an identifier each, and a pending
 /// compaction at the end.
 fn large_log(dir: &std::path::Path, mib: usize) -> (std::path::PathBuf, usize) {

@@ -2,7 +2,7 @@
 //! the same run, on seeded logs it generates under `target/bench-data/` (kept for the
 //! next run). Medians of 3. The largest log is `CTXLENS_BENCH_MIB` (default 256) times
 //! four; set it lower for a quick look (the goals are stated for 256).
-//! `CTXLENS_BENCH_ROWS=small,audit,growth,gate,first,tail,folder` picks rows.
+//! `CTXLENS_BENCH_ROWS=small,audit,real,growth,gate,first,tail,folder` picks rows.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // a benchmark fails loudly
 
 mod generate;
@@ -378,6 +378,77 @@ fn folder_row(rows: &mut Vec<Row>) {
     ));
 }
 
+/// The `audit` goals' ratios on real content: each transcript of
+/// `../shared/real-sessions` audited as an operator would (a process a file), beside
+/// `rg` and `jq` on the same files. Not goals: they show whether the seeded logs'
+/// ratios hold on what agents write.
+fn real_rows(rows: &mut Vec<Row>) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sessions");
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    if files.is_empty() {
+        eprintln!(
+            "skipped the real-transcript rows: {} is not here",
+            dir.display()
+        );
+        return;
+    }
+    files.sort();
+    let mb: f64 = files.iter().map(|f| mib_of(f)).sum();
+    // Timed by the exit alone: most files take a few milliseconds, below the memory
+    // sampler's step.
+    let total = |make: &dyn Fn(&Path) -> Command| -> f64 {
+        files
+            .iter()
+            .map(|file| {
+                median(
+                    (0..3)
+                        .map(|_| {
+                            let started = Instant::now();
+                            make(file)
+                                .stdout(std::process::Stdio::null())
+                                .stderr(std::process::Stdio::null())
+                                .status()
+                                .expect("runs");
+                            started.elapsed().as_secs_f64()
+                        })
+                        .collect(),
+                )
+            })
+            .sum()
+    };
+    let ours = total(&|file| ctxlens(&["audit", "--json"], file));
+    let what = format!(
+        "`audit --json` on the {} real transcripts ({mb:.0} MiB), a process a file",
+        files.len()
+    );
+    for (tool, args) in [
+        ("rg", vec!["--count-matches", "-e", PATTERN]),
+        ("jq", vec!["-c", r#"select(.type=="compaction")"#]),
+    ] {
+        if !installed(tool) {
+            continue;
+        }
+        let theirs = total(&|file| {
+            let mut cmd = Command::new(tool);
+            cmd.args(&args).arg(file);
+            cmd
+        });
+        rows.push(Row {
+            goal: format!("{what}, vs `{tool}`"),
+            target: "(the ratio on real content)".into(),
+            measured: format!("{ours:.2} s: {:.2}x", ours / theirs),
+            baseline: format!("{tool} {theirs:.2} s"),
+            verdict: "not a goal".into(),
+        });
+    }
+}
+
 /// Audit throughput on small logs with a compaction every 2 MiB: how the figures
 /// start out.
 fn small_rows(rows: &mut Vec<Row>) {
@@ -419,6 +490,9 @@ fn main() {
     }
     if wanted("audit") {
         audit_rows(big, &mut rows);
+    }
+    if wanted("real") {
+        real_rows(&mut rows);
     }
     if wanted("growth") {
         growth_row(big, &mut rows);

@@ -710,17 +710,20 @@ impl App {
         let mut wanted: Vec<usize> = Vec::new();
         let offset = self.timeline_offset.get();
         let height = self.timeline_height.get().max(1);
-        // The rows on screen, and a screen on either side for smooth scrolling.
-        let from = offset
-            .saturating_sub(height)
-            .min(self.cursor.saturating_sub(height));
-        let to = (offset + 2 * height).max(self.cursor + height);
-        wanted.extend(
-            self.snapshot
-                .rows
-                .range(from..to)
-                .filter_map(|r| r.event_index()),
-        );
+        // The rows on screen and a screen on either side for smooth scrolling, and the
+        // rows around the cursor: never the rows between the two, which were the whole
+        // log when the timeline had no rows to draw (a terminal of 7 rows or fewer)
+        // and its offset stayed at the top.
+        let screen = offset.saturating_sub(height)..offset.saturating_add(2 * height);
+        let cursor = self.cursor.saturating_sub(height)..self.cursor.saturating_add(height);
+        for rows in [screen, cursor] {
+            wanted.extend(
+                self.snapshot
+                    .rows
+                    .range(rows)
+                    .filter_map(|r| r.event_index()),
+            );
+        }
         if let Some(c) = self.selected_compaction() {
             wanted.extend(self.region_shown(c));
         }
