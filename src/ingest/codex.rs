@@ -192,9 +192,9 @@ impl CodexParser {
                     .tool_call(str_of(payload, "call_id"), "local_shell", input)
             }
             "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
-                let output = payload.get("output").cloned().unwrap_or(Value::Null);
+                let output = payload.get("output").unwrap_or(&Value::Null);
                 // Older rollouts wrap the output as JSON text {"output": …}.
-                let text = match &output {
+                let text = match output {
                     Value::String(s) => serde_json::from_str::<Value>(s)
                         .ok()
                         .and_then(|v| v.get("output").and_then(Value::as_str).map(str::to_owned))
