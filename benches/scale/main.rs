@@ -10,7 +10,7 @@ mod generate;
 mod measure;
 
 use generate::Shape;
-use measure::{installed, median, percentile, three_runs, Tui};
+use measure::{installed, median, percentile, three_exits, three_runs, Tui};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -70,7 +70,8 @@ fn seed() -> u64 {
 
 /// The log `name`, generated unless an earlier run left it.
 fn log(name: &str, mib: f64, shape: Shape) -> PathBuf {
-    let seeded = match seed() {
+    let seed = seed();
+    let seeded = match seed {
         SEED => String::new(),
         other => format!("-s{other}"),
     };
@@ -78,7 +79,7 @@ fn log(name: &str, mib: f64, shape: Shape) -> PathBuf {
     if !path.exists() {
         let started = Instant::now();
         let partial = path.with_extension("partial");
-        generate::log(&partial, (mib * MIB as f64) as u64, shape, seed()).expect("generates");
+        generate::log(&partial, (mib * MIB as f64) as u64, shape, seed).expect("generates");
         std::fs::rename(&partial, &path).expect("renames");
         eprintln!(
             "generated {} in {:.1} s",
@@ -416,27 +417,9 @@ fn real_rows(rows: &mut Vec<Row>) {
     }
     files.sort();
     let mb: f64 = files.iter().map(|f| mib_of(f)).sum();
-    // Timed by the exit alone: most files take a few milliseconds, below the memory
-    // sampler's step.
+    // Most files take a few milliseconds, below the memory sampler's step.
     let total = |make: &dyn Fn(&Path) -> Command| -> f64 {
-        files
-            .iter()
-            .map(|file| {
-                median(
-                    (0..3)
-                        .map(|_| {
-                            let started = Instant::now();
-                            make(file)
-                                .stdout(std::process::Stdio::null())
-                                .stderr(std::process::Stdio::null())
-                                .status()
-                                .expect("runs");
-                            started.elapsed().as_secs_f64()
-                        })
-                        .collect(),
-                )
-            })
-            .sum()
+        files.iter().map(|file| three_exits(|| make(file))).sum()
     };
     let ours = total(&|file| ctxlens(&["audit", "--json"], file));
     let what = format!(

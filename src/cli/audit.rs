@@ -16,11 +16,13 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
     };
     let mut worst = EXIT_OK;
     // On a terminal, a read that takes over a second says how far it has got.
-    let show_progress = std::io::stderr().is_terminal();
-    let after = std::env::var("CTXLENS_PROGRESS_AFTER_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .map_or(Duration::from_secs(1), Duration::from_millis);
+    let progress = Progress {
+        shown: std::io::stderr().is_terminal(),
+        after: std::env::var("CTXLENS_PROGRESS_AFTER_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(Duration::from_secs(1), Duration::from_millis),
+    };
     let server = match super::fleet::connect(&args.fleet) {
         Ok(server) => server,
         Err(error) => {
@@ -31,18 +33,17 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
     let sources = sources(&args.paths, server.as_deref());
     let last = sources.len().saturating_sub(1);
     for (index, source) in sources.into_iter().enumerate() {
-        let (file, path) = match source {
-            Ok(Source::File(path)) => (path.display().to_string(), path),
+        let (name, loaded) = match source {
+            Ok(Source::File(path)) => {
+                let loaded = load_file(&path, server.as_ref(), args.strict, progress);
+                (path.display().to_string(), loaded)
+            }
             Ok(Source::Subject(subject)) => {
                 let loaded = server
                     .as_ref()
                     .ok_or_else(|| CliError::unusable("no server"))
                     .and_then(|server| from_stream(server, &subject, args.strict));
-                worst = worst.max(print(&subject, &loaded, args, out, options, style));
-                if index == last {
-                    super::freed_by_exit(loaded);
-                }
-                continue;
+                (subject, loaded)
             }
             Err(error) => {
                 eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
@@ -50,26 +51,43 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 continue;
             }
         };
-        let path = &path;
-        let shown = crate::sanitize::line(&file).into_owned();
-        let mut drew = false;
-        let mut progress = |reading: Reading| {
-            if show_progress && reading.elapsed >= after {
-                eprint!("\r{shown}: reading {}\x1b[K", reading.describe());
-                drew = true;
-            }
-        };
-        let backend = super::fleet::backend_on(server.as_ref(), path);
-        let loaded = load_from(path, &*backend.channel, args.strict, &mut progress);
-        if drew {
-            eprint!("\r\x1b[K");
-        }
-        worst = worst.max(print(&file, &loaded, args, out, options, style));
+        worst = worst.max(print(&name, &loaded, args, out, options, style));
         if index == last {
             super::freed_by_exit(loaded);
         }
     }
     worst.min(EXIT_UNUSABLE)
+}
+
+/// Whether a long read says how far it has got on stderr, and after how long.
+#[derive(Clone, Copy)]
+struct Progress {
+    shown: bool,
+    after: Duration,
+}
+
+/// A log file read and analysed with its decisions, its progress shown as `progress`
+/// says.
+fn load_file(
+    path: &std::path::Path,
+    server: Option<&std::sync::Arc<crate::store::nats::Nats>>,
+    strict: bool,
+    progress: Progress,
+) -> Result<Loaded, CliError> {
+    let shown = crate::sanitize::line(&path.display().to_string()).into_owned();
+    let mut drew = false;
+    let mut report = |reading: Reading| {
+        if progress.shown && reading.elapsed >= progress.after {
+            eprint!("\r{shown}: reading {}\x1b[K", reading.describe());
+            drew = true;
+        }
+    };
+    let backend = super::fleet::backend_on(server, path);
+    let loaded = load_from(path, &*backend.channel, strict, &mut report);
+    if drew {
+        eprint!("\r\x1b[K");
+    }
+    loaded
 }
 
 /// Where a report's log comes from.
