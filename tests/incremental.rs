@@ -148,8 +148,8 @@ fn a_snapshot_that_keeps_settled_compactions_equals_a_fresh_one() {
                     "{name} {id}"
                 );
                 assert_eq!(
-                    kept.compaction_marks(id).map(|v| &v.summary),
-                    fresh.compaction_marks(id).map(|v| &v.summary),
+                    kept.compaction_marks(id).map(|v| v.summary.clone()),
+                    fresh.compaction_marks(id).map(|v| v.summary.clone()),
                     "{name} {id}"
                 );
             }

@@ -316,7 +316,7 @@ fn draw_tokens(
             theme.dim(),
         ));
     }
-    let summary: Vec<Line> = match summary_of(app, c) {
+    let summary: Vec<Line> = match summary_of(&marks) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => {
             let marked_rows = marks.marked_lines.as_slice();
@@ -424,7 +424,8 @@ fn draw_events(
             ));
         }
     }
-    let summary: Vec<Line> = match summary_of(app, c) {
+    let marks = app.snapshot.built_view(&c.info.id).map(|(_, marks)| marks);
+    let summary: Vec<Line> = match marks.as_deref().and_then(summary_of) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => marked_lines_where(
             text,
@@ -574,9 +575,9 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
 }
 
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
-fn summary_of<'a>(app: &'a App, c: &CompactionAnalysis) -> Option<(&'a str, &'a [Mark])> {
-    app.snapshot
-        .built_view(&c.info.id)
-        .and_then(|(_, v)| v.summary.as_ref())
+fn summary_of(marks: &crate::tui::snapshot::CompactionMarks) -> Option<(&str, &[Mark])> {
+    marks
+        .summary
+        .as_ref()
         .map(|(text, found)| (text.as_str(), found.as_slice()))
 }
