@@ -207,7 +207,8 @@ fn the_readme_documents_every_key() {
 
 #[test]
 fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
-    // 600 events whose texts are 64 KiB each: the whole log's texts would be 75 MiB.
+    // 600 events whose texts are 64 KiB each, each opened in turn: the whole log's
+    // texts would be 75 MiB.
     let lines: String = (1..=600)
         .map(|seq| {
             format!(
@@ -226,15 +227,20 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
     chars(&mut app, "g");
     let mut most = 0;
     for _ in 0..600 {
+        // Each event opened on the way: its whole text is read.
+        press(&mut app, KeyCode::Enter);
         term.draw(|f| view::draw(&app, f)).unwrap();
         let wanted = app.wanted_texts();
         let texts = wanted
             .iter()
             .map(|t| {
+                // What the worker reads: the whole text only when it is asked for.
+                let body = if t.whole { big.clone() } else { String::new() };
                 let text = ctxlens::ingest::display::EventText {
                     gist: format!("event {}", t.index),
-                    text: big.clone(),
-                    raw: big.clone(),
+                    text: body.clone(),
+                    raw: body,
+                    whole: t.whole,
                 };
                 (t.index, text)
             })
@@ -242,6 +248,7 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
         app.update(Action::Worker(Update::Texts(texts)));
         let bytes: usize = app.texts.values().map(|t| t.size()).sum();
         most = most.max(bytes);
+        press(&mut app, KeyCode::Esc);
         press(&mut app, KeyCode::Down);
     }
     assert!(
@@ -335,6 +342,7 @@ fn a_large_log_shows_its_first_rows_before_it_is_read_whole() {
                         offset: first.offset,
                         span: first.span,
                         part: 0,
+                        whole: true,
                     }]));
                 }
             }
@@ -610,4 +618,61 @@ fn walking_through_compactions_keeps_two_view_models() {
     assert!(
         matches!(app.wanted_view(), Some(Request::BuildView { compaction, .. }) if compaction == "k2")
     );
+}
+
+/// The timeline's rows ask for gists alone (a screen of whole texts was megabytes: each
+/// text and its raw form up to 64 KiB); the compaction view's region and summary and an
+/// open event ask for the whole texts, which a gist that comes later does not replace.
+#[test]
+fn the_timeline_asks_for_gists_and_the_views_of_one_event_for_whole_texts() {
+    let mut app = app("seed-migration-rollback.jsonl");
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    chars(&mut app, "g");
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let wanted = app.wanted_texts();
+    assert!(!wanted.is_empty());
+    assert!(wanted.iter().all(|t| !t.whole), "{wanted:?}");
+    let reply = |wanted: &[TextRef]| {
+        let texts = wanted
+            .iter()
+            .map(|t| {
+                let body = if t.whole {
+                    "body".to_owned()
+                } else {
+                    String::new()
+                };
+                let text = ctxlens::ingest::display::EventText {
+                    gist: format!("gist {}", t.index),
+                    text: body.clone(),
+                    raw: body,
+                    whole: t.whole,
+                };
+                (t.index, text)
+            })
+            .collect();
+        Action::Worker(Update::Texts(texts))
+    };
+    app.update(reply(&wanted));
+    assert!(app.wanted_texts().is_empty(), "asked again");
+    // The compaction view: its region's events and its summary, whole.
+    chars(&mut app, "]");
+    let c = app.selected_compaction().unwrap();
+    let mut expected = app.region_shown(c);
+    expected.push(c.info.def);
+    let wholes = app.wanted_texts();
+    assert!(wholes.iter().all(|t| t.whole), "{wholes:?}");
+    let mut asked: Vec<usize> = wholes.iter().map(|t| t.index).collect();
+    asked.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(asked, expected);
+    // A gist asked before arrives after the whole text: the whole text stays.
+    let index = wholes[0].index;
+    let late_gist = reply(&[TextRef {
+        whole: false,
+        ..wholes[0]
+    }]);
+    app.update(reply(&wholes));
+    app.update(late_gist);
+    assert!(app.whole_text(index).is_some_and(|t| t.text == "body"));
+    assert!(app.wanted_texts().is_empty(), "asked again");
 }

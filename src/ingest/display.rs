@@ -17,12 +17,15 @@ pub struct EventText {
     pub text: String,
     /// The whole line as pretty JSON, so unknown fields are shown too; terminal-safe.
     pub raw: String,
+    /// Whether `text` and `raw` were read: a timeline row shows the gist alone, and a
+    /// screen of gists holds a hundredth of what their texts would.
+    pub whole: bool,
 }
 
 impl EventText {
-    /// The bytes it holds.
+    /// The bytes it holds, itself included: a cache of gists holds many.
     pub fn size(&self) -> usize {
-        self.gist.len() + self.text.len() + self.raw.len()
+        std::mem::size_of::<EventText>() + self.gist.len() + self.text.len() + self.raw.len()
     }
 }
 
@@ -51,12 +54,24 @@ fn str_of(value: &Value, key: &str) -> String {
 
 /// The gist and texts of part `part` of one raw log line in `format`.
 pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
+    read(bytes, format, part, true)
+}
+
+/// The gist alone of part `part` of one raw log line in `format` (`text` and `raw`
+/// empty, `whole` false).
+pub fn event_gist(bytes: &[u8], format: Format, part: u32) -> EventText {
+    read(bytes, format, part, false)
+}
+
+fn read(bytes: &[u8], format: Format, part: u32, whole: bool) -> EventText {
     let Ok(value) = super::lines::json_record(bytes) else {
         let lossy = String::from_utf8_lossy(bytes.get(..BODY_LIMIT).unwrap_or(bytes));
+        let shown = || sanitize::block(&lossy).into_owned();
         return EventText {
             gist: gist_line(&lossy),
-            text: sanitize::block(&lossy).into_owned(),
-            raw: sanitize::block(&lossy).into_owned(),
+            text: if whole { shown() } else { String::new() },
+            raw: if whole { shown() } else { String::new() },
+            whole,
         };
     };
     let text = match format {
@@ -65,6 +80,13 @@ pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
         Format::Codex => codex_text(&value),
     };
     let text = cut(&text, BODY_LIMIT);
+    if !whole {
+        return EventText {
+            gist: gist_line(&text),
+            whole,
+            ..EventText::default()
+        };
+    }
     let raw = cut(
         &serde_json::to_string_pretty(&value).unwrap_or_default(),
         BODY_LIMIT,
@@ -73,6 +95,7 @@ pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
         gist: gist_line(&text),
         text: sanitize::block(&text).into_owned(),
         raw: sanitize::block(&raw).into_owned(),
+        whole,
     }
 }
 
@@ -266,5 +289,21 @@ mod tests {
             .gist
             .contains("encrypted"));
         assert!(!garbage.gist.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn a_gist_alone_is_the_whole_texts_gist_without_the_texts() {
+        let lines: [(&[u8], Format, u32); 3] = [
+            (br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b"}"#, Format::Canonical, 0),
+            (br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#, Format::ClaudeCode, 1),
+            (b"\xff not json \x1b[2J", Format::Canonical, 0),
+        ];
+        for (bytes, format, part) in lines {
+            let whole = event_text(bytes, format, part);
+            let gist = event_gist(bytes, format, part);
+            assert!(whole.whole && !whole.text.is_empty() && !whole.raw.is_empty());
+            assert_eq!(gist.gist, whole.gist);
+            assert!(!gist.whole && gist.text.is_empty() && gist.raw.is_empty());
+        }
     }
 }

@@ -104,7 +104,8 @@ pub struct App {
     pub title: String,
     pub snapshot: Arc<Snapshot>,
     pub texts: HashMap<usize, EventText>,
-    requested: HashSet<usize>,
+    /// Texts asked of the worker and not yet come: whether the whole text was asked.
+    requested: HashMap<usize, bool>,
     /// The compaction whose view model the worker was asked for, in this snapshot.
     view_asked: Option<String>,
     /// Selected timeline row.
@@ -148,7 +149,7 @@ impl App {
             title,
             snapshot,
             texts: HashMap::new(),
-            requested: HashSet::new(),
+            requested: HashMap::new(),
             view_asked: None,
             cursor: 0,
             timeline_offset: Cell::new(0),
@@ -599,8 +600,13 @@ impl App {
             Update::Partial(snapshot) => self.replace(snapshot, Change::Grew, true),
             Update::Texts(texts) => {
                 for (index, text) in texts {
-                    self.requested.remove(&index);
-                    self.texts.insert(index, text);
+                    // A gist answers no request for the whole text, and replaces none.
+                    if text.whole || self.requested.get(&index) == Some(&false) {
+                        self.requested.remove(&index);
+                    }
+                    if text.whole || !self.texts.get(&index).is_some_and(|t| t.whole) {
+                        self.texts.insert(index, text);
+                    }
                 }
             }
             Update::Found { query, event } => match event {
@@ -706,8 +712,10 @@ impl App {
     }
 
     /// The events whose text a view needs and nobody has asked for yet; marks them asked.
+    /// The timeline's rows need their gists; the compaction view (its region's events
+    /// and its summary) and an open event need the whole texts.
     pub fn wanted_texts(&mut self) -> Vec<TextRef> {
-        let mut wanted: Vec<usize> = Vec::new();
+        let mut gists: Vec<usize> = Vec::new();
         let offset = self.timeline_offset.get();
         let height = self.timeline_height.get().max(1);
         // The rows on screen and a screen on either side for smooth scrolling, and the
@@ -717,31 +725,38 @@ impl App {
         let screen = offset.saturating_sub(height)..offset.saturating_add(2 * height);
         let cursor = self.cursor.saturating_sub(height)..self.cursor.saturating_add(height);
         for rows in [screen, cursor] {
-            wanted.extend(
+            gists.extend(
                 self.snapshot
                     .rows
                     .range(rows)
                     .filter_map(|r| r.event_index()),
             );
         }
+        let mut wholes: Vec<usize> = Vec::new();
         if let Some(c) = self.selected_compaction() {
-            wanted.extend(self.region_shown(c));
+            wholes.extend(self.region_shown(c));
+            wholes.push(c.info.def);
         }
         if let Some(Overlay::Detail { event, .. }) = &self.overlay {
-            wanted.push(*event);
+            wholes.push(*event);
         }
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
-        for &index in &wanted {
+        let wanted = gists.iter().map(|&i| (i, false));
+        for (index, whole) in wanted.chain(wholes.iter().map(|&i| (i, true))) {
             let Some(e) = events.get(index) else {
                 continue;
             };
-            if !self.texts.contains_key(&index) && self.requested.insert(index) {
+            let held = self.texts.get(&index).is_some_and(|t| t.whole || !whole);
+            let asked = self.requested.get(&index).is_some_and(|&w| w || !whole);
+            if !held && !asked {
+                self.requested.insert(index, whole);
                 out.push(TextRef {
                     index,
                     offset: e.offset,
                     span: e.span,
                     part: e.part,
+                    whole,
                 });
             }
         }
@@ -749,9 +764,14 @@ impl App {
         // what is out of view goes (a line's text can be 64 KiB, its raw form as much).
         let bytes: usize = self.texts.values().map(EventText::size).sum();
         if bytes > TEXT_CACHE_BYTES {
-            let near: HashSet<usize> = wanted.into_iter().collect();
+            let near: HashSet<usize> = gists.into_iter().chain(wholes).collect();
             self.texts.retain(|index, _| near.contains(index));
         }
         out
+    }
+
+    /// The whole text of event `index`, if it has been read.
+    pub fn whole_text(&self, index: usize) -> Option<&EventText> {
+        self.texts.get(&index).filter(|t| t.whole)
     }
 }

@@ -394,7 +394,7 @@ fn draw_events(
             ),
             theme.dim(),
         ));
-        match app.texts.get(&index) {
+        match app.whole_text(index) {
             Some(text) => {
                 let text = shown_part(&text.text);
                 let found = app.region_marks(c, index, &text);
@@ -495,7 +495,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
     };
     let mut region = String::new();
     for index in app.region_shown(c) {
-        if let Some(text) = app.texts.get(&index) {
+        if let Some(text) = app.whole_text(index) {
             region.push_str(&shown_part(&text.text));
             region.push('\n');
         }
@@ -509,8 +509,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         }
     }
     let summary = app
-        .texts
-        .get(&c.info.def)
+        .whole_text(c.info.def)
         .map(|t| t.text.clone())
         .unwrap_or_default();
     let diff = similar::TextDiff::configure()
