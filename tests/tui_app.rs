@@ -256,8 +256,8 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
         "every text is still held: {} texts, {most} bytes at most",
         app.texts.len()
     );
-    // The budget (4 MiB) plus what one look at the view may add before it is trimmed.
-    assert!(most < 6 << 20, "the cache reached {most} bytes");
+    // The budget (1 MiB) plus what one look at the view may add before it is trimmed.
+    assert!(most < 2 << 20, "the cache reached {most} bytes");
 }
 
 /// Texts are asked for the rows near the screen and near the cursor, never for the rows

@@ -4,6 +4,7 @@ pub mod app;
 pub mod demo;
 pub mod folder;
 pub mod keys;
+pub mod memory;
 pub mod run;
 pub mod snapshot;
 pub mod terminal;

@@ -120,11 +120,30 @@ impl<T> Built<T> {
 pub struct CompactionMarks {
     pub marker: Marker,
     /// `None` when the summary cannot be read.
-    pub summary: Option<(String, Vec<Mark>)>,
+    pub summary: Option<SummaryMarks>,
     /// The summary's lines that hold a mark, in order.
     pub marked_lines: Vec<usize>,
     /// What it did to the tokens obligations require (the obligations pane).
     pub bindings: crate::analysis::marks::BindingStates,
+}
+
+/// A summary's marks, and its text made terminal-safe where that changed it: most
+/// summaries are shown as the session holds them, and a copy per view model was a
+/// megabyte for a large one.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct SummaryMarks {
+    escaped: Option<String>,
+    pub marks: Vec<Mark>,
+}
+
+impl SummaryMarks {
+    /// The summary as shown: its escaped copy, or else the session's text.
+    pub fn text<'a>(&'a self, session: &'a Session, c: &CompactionAnalysis) -> Option<&'a str> {
+        match &self.escaped {
+            Some(text) => Some(text),
+            None => session.summary_at(c.info.def).map(|s| s.text.as_str()),
+        }
+    }
 }
 
 impl Snapshot {
@@ -265,6 +284,7 @@ impl Snapshot {
             .clone();
         let newest = self.analysis.compactions.last().map(|c| c.info.id.as_str());
         self.keep_only(&[Some(compaction), asked.as_deref(), newest]);
+        super::memory::give_back_free_memory();
         self.token_rows(compaction);
         self.compaction_marks(compaction);
     }
@@ -306,16 +326,20 @@ impl Snapshot {
 /// table.
 fn compaction_marks_of(session: &Session, c: &CompactionAnalysis) -> CompactionMarks {
     let marker = Marker::new(session, c);
+    let mut marked_lines = Vec::new();
     let summary = session.summary_at(c.info.def).map(|s| {
-        let text = crate::sanitize::block(&s.text).into_owned();
-        let found = marker.marks(&text, session);
-        (text, found)
+        let text = crate::sanitize::block(&s.text);
+        let marks = marker.marks(&text, session);
+        marked_lines = lines_marked(&text, &marks);
+        SummaryMarks {
+            escaped: match text {
+                std::borrow::Cow::Owned(escaped) => Some(escaped),
+                std::borrow::Cow::Borrowed(_) => None,
+            },
+            marks,
+        }
     });
     let bindings = crate::analysis::marks::BindingStates::new(session, c);
-    let marked_lines = summary
-        .as_ref()
-        .map(|(text, found)| lines_marked(text, found))
-        .unwrap_or_default();
     CompactionMarks {
         marker,
         summary,
@@ -462,5 +486,35 @@ mod tests {
         assert!(snapshot.views[older].marks.get().is_some());
         let rows = &snapshot.token_rows(older).rows;
         assert_eq!(rows.len(), snapshot.analysis.compactions[0].tokens.len());
+    }
+
+    /// A summary is shown terminal-safe; a copy is kept only when escaping changed it.
+    #[test]
+    fn a_summary_is_copied_only_when_escaping_changes_it() {
+        for (summary, copied) in [
+            ("kept 31ff37d2-be19-4460-986f-bf64aadd1eb6", false),
+            ("kept \\u001b[2J 31ff37d2-be19-4460-986f-bf64aadd1eb6", true),
+        ] {
+            let log = format!(
+                "{{\"type\":\"tool_result\",\"seq\":1,\"text\":\"made 31ff37d2-be19-4460-986f-bf64aadd1eb6\"}}\n{{\"type\":\"compaction\",\"seq\":2,\"id\":\"k1\",\"phase\":\"applied\",\"range\":{{\"from\":1,\"to\":1}},\"summary\":\"{summary}\"}}\n"
+            );
+            let snapshot = Snapshot::build(crate::ingest::parse_bytes(log.as_bytes()), &[]);
+            let c = &snapshot.analysis.compactions[0];
+            let marks = snapshot.compaction_marks("k1").unwrap();
+            let shown = marks.summary.as_ref().unwrap();
+            assert_eq!(shown.escaped.is_some(), copied, "{summary}");
+            let text = shown.text(&snapshot.session, c).unwrap();
+            assert!(!text.contains('\u{1b}'), "{text:?}");
+            assert!(
+                text.ends_with("31ff37d2-be19-4460-986f-bf64aadd1eb6"),
+                "{text:?}"
+            );
+            assert!(!shown.marks.is_empty(), "{log}");
+            let mark = &shown.marks[0];
+            assert_eq!(
+                &text[mark.start..mark.end],
+                "31ff37d2-be19-4460-986f-bf64aadd1eb6"
+            );
+        }
     }
 }

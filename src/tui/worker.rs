@@ -227,6 +227,7 @@ fn first_read(
             // one is taken while this one is shown, and its would be a second. What
             // the one before holds that still holds (its rows) is shared.
             let before = shown.as_ref().map(|(_, partial)| &**partial);
+            super::memory::give_back_free_memory();
             let built =
                 app.answer_during(before, &mut decided_meanwhile, || state.build(path, before));
             let Some(built) = built else {
@@ -251,6 +252,7 @@ fn first_read(
         state.decisions = standing(&*backend.channel)?;
     }
     let before = shown.as_ref().map(|(_, partial)| &**partial);
+    super::memory::give_back_free_memory();
     let mut decided_late = false;
     let built = app.answer_during(before, &mut decided_late, || {
         let snapshot = state.build(path, before)?;

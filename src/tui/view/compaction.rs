@@ -316,7 +316,7 @@ fn draw_tokens(
             theme.dim(),
         ));
     }
-    let summary: Vec<Line> = match summary_of(&marks) {
+    let summary: Vec<Line> = match summary_of(app, c, &marks) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => {
             let marked_rows = marks.marked_lines.as_slice();
@@ -425,7 +425,7 @@ fn draw_events(
         }
     }
     let marks = app.snapshot.built_view(&c.info.id).map(|(_, marks)| marks);
-    let summary: Vec<Line> = match marks.as_deref().and_then(summary_of) {
+    let summary: Vec<Line> = match marks.as_deref().and_then(|m| summary_of(app, c, m)) {
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => marked_lines_where(
             text,
@@ -574,9 +574,14 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
 }
 
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
-fn summary_of(marks: &crate::tui::snapshot::CompactionMarks) -> Option<(&str, &[Mark])> {
-    marks
-        .summary
-        .as_ref()
-        .map(|(text, found)| (text.as_str(), found.as_slice()))
+fn summary_of<'a>(
+    app: &'a App,
+    c: &CompactionAnalysis,
+    marks: &'a crate::tui::snapshot::CompactionMarks,
+) -> Option<(&'a str, &'a [Mark])> {
+    let summary = marks.summary.as_ref()?;
+    Some((
+        summary.text(&app.snapshot.session, c)?,
+        summary.marks.as_slice(),
+    ))
 }
