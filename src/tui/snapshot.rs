@@ -107,10 +107,11 @@ impl<T> Built<T> {
         self.slot().get_or_insert(built).clone()
     }
 
-    fn let_go(&self) {
+    /// Whether it held one.
+    fn let_go(&self) -> bool {
         // Dropped after the lock is released: a large table takes a while to free.
         let held = self.slot().take();
-        drop(held);
+        held.is_some()
     }
 }
 
@@ -283,21 +284,25 @@ impl Snapshot {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let newest = self.analysis.compactions.last().map(|c| c.info.id.as_str());
-        self.keep_only(&[Some(compaction), asked.as_deref(), newest]);
-        super::memory::give_back_free_memory();
+        // Not on every look at a followed log: only when a view model was let go of.
+        if self.keep_only(&[Some(compaction), asked.as_deref(), newest]) {
+            super::memory::give_back_free_memory();
+        }
         self.token_rows(compaction);
         self.compaction_marks(compaction);
     }
 
     /// Lets go of every view model but those of `kept`: at most the newest
-    /// compaction's and the one the views show are needed.
-    fn keep_only(&self, kept: &[Option<&str>]) {
+    /// compaction's and the one the views show are needed. Whether it let go of any.
+    fn keep_only(&self, kept: &[Option<&str>]) -> bool {
+        let mut let_go = false;
         for (id, view) in &self.views {
             if !kept.contains(&Some(id.as_str())) {
-                view.rows.let_go();
-                view.marks.let_go();
+                // Both parts, each let go of.
+                let_go |= view.rows.let_go() | view.marks.let_go();
             }
         }
+        let_go
     }
 
     /// The screen-independent view of a compaction.
