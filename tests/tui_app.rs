@@ -4,6 +4,7 @@
 mod common;
 use common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ctxlens::ingest::display::Depth;
 use ctxlens::ingest::follow::Change;
 use ctxlens::model::Verdict;
 use ctxlens::tui::app::{Action, App, Overlay, Pane};
@@ -234,13 +235,17 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
         let texts = wanted
             .iter()
             .map(|t| {
-                // What the worker reads: the whole text only when it is asked for.
-                let body = if t.whole { big.clone() } else { String::new() };
+                // What the worker reads: the texts only when they are asked for.
+                let body = if t.depth > Depth::Gist {
+                    big.clone()
+                } else {
+                    String::new()
+                };
                 let text = ctxlens::ingest::display::EventText {
                     gist: format!("event {}", t.index),
                     text: body.clone(),
                     raw: body,
-                    whole: t.whole,
+                    depth: t.depth,
                 };
                 (t.index, text)
             })
@@ -342,7 +347,7 @@ fn a_large_log_shows_its_first_rows_before_it_is_read_whole() {
                         offset: first.offset,
                         span: first.span,
                         part: 0,
-                        whole: true,
+                        depth: Depth::Whole,
                     }]));
                 }
             }
@@ -621,23 +626,24 @@ fn walking_through_compactions_keeps_two_view_models() {
 }
 
 /// The timeline's rows ask for gists alone (a screen of whole texts was megabytes: each
-/// text and its raw form up to 64 KiB); the compaction view's region and summary and an
-/// open event ask for the whole texts, which a gist that comes later does not replace.
+/// text and its raw form up to 64 KiB); the compaction view asks for its region's
+/// events' heads and its summary whole, and an open event for its whole text. A
+/// shallower text that comes later replaces no deeper one.
 #[test]
-fn the_timeline_asks_for_gists_and_the_views_of_one_event_for_whole_texts() {
+fn each_view_asks_for_as_much_of_a_text_as_it_shows() {
     let mut app = app("seed-migration-rollback.jsonl");
     let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
     chars(&mut app, "g");
     term.draw(|f| view::draw(&app, f)).unwrap();
     let wanted = app.wanted_texts();
     assert!(!wanted.is_empty());
-    assert!(wanted.iter().all(|t| !t.whole), "{wanted:?}");
+    assert!(wanted.iter().all(|t| t.depth == Depth::Gist), "{wanted:?}");
     let reply = |wanted: &[TextRef]| {
         let texts = wanted
             .iter()
             .map(|t| {
-                let body = if t.whole {
-                    "body".to_owned()
+                let body = if t.depth > Depth::Gist {
+                    format!("{:?}", t.depth)
                 } else {
                     String::new()
                 };
@@ -645,7 +651,7 @@ fn the_timeline_asks_for_gists_and_the_views_of_one_event_for_whole_texts() {
                     gist: format!("gist {}", t.index),
                     text: body.clone(),
                     raw: body,
-                    whole: t.whole,
+                    depth: t.depth,
                 };
                 (t.index, text)
             })
@@ -654,25 +660,36 @@ fn the_timeline_asks_for_gists_and_the_views_of_one_event_for_whole_texts() {
     };
     app.update(reply(&wanted));
     assert!(app.wanted_texts().is_empty(), "asked again");
-    // The compaction view: its region's events and its summary, whole.
+    // The compaction view: its region's events' heads, its summary whole; each once.
     chars(&mut app, "]");
     let c = app.selected_compaction().unwrap();
-    let mut expected = app.region_shown(c);
-    expected.push(c.info.def);
-    let wholes = app.wanted_texts();
-    assert!(wholes.iter().all(|t| t.whole), "{wholes:?}");
-    let mut asked: Vec<usize> = wholes.iter().map(|t| t.index).collect();
+    let mut expected: Vec<(usize, Depth)> = app
+        .region_shown(c)
+        .into_iter()
+        .map(|i| (i, Depth::Head))
+        .collect();
+    expected.push((c.info.def, Depth::Whole));
+    let deeper = app.wanted_texts();
+    let mut asked: Vec<(usize, Depth)> = deeper.iter().map(|t| (t.index, t.depth)).collect();
     asked.sort_unstable();
     expected.sort_unstable();
     assert_eq!(asked, expected);
-    // A gist asked before arrives after the whole text: the whole text stays.
-    let index = wholes[0].index;
+    // A gist asked before arrives after the head: the head stays.
+    let head = deeper.iter().find(|t| t.depth == Depth::Head).unwrap();
     let late_gist = reply(&[TextRef {
-        whole: false,
-        ..wholes[0]
+        depth: Depth::Gist,
+        ..*head
     }]);
-    app.update(reply(&wholes));
+    app.update(reply(&deeper));
     app.update(late_gist);
-    assert!(app.whole_text(index).is_some_and(|t| t.text == "body"));
+    assert!(app
+        .text_to(head.index, Depth::Head)
+        .is_some_and(|t| t.text == "Head"));
+    assert!(app.text_to(head.index, Depth::Whole).is_none());
     assert!(app.wanted_texts().is_empty(), "asked again");
+    // Opened: the whole text is asked for.
+    chars(&mut app, "g");
+    press(&mut app, KeyCode::Enter);
+    let opened = app.wanted_texts();
+    assert!(opened.iter().any(|t| t.depth == Depth::Whole), "{opened:?}");
 }

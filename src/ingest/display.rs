@@ -9,17 +9,35 @@ use serde_json::Value;
 /// Lines longer than this are shown cut, with a note.
 pub const BODY_LIMIT: usize = 64 * 1024;
 
+/// Lines of a compaction's region are shown this far (the rest is one Enter away):
+/// the view shows 200 of them, whose texts could otherwise be 64 KiB each.
+pub const HEAD_LIMIT: usize = 8 * 1024;
+
+/// How much of an event's text is read: what a view shows of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Depth {
+    /// The one-line gist (a timeline row).
+    #[default]
+    Gist,
+    /// The gist and the text's first [`HEAD_LIMIT`] bytes (an event of a compaction's
+    /// region).
+    Head,
+    /// The gist, the text and the line as pretty JSON (an open event, a summary).
+    Whole,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventText {
     /// One line, terminal-safe.
     pub gist: String,
-    /// The event's main text (message, tool output, input…), terminal-safe, newlines kept.
+    /// The event's main text (message, tool output, input…), terminal-safe, newlines
+    /// kept; cut at [`HEAD_LIMIT`] at [`Depth::Head`], empty at [`Depth::Gist`].
     pub text: String,
     /// The whole line as pretty JSON, so unknown fields are shown too; terminal-safe.
+    /// Only at [`Depth::Whole`].
     pub raw: String,
-    /// Whether `text` and `raw` were read: a timeline row shows the gist alone, and a
-    /// screen of gists holds a hundredth of what their texts would.
-    pub whole: bool,
+    /// How much was read: a screen of gists holds a hundredth of what their texts would.
+    pub depth: Depth,
 }
 
 impl EventText {
@@ -52,26 +70,20 @@ fn str_of(value: &Value, key: &str) -> String {
     }
 }
 
-/// The gist and texts of part `part` of one raw log line in `format`.
-pub fn event_text(bytes: &[u8], format: Format, part: u32) -> EventText {
-    read(bytes, format, part, true)
-}
-
-/// The gist alone of part `part` of one raw log line in `format` (`text` and `raw`
-/// empty, `whole` false).
-pub fn event_gist(bytes: &[u8], format: Format, part: u32) -> EventText {
-    read(bytes, format, part, false)
-}
-
-fn read(bytes: &[u8], format: Format, part: u32, whole: bool) -> EventText {
+/// The gist and, as deep as `depth`, the texts of part `part` of one raw log line in
+/// `format`.
+pub fn event_text(bytes: &[u8], format: Format, part: u32, depth: Depth) -> EventText {
     let Ok(value) = super::lines::json_record(bytes) else {
         let lossy = String::from_utf8_lossy(bytes.get(..BODY_LIMIT).unwrap_or(bytes));
-        let shown = || sanitize::block(&lossy).into_owned();
         return EventText {
             gist: gist_line(&lossy),
-            text: if whole { shown() } else { String::new() },
-            raw: if whole { shown() } else { String::new() },
-            whole,
+            text: text_to(&lossy, depth),
+            raw: if depth == Depth::Whole {
+                sanitize::block(&lossy).into_owned()
+            } else {
+                String::new()
+            },
+            depth,
         };
     };
     let text = match format {
@@ -80,22 +92,29 @@ fn read(bytes: &[u8], format: Format, part: u32, whole: bool) -> EventText {
         Format::Codex => codex_text(&value),
     };
     let text = cut(&text, BODY_LIMIT);
-    if !whole {
-        return EventText {
-            gist: gist_line(&text),
-            whole,
-            ..EventText::default()
-        };
-    }
-    let raw = cut(
-        &serde_json::to_string_pretty(&value).unwrap_or_default(),
-        BODY_LIMIT,
-    );
+    let raw = if depth == Depth::Whole {
+        let raw = cut(
+            &serde_json::to_string_pretty(&value).unwrap_or_default(),
+            BODY_LIMIT,
+        );
+        sanitize::block(&raw).into_owned()
+    } else {
+        String::new()
+    };
     EventText {
         gist: gist_line(&text),
-        text: sanitize::block(&text).into_owned(),
-        raw: sanitize::block(&raw).into_owned(),
-        whole,
+        text: text_to(&text, depth),
+        raw,
+        depth,
+    }
+}
+
+/// What `depth` shows of `text`, terminal-safe.
+fn text_to(text: &str, depth: Depth) -> String {
+    match depth {
+        Depth::Gist => String::new(),
+        Depth::Head => sanitize::block(&cut(text, HEAD_LIMIT)).into_owned(),
+        Depth::Whole => sanitize::block(text).into_owned(),
     }
 }
 
@@ -274,36 +293,59 @@ mod tests {
             br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b","extra":1}"#,
             Format::Canonical,
             0,
+            Depth::Whole,
         );
         assert_eq!(t.gist, "a \\u{1b}]0;x\\u{7} b");
         assert!(t.raw.contains("\"extra\": 1"));
         assert!(!t.text.contains('\u{1b}'));
-        let garbage = event_text(b"\xff not json \x1b[2J", Format::Canonical, 0);
+        let garbage = event_text(b"\xff not json \x1b[2J", Format::Canonical, 0, Depth::Whole);
         let claude = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#;
         assert_eq!(
-            event_text(claude, Format::ClaudeCode, 1).gist,
+            event_text(claude, Format::ClaudeCode, 1, Depth::Gist).gist,
             r#"Bash {"command":"ls"}"#
         );
         let codex = br#"{"type":"compacted","payload":{"message":""}}"#;
-        assert!(event_text(codex, Format::Codex, 0)
+        assert!(event_text(codex, Format::Codex, 0, Depth::Gist)
             .gist
             .contains("encrypted"));
         assert!(!garbage.gist.contains('\u{1b}'));
     }
 
     #[test]
-    fn a_gist_alone_is_the_whole_texts_gist_without_the_texts() {
-        let lines: [(&[u8], Format, u32); 3] = [
+    fn each_depth_reads_the_same_gist_and_as_much_text_as_it_says() {
+        let long = format!(
+            r#"{{"type":"tool_result","text":"{}"}}"#,
+            "word ".repeat(4000)
+        );
+        let lines: [(&[u8], Format, u32); 4] = [
             (br#"{"type":"tool_result","text":"a\n\u001b]0;x\u0007  b"}"#, Format::Canonical, 0),
             (br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#, Format::ClaudeCode, 1),
             (b"\xff not json \x1b[2J", Format::Canonical, 0),
+            (long.as_bytes(), Format::Canonical, 0),
         ];
         for (bytes, format, part) in lines {
-            let whole = event_text(bytes, format, part);
-            let gist = event_gist(bytes, format, part);
-            assert!(whole.whole && !whole.text.is_empty() && !whole.raw.is_empty());
-            assert_eq!(gist.gist, whole.gist);
-            assert!(!gist.whole && gist.text.is_empty() && gist.raw.is_empty());
+            let whole = event_text(bytes, format, part, Depth::Whole);
+            let head = event_text(bytes, format, part, Depth::Head);
+            let gist = event_text(bytes, format, part, Depth::Gist);
+            assert!(!whole.text.is_empty() && !whole.raw.is_empty());
+            assert_eq!(
+                (gist.gist.as_str(), head.gist.as_str()),
+                (whole.gist.as_str(), whole.gist.as_str())
+            );
+            assert!(gist.text.is_empty() && gist.raw.is_empty() && head.raw.is_empty());
+            assert!(head.text.len() <= HEAD_LIMIT + 64, "{}", head.text.len());
+            let shared = head.text.len().min(whole.text.len()).min(HEAD_LIMIT);
+            assert_eq!(head.text.get(..shared), whole.text.get(..shared));
+            assert_eq!(
+                (gist.depth, head.depth, whole.depth),
+                (Depth::Gist, Depth::Head, Depth::Whole)
+            );
         }
+        let head = event_text(long.as_bytes(), Format::Canonical, 0, Depth::Head);
+        assert!(
+            head.text.ends_with("more bytes not shown)"),
+            "{}",
+            &head.text[head.text.len() - 40..]
+        );
     }
 }

@@ -5,7 +5,7 @@ use super::keys::{command_for, Command};
 use super::snapshot::Snapshot;
 use super::worker::{Request, TextRef, Update};
 use crate::analysis::compaction::CompactionAnalysis;
-use crate::ingest::display::EventText;
+use crate::ingest::display::{Depth, EventText};
 use crate::ingest::follow::Change;
 use crate::model::{EventKind, Phase, Verdict};
 use crate::store::record::Outcome;
@@ -106,8 +106,8 @@ pub struct App {
     pub title: String,
     pub snapshot: Arc<Snapshot>,
     pub texts: HashMap<usize, EventText>,
-    /// Texts asked of the worker and not yet come: whether the whole text was asked.
-    requested: HashMap<usize, bool>,
+    /// Texts asked of the worker and not yet come, and how deep.
+    requested: HashMap<usize, Depth>,
     /// The compaction whose view model the worker was asked for, in this snapshot.
     view_asked: Option<String>,
     /// Selected timeline row.
@@ -602,11 +602,12 @@ impl App {
             Update::Partial(snapshot) => self.replace(snapshot, Change::Grew, true),
             Update::Texts(texts) => {
                 for (index, text) in texts {
-                    // A gist answers no request for the whole text, and replaces none.
-                    if text.whole || self.requested.get(&index) == Some(&false) {
+                    // A shallower text answers no deeper request, and replaces no deeper
+                    // text (a gist asked before may come after the whole text).
+                    if self.requested.get(&index).is_some_and(|&d| text.depth >= d) {
                         self.requested.remove(&index);
                     }
-                    if text.whole || !self.texts.get(&index).is_some_and(|t| t.whole) {
+                    if self.texts.get(&index).is_none_or(|t| t.depth <= text.depth) {
                         self.texts.insert(index, text);
                     }
                 }
@@ -714,10 +715,10 @@ impl App {
     }
 
     /// The events whose text a view needs and nobody has asked for yet; marks them asked.
-    /// The timeline's rows need their gists; the compaction view (its region's events
-    /// and its summary) and an open event need the whole texts.
+    /// The timeline's rows need their gists, the compaction view its region's events'
+    /// heads and its summary whole, and an open event its whole text.
     pub fn wanted_texts(&mut self) -> Vec<TextRef> {
-        let mut gists: Vec<usize> = Vec::new();
+        let mut wanted: Vec<(usize, Depth)> = Vec::new();
         let offset = self.timeline_offset.get();
         let height = self.timeline_height.get().max(1);
         // The rows on screen and a screen on either side for smooth scrolling, and the
@@ -727,38 +728,45 @@ impl App {
         let screen = offset.saturating_sub(height)..offset.saturating_add(2 * height);
         let cursor = self.cursor.saturating_sub(height)..self.cursor.saturating_add(height);
         for rows in [screen, cursor] {
-            gists.extend(
+            wanted.extend(
                 self.snapshot
                     .rows
                     .range(rows)
-                    .filter_map(|r| r.event_index()),
+                    .filter_map(|r| Some((r.event_index()?, Depth::Gist))),
             );
         }
-        let mut wholes: Vec<usize> = Vec::new();
         if let Some(c) = self.selected_compaction() {
-            wholes.extend(self.region_shown(c));
-            wholes.push(c.info.def);
+            wanted.extend(self.region_shown(c).into_iter().map(|i| (i, Depth::Head)));
+            wanted.push((c.info.def, Depth::Whole));
         }
         if let Some(Overlay::Detail { event, .. }) = &self.overlay {
-            wholes.push(*event);
+            wanted.push((*event, Depth::Whole));
+        }
+        // A row both on screen and in the region is asked for once, as deep as needed.
+        let mut deepest: HashMap<usize, Depth> = HashMap::new();
+        for &(index, depth) in &wanted {
+            let d = deepest.entry(index).or_insert(depth);
+            *d = (*d).max(depth);
         }
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
-        let wanted = gists.iter().map(|&i| (i, false));
-        for (index, whole) in wanted.chain(wholes.iter().map(|&i| (i, true))) {
-            let Some(e) = events.get(index) else {
+        for &(index, depth) in &wanted {
+            let Some(e) = events
+                .get(index)
+                .filter(|_| deepest.get(&index) == Some(&depth))
+            else {
                 continue;
             };
-            let held = self.texts.get(&index).is_some_and(|t| t.whole || !whole);
-            let asked = self.requested.get(&index).is_some_and(|&w| w || !whole);
+            let held = self.texts.get(&index).is_some_and(|t| t.depth >= depth);
+            let asked = self.requested.get(&index).is_some_and(|&d| d >= depth);
             if !held && !asked {
-                self.requested.insert(index, whole);
+                self.requested.insert(index, depth);
                 out.push(TextRef {
                     index,
                     offset: e.offset,
                     span: e.span,
                     part: e.part,
-                    whole,
+                    depth,
                 });
             }
         }
@@ -766,14 +774,14 @@ impl App {
         // what is out of view goes (a line's text can be 64 KiB, its raw form as much).
         let bytes: usize = self.texts.values().map(EventText::size).sum();
         if bytes > TEXT_CACHE_BYTES {
-            let near: HashSet<usize> = gists.into_iter().chain(wholes).collect();
+            let near: HashSet<usize> = wanted.into_iter().map(|(index, _)| index).collect();
             self.texts.retain(|index, _| near.contains(index));
         }
         out
     }
 
-    /// The whole text of event `index`, if it has been read.
-    pub fn whole_text(&self, index: usize) -> Option<&EventText> {
-        self.texts.get(&index).filter(|t| t.whole)
+    /// The text of event `index`, if it has been read at least as deep as `depth`.
+    pub fn text_to(&self, index: usize, depth: Depth) -> Option<&EventText> {
+        self.texts.get(&index).filter(|t| t.depth >= depth)
     }
 }

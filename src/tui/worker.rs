@@ -6,7 +6,7 @@ use super::snapshot::Snapshot;
 use super::Msg;
 use crate::analysis::report::Analyzer;
 use crate::ingest::declared::DeclaredPass;
-use crate::ingest::display::{event_gist, event_text, EventText};
+use crate::ingest::display::{event_text, Depth, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
 use crate::model::{Format, Verdict};
@@ -55,15 +55,15 @@ impl std::fmt::Debug for Shown {
     }
 }
 
-/// Where an event's text is: its line, and which part of the line; and whether the
-/// whole text is wanted or its gist alone.
+/// Where an event's text is: its line, and which part of the line; and how much of
+/// it is wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextRef {
     pub index: usize,
     pub offset: u64,
     pub span: u64,
     pub part: u32,
-    pub whole: bool,
+    pub depth: Depth,
 }
 
 /// What the worker tells the app.
@@ -567,17 +567,20 @@ pub fn read_texts(
                  offset,
                  span,
                  part,
-                 whole,
+                 depth,
              }| {
                 let text = match source.line(offset, span) {
-                    Ok(bytes) if whole => event_text(&bytes, format, part),
-                    Ok(bytes) => event_gist(&bytes, format, part),
+                    Ok(bytes) => event_text(&bytes, format, part, depth),
                     Err(e) => {
                         let said = format!("(cannot read this line: {e})");
                         EventText {
-                            text: if whole { said.clone() } else { String::new() },
+                            text: if depth > Depth::Gist {
+                                said.clone()
+                            } else {
+                                String::new()
+                            },
                             gist: said,
-                            whole,
+                            depth,
                             ..EventText::default()
                         }
                     }

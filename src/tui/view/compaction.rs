@@ -8,6 +8,7 @@ use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use crate::analysis::finding::{short_id, FindingKind};
 use crate::analysis::marks::{Mark, TokenState};
 use crate::analysis::token_rows::TokenRows;
+use crate::ingest::display::Depth;
 use crate::model::RangeSpec;
 use crate::sanitize;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
@@ -394,7 +395,7 @@ fn draw_events(
             ),
             theme.dim(),
         ));
-        match app.whole_text(index) {
+        match app.text_to(index, Depth::Head) {
             Some(text) => {
                 let text = shown_part(&text.text);
                 let found = app.region_marks(c, index, &text);
@@ -495,7 +496,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
     };
     let mut region = String::new();
     for index in app.region_shown(c) {
-        if let Some(text) = app.whole_text(index) {
+        if let Some(text) = app.text_to(index, Depth::Head) {
             region.push_str(&shown_part(&text.text));
             region.push('\n');
         }
@@ -509,7 +510,7 @@ fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, lege
         }
     }
     let summary = app
-        .whole_text(c.info.def)
+        .text_to(c.info.def, Depth::Whole)
         .map(|t| t.text.clone())
         .unwrap_or_default();
     let diff = similar::TextDiff::configure()

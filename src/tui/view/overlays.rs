@@ -130,7 +130,7 @@ fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut F
         e.line,
         e.offset
     );
-    let lines = match app.whole_text(event) {
+    let lines = match app.text_to(event, crate::ingest::display::Depth::Whole) {
         Some(text) => {
             let mut lines = plain_lines(&text.text, ratatui::style::Style::new());
             lines.push(Line::raw(""));
