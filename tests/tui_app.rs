@@ -30,6 +30,29 @@ fn chars(app: &mut App, keys: &str) -> Vec<Request> {
         .collect()
 }
 
+/// What the worker answers to `wanted`: each text as deep as asked, its text and raw
+/// form `body` (empty for a gist alone).
+fn worker_reply(wanted: &[TextRef], body: impl Fn(&TextRef) -> String) -> Action {
+    let texts = wanted
+        .iter()
+        .map(|t| {
+            let body = if t.depth > Depth::Gist {
+                body(t)
+            } else {
+                String::new()
+            };
+            let text = ctxlens::ingest::display::EventText {
+                gist: format!("event {}", t.index),
+                text: body.clone(),
+                raw: body,
+                depth: t.depth,
+            };
+            (t.index, text)
+        })
+        .collect();
+    Action::Worker(Update::Texts(texts))
+}
+
 #[test]
 fn next_compaction_wraps_and_selects_it() {
     let mut app = app("summary-of-summary.jsonl");
@@ -232,25 +255,7 @@ fn the_cache_of_shown_texts_keeps_to_its_budget_while_scrolling() {
         press(&mut app, KeyCode::Enter);
         term.draw(|f| view::draw(&app, f)).unwrap();
         let wanted = app.wanted_texts();
-        let texts = wanted
-            .iter()
-            .map(|t| {
-                // What the worker reads: the texts only when they are asked for.
-                let body = if t.depth > Depth::Gist {
-                    big.clone()
-                } else {
-                    String::new()
-                };
-                let text = ctxlens::ingest::display::EventText {
-                    gist: format!("event {}", t.index),
-                    text: body.clone(),
-                    raw: body,
-                    depth: t.depth,
-                };
-                (t.index, text)
-            })
-            .collect();
-        app.update(Action::Worker(Update::Texts(texts)));
+        app.update(worker_reply(&wanted, |_| big.clone()));
         let bytes: usize = app.texts.values().map(|t| t.size()).sum();
         most = most.max(bytes);
         press(&mut app, KeyCode::Esc);
@@ -638,26 +643,7 @@ fn each_view_asks_for_as_much_of_a_text_as_it_shows() {
     let wanted = app.wanted_texts();
     assert!(!wanted.is_empty());
     assert!(wanted.iter().all(|t| t.depth == Depth::Gist), "{wanted:?}");
-    let reply = |wanted: &[TextRef]| {
-        let texts = wanted
-            .iter()
-            .map(|t| {
-                let body = if t.depth > Depth::Gist {
-                    format!("{:?}", t.depth)
-                } else {
-                    String::new()
-                };
-                let text = ctxlens::ingest::display::EventText {
-                    gist: format!("gist {}", t.index),
-                    text: body.clone(),
-                    raw: body,
-                    depth: t.depth,
-                };
-                (t.index, text)
-            })
-            .collect();
-        Action::Worker(Update::Texts(texts))
-    };
+    let reply = |wanted: &[TextRef]| worker_reply(wanted, |t| format!("{:?}", t.depth));
     app.update(reply(&wanted));
     assert!(app.wanted_texts().is_empty(), "asked again");
     // The compaction view: its region's events' heads, its summary whole; each once.
