@@ -750,13 +750,11 @@ impl App {
         }
         let events = &self.snapshot.session.events;
         let mut out = Vec::new();
-        for &(index, depth) in &wanted {
-            let Some(e) = events
-                .get(index)
-                .filter(|_| deepest.get(&index) == Some(&depth))
-            else {
+        for (index, _) in &wanted {
+            let (Some(e), Some(&depth)) = (events.get(*index), deepest.get(index)) else {
                 continue;
             };
+            let index = *index;
             let held = self.texts.get(&index).is_some_and(|t| t.depth >= depth);
             let asked = self.requested.get(&index).is_some_and(|&d| d >= depth);
             if !held && !asked {

@@ -81,7 +81,7 @@ struct ViewModel {
 type Lazy<T> = Arc<Built<T>>;
 
 /// A part of a view model once built, which can be let go again (a `OnceLock` cannot).
-pub struct Built<T>(Mutex<Option<Arc<T>>>);
+struct Built<T>(Mutex<Option<Arc<T>>>);
 
 impl<T> Default for Built<T> {
     fn default() -> Self {
@@ -95,7 +95,7 @@ impl<T> Built<T> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn get(&self) -> Option<Arc<T>> {
+    fn get(&self) -> Option<Arc<T>> {
         self.slot().clone()
     }
 
@@ -107,11 +107,10 @@ impl<T> Built<T> {
         self.slot().get_or_insert(built).clone()
     }
 
-    /// Whether it held one.
-    fn let_go(&self) -> bool {
+    fn let_go(&self) {
         // Dropped after the lock is released: a large table takes a while to free.
         let held = self.slot().take();
-        held.is_some()
+        drop(held);
     }
 }
 
@@ -284,25 +283,20 @@ impl Snapshot {
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         let newest = self.analysis.compactions.last().map(|c| c.info.id.as_str());
-        // Not on every look at a followed log: only when a view model was let go of.
-        if self.keep_only(&[Some(compaction), asked.as_deref(), newest]) {
-            super::memory::give_back_free_memory();
-        }
+        self.keep_only(&[Some(compaction), asked.as_deref(), newest]);
         self.token_rows(compaction);
         self.compaction_marks(compaction);
     }
 
     /// Lets go of every view model but those of `kept`: at most the newest
-    /// compaction's and the one the views show are needed. Whether it let go of any.
-    fn keep_only(&self, kept: &[Option<&str>]) -> bool {
-        let mut let_go = false;
+    /// compaction's and the one the views show are needed.
+    fn keep_only(&self, kept: &[Option<&str>]) {
         for (id, view) in &self.views {
             if !kept.contains(&Some(id.as_str())) {
-                // Both parts, each let go of.
-                let_go |= view.rows.let_go() | view.marks.let_go();
+                view.rows.let_go();
+                view.marks.let_go();
             }
         }
-        let_go
     }
 
     /// The screen-independent view of a compaction.

@@ -603,6 +603,9 @@ fn serve(
             compaction,
         } => {
             shown.0.build_view(&compaction);
+            // Building one lets go of another: its pages go back to the system (not on
+            // a followed log's looks, which build the newest compaction's alone).
+            super::memory::give_back_free_memory();
             Update::ViewBuilt
         }
         Request::Texts(wanted) => match File::open(path) {
