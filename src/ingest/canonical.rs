@@ -4,8 +4,8 @@ use super::lines::Line;
 use super::text::{digest, json_text_leaves};
 use crate::analysis::tokens;
 use crate::model::{
-    CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern, LineTokens,
-    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,
+    BatchTokens, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern,
+    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary, TokenId,
 };
 use serde_json::{Map, Value};
 
@@ -48,14 +48,26 @@ impl CanonicalParser {
 
     /// Reads one line: an event, a malformed-line record, or nothing for a blank line.
     pub fn feed(&mut self, line: &Line) {
-        if let Some(parsed) = ParsedLine::parse(line) {
-            self.accept(parsed);
+        let mut batch = ParsedBatch::default();
+        batch.parse_line(line);
+        self.accept(batch);
+    }
+
+    /// Adds lines parsed apart (in order): what depends on the lines before them (the
+    /// seq order, the session's token ids) is settled here.
+    pub fn accept(&mut self, batch: ParsedBatch) {
+        let mut session_ids = Vec::new();
+        for parsed in batch.lines {
+            self.accept_line(parsed, &batch.tokens, &mut session_ids);
         }
     }
 
-    /// Adds a line parsed apart (in order): what depends on the lines before it (the
-    /// seq order, the session's token ids) is settled here.
-    pub fn accept(&mut self, parsed: ParsedLine) {
+    fn accept_line(
+        &mut self,
+        parsed: ParsedLine,
+        tokens: &BatchTokens,
+        session_ids: &mut Vec<TokenId>,
+    ) {
         let malformed = |reason: String| Malformed {
             line: parsed.number,
             offset: parsed.offset,
@@ -74,14 +86,14 @@ impl CanonicalParser {
                 return self.session.malformed.push(malformed(reason.to_string()));
             }
         }
-        let (mut event, tokens) = match record.event {
-            Ok(parsed) => parsed,
+        let mut event = match record.event {
+            Ok(event) => event,
             Err(reason) => return self.session.malformed.push(malformed(reason)),
         };
-        let ids = tokens.intern_into(&mut self.session.tokens);
+        tokens.intern_record(parsed.met, &mut self.session.tokens, session_ids);
         event
             .kind
-            .remap_tokens(|local| ids.get(local.0 as usize).copied().unwrap_or(local));
+            .remap_tokens(|local| session_ids.get(local.0 as usize).copied().unwrap_or(local));
         self.prev_seq = Some(event.seq);
         if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
             self.session.cwd.get_or_insert_with(|| cwd.to_string());
@@ -93,38 +105,50 @@ impl CanonicalParser {
     }
 }
 
-/// A line parsed on its own, as any thread can: an event whose token ids are its own,
-/// or why it is not one. [`CanonicalParser::accept`] joins it to the session.
-pub struct ParsedLine {
+/// Lines parsed apart from the session, as any thread can, with the tokens they met:
+/// events whose token ids are the batch's own, or why a line is not one.
+/// [`CanonicalParser::accept`] joins them to the session.
+#[derive(Default)]
+pub struct ParsedBatch {
+    lines: Vec<ParsedLine>,
+    tokens: BatchTokens,
+}
+
+impl ParsedBatch {
+    /// Parses `line` into the batch (a blank line adds nothing).
+    pub fn parse_line(&mut self, line: &Line) {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.oversized {
+            return;
+        }
+        let start = self.tokens.start_record();
+        let record = if line.oversized {
+            Err(super::detect::oversized_reason(line.span))
+        } else {
+            parse_record(line, &mut self.tokens).map_err(|reason| reason.to_string())
+        };
+        self.lines.push(ParsedLine {
+            number: line.number,
+            offset: line.offset,
+            record,
+            met: start..self.tokens.records_end(),
+        });
+    }
+}
+
+/// A line parsed on its own: an event, or why it is not one, and where the tokens it
+/// met are listed in its batch's tokens.
+struct ParsedLine {
     number: u64,
     offset: u64,
     record: Result<Record, String>,
+    met: std::ops::Range<usize>,
 }
 
 /// A record whose seq was read: its event, or why the rest of it is not one (a seq
 /// out of order is reported before that, as the log's order decides).
 struct Record {
     seq: u64,
-    event: Result<(Event, LineTokens), String>,
-}
-
-impl ParsedLine {
-    /// `None` for a blank line.
-    pub fn parse(line: &Line) -> Option<ParsedLine> {
-        if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.oversized {
-            return None;
-        }
-        let record = if line.oversized {
-            Err(super::detect::oversized_reason(line.span))
-        } else {
-            parse_record(line).map_err(|reason| reason.to_string())
-        };
-        Some(ParsedLine {
-            number: line.number,
-            offset: line.offset,
-            record,
-        })
-    }
+    event: Result<Event, String>,
 }
 
 /// Why a line of a canonical log is not an event (kept as the malformed line's reason).
@@ -166,14 +190,13 @@ pub enum BadLine {
     BadDecision(serde_json::Error),
 }
 
-fn parse_record(line: &Line) -> Result<Record, BadLine> {
-    let mut tokens = LineTokens::default();
-    if let Some(read) = super::text_record::read(line.bytes, &mut tokens) {
+fn parse_record(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine> {
+    if let Some(read) = super::text_record::read(line.bytes, tokens) {
         let seq = read.seq.unwrap_or(line.number);
         let event = event_of(line, seq, read.ts, read.kind);
         return Ok(Record {
             seq,
-            event: Ok((event, tokens)),
+            event: Ok(event),
         });
     }
     read_general(line, tokens)
@@ -193,7 +216,7 @@ fn event_of(line: &Line, seq: u64, ts: Option<Box<str>>, kind: EventKind) -> Eve
 }
 
 /// Any record, read into a JSON tree: what a wrong record is wrong in comes from here.
-fn read_general(line: &Line, mut tokens: LineTokens) -> Result<Record, BadLine> {
+fn read_general(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine> {
     let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
     let Value::Object(mut obj) = value else {
         return Err(BadLine::NotObject);
@@ -207,8 +230,8 @@ fn read_general(line: &Line, mut tokens: LineTokens) -> Result<Record, BadLine> 
         None | Some(Value::Null) => line.number,
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
-    let event = parse_kind(&type_name, &mut obj, &mut tokens)
-        .map(|kind| (event_of(line, seq, boxed_str(&obj, "ts"), kind), tokens))
+    let event = parse_kind(&type_name, &mut obj, tokens)
+        .map(|kind| event_of(line, seq, boxed_str(&obj, "ts"), kind))
         .map_err(|reason| reason.to_string());
     Ok(Record { seq, event })
 }
@@ -467,8 +490,14 @@ mod tests {
     /// The record as the general reading makes it, and as the reading makes it (typed,
     /// for messages, tool calls and results whose fields fit).
     fn both_ways(bytes: &[u8]) -> (String, String) {
-        let general = describe(read_general(&line(bytes), LineTokens::default()));
-        (general, describe(parse_record(&line(bytes))))
+        let mut general_tokens = BatchTokens::default();
+        let general = describe(read_general(&line(bytes), &mut general_tokens));
+        let mut typed_tokens = BatchTokens::default();
+        let typed = describe(parse_record(&line(bytes), &mut typed_tokens));
+        (
+            format!("{general} {general_tokens:?}"),
+            format!("{typed} {typed_tokens:?}"),
+        )
     }
 
     const RECORDS: &[&str] = &[
@@ -518,7 +547,7 @@ mod tests {
                 let (general, typed) = both_ways(record);
                 assert_eq!(typed, general, "{}", String::from_utf8_lossy(record));
                 typed_lines += usize::from(
-                    super::super::text_record::read(record, &mut LineTokens::default()).is_some(),
+                    super::super::text_record::read(record, &mut BatchTokens::default()).is_some(),
                 );
             }
         }

@@ -3,7 +3,7 @@
 //! session in the log's order on one thread, which settles what depends on the lines
 //! before (seq order, token ids). The session is the one a line-by-line read builds.
 
-use super::canonical::{CanonicalParser, ParsedLine};
+use super::canonical::{CanonicalParser, ParsedBatch};
 use super::lines::{Line, LineReader};
 use std::collections::BTreeMap;
 use std::io::{self, BufRead};
@@ -49,9 +49,9 @@ impl Batch {
         });
     }
 
-    fn parse(&self) -> Vec<ParsedLine> {
+    fn parse(&self) -> ParsedBatch {
         let mut start = 0;
-        let mut parsed = Vec::with_capacity(self.lines.len());
+        let mut parsed = ParsedBatch::default();
         for at in &self.lines {
             let line = Line {
                 number: at.number,
@@ -61,7 +61,7 @@ impl Batch {
                 terminated: at.terminated,
                 oversized: at.oversized,
             };
-            parsed.extend(ParsedLine::parse(&line));
+            parsed.parse_line(&line);
             start = at.end;
         }
         parsed
@@ -100,7 +100,7 @@ fn parse_rest_with<R: BufRead>(
         // fails rather than waits.
         let (to_workers, queue) = sync_channel::<(usize, Batch)>(workers * QUEUED_BATCHES);
         let queue = Arc::new(Mutex::new(queue));
-        let (done_tx, done) = sync_channel::<(usize, Vec<ParsedLine>)>(workers * QUEUED_BATCHES);
+        let (done_tx, done) = sync_channel::<(usize, ParsedBatch)>(workers * QUEUED_BATCHES);
         for _ in 0..workers {
             let (queue, done_tx) = (Arc::clone(&queue), done_tx.clone());
             scope.spawn(move || loop {
@@ -123,14 +123,12 @@ fn parse_rest_with<R: BufRead>(
             let _ = joined.send(());
         }
         let joiner = scope.spawn(move || {
-            let mut early: BTreeMap<usize, Vec<ParsedLine>> = BTreeMap::new();
+            let mut early: BTreeMap<usize, ParsedBatch> = BTreeMap::new();
             let mut next = 0;
             for (number, parsed) in done {
                 early.insert(number, parsed);
                 while let Some(parsed) = early.remove(&next) {
-                    for line in parsed {
-                        parser.accept(line);
-                    }
+                    parser.accept(parsed);
                     next += 1;
                     let _ = joined.send(());
                 }
@@ -168,6 +166,13 @@ fn read_batches<R: BufRead>(
             .ok_or_else(|| io::Error::other("a parsing thread stopped"))
     };
     while let Some(line) = lines.next_line()? {
+        // A line that fills a batch alone (a long summary, a large tool result) goes
+        // on its own: the lines before it are parsed on another thread meanwhile, not
+        // after it on the same one (the last line of a log, a pending compaction's
+        // summary, left one core idle while the other parsed both).
+        if line.bytes.len() >= batch_bytes && !batch.lines.is_empty() {
+            deal(std::mem::replace(&mut batch, empty()))?;
+        }
         batch.push(&line);
         if batch.bytes.len() >= batch_bytes {
             deal(std::mem::replace(&mut batch, empty()))?;

@@ -245,54 +245,112 @@ impl Intern for TokenTable {
     }
 }
 
-/// The tokens of one record, interned apart from the session's table so that records
-/// can be parsed on several threads. Its ids count from 0 in the order the record met
-/// its texts; [`LineTokens::intern_into`] interns them into the session's table in
-/// that order, which gives every token the id it gets when the record is parsed
-/// straight into the table.
+/// The tokens of a batch of records, interned apart from the session's table so that
+/// batches can be parsed on several threads. Its ids count from 0 in the order the
+/// batch met its texts. Each record lists the distinct tokens it met, in the order it
+/// met them; [`BatchTokens::intern_record`] interns a record's list into the session's
+/// table in that order, which gives every token the id it gets when the records are
+/// parsed straight into the table. A record that is not joined (a seq out of order)
+/// interns nothing. One table a batch, not one a record: a record's table was three
+/// allocations grown as it was filled, and freed on another thread.
 #[derive(Debug, Default)]
-pub struct LineTokens {
+pub struct BatchTokens {
     texts: String,
-    /// Start and end in `texts`, class and hash, by local id: the hash is worked out
-    /// here, on the parsing thread, not again where the records are joined.
-    entries: Vec<(usize, usize, TokenClass, u64)>,
+    /// Start and end in `texts`, and hash, by local id: the hash is worked out here,
+    /// on the parsing thread, not again where the records are joined.
+    entries: Vec<(usize, usize, u64)>,
     index: HashTable<TokenId>,
     hasher: TextHasher,
+    /// Each record's distinct tokens in the order it met them, with the class it met
+    /// each with first (a text keeps the class it is first interned with, and the
+    /// record that met it first in the batch may be one that is not joined), one
+    /// record after the other (see [`BatchTokens::start_record`]).
+    met: Vec<(TokenId, TokenClass)>,
+    /// By local id, the last record that listed it in `met`.
+    listed_by: Vec<u32>,
+    record: u32,
 }
 
-impl LineTokens {
+/// A session id not given yet to a local id (see [`BatchTokens::intern_record`]).
+const NOT_INTERNED: TokenId = TokenId(u32::MAX);
+
+/// No record listed the token yet.
+const NEVER_LISTED: u32 = u32::MAX;
+
+impl BatchTokens {
     fn text(&self, id: TokenId) -> &str {
         self.entries
             .get(id.0 as usize)
-            .and_then(|&(start, end, _, _)| self.texts.get(start..end))
+            .and_then(|&(start, end, _)| self.texts.get(start..end))
             .unwrap_or("")
     }
 
-    /// Interns every text into `table`, in this record's order: the session id of each
-    /// local id, by local id.
-    pub fn intern_into(&self, table: &mut TokenTable) -> Vec<TokenId> {
-        self.entries
-            .iter()
-            .map(|&(start, end, class, hash)| {
+    /// Starts the next record: what it interns from here until the next start is its
+    /// list. Where its list starts in `met`.
+    pub fn start_record(&mut self) -> usize {
+        self.record += 1;
+        self.met.len()
+    }
+
+    /// Where the list of the record started last ends.
+    pub fn records_end(&self) -> usize {
+        self.met.len()
+    }
+
+    /// Interns the tokens of the record whose list is `met` (from
+    /// [`BatchTokens::start_record`] to the next one) into `table`, in the order the
+    /// record met them. `session_ids` holds the session id of each local id interned
+    /// so far (the same vector for every record of this batch, in the log's order);
+    /// a record's event remaps its local ids through it.
+    pub fn intern_record(
+        &self,
+        met: std::ops::Range<usize>,
+        table: &mut TokenTable,
+        session_ids: &mut Vec<TokenId>,
+    ) {
+        if session_ids.len() < self.entries.len() {
+            session_ids.resize(self.entries.len(), NOT_INTERNED);
+        }
+        for &(local, class) in self.met.get(met).unwrap_or_default() {
+            let Some(slot) = session_ids.get_mut(local.0 as usize) else {
+                continue;
+            };
+            if *slot != NOT_INTERNED {
+                continue;
+            }
+            if let Some(&(start, end, hash)) = self.entries.get(local.0 as usize) {
                 let text = self.texts.get(start..end).unwrap_or("");
-                table.intern_hashed(hash, text, class)
-            })
-            .collect()
+                *slot = table.intern_hashed(hash, text, class);
+            }
+        }
+    }
+
+    /// Lists `id`, met as `class`, for the record being read, once.
+    fn list(&mut self, id: TokenId, class: TokenClass) {
+        if let Some(by) = self.listed_by.get_mut(id.0 as usize) {
+            if *by != self.record {
+                *by = self.record;
+                self.met.push((id, class));
+            }
+        }
     }
 }
 
-impl Intern for LineTokens {
+impl Intern for BatchTokens {
     fn intern(&mut self, text: &str, class: TokenClass) -> TokenId {
         let hash = self.hasher.hash(text);
         if let Some(&id) = self.index.find(hash, |&id| self.text(id) == text) {
+            self.list(id, class);
             return id;
         }
         let id = TokenId(self.entries.len() as u32);
         let start = self.texts.len();
         self.texts.push_str(text);
-        self.entries.push((start, self.texts.len(), class, hash));
+        self.entries.push((start, self.texts.len(), hash));
+        self.listed_by.push(NEVER_LISTED);
+        self.list(id, class);
         let Self { entries, index, .. } = self;
-        let hash_of = |id: &TokenId| entries.get(id.0 as usize).map_or(0, |e| e.3);
+        let hash_of = |id: &TokenId| entries.get(id.0 as usize).map_or(0, |e| e.2);
         index.insert_unique(hash, id, hash_of);
         id
     }
@@ -326,6 +384,49 @@ mod tests {
                 prop_assert_eq!(table.find(text), Some(*id));
             }
             prop_assert_eq!(table.find("not interned"), None);
+        }
+    }
+
+    proptest! {
+        /// Records interned into a batch's table, then joined (some rejected, as a seq
+        /// out of order is), give every token the id and class it gets when the
+        /// joined records are interned straight into the session's table; a rejected
+        /// record adds nothing.
+        #[test]
+        fn a_batch_joined_gives_the_ids_a_record_by_record_read_gives(
+            records in prop::collection::vec(
+                (prop::collection::vec(("[a-d]{0,2}", 0u8..3), 0..6), any::<bool>()),
+                0..12,
+            ),
+            before in prop::collection::vec("[a-d]{0,2}", 0..4),
+        ) {
+            let class = |c: u8| [TokenClass::Path, TokenClass::Hex, TokenClass::Url][c as usize];
+            // The session already holds some tokens when the batch is joined.
+            let mut straight = TokenTable::default();
+            for text in &before {
+                straight.intern(text, TokenClass::Declared);
+            }
+            let mut joined = straight.clone();
+            let mut batch = BatchTokens::default();
+            let mut lists = Vec::new();
+            let mut local_ids = Vec::new();
+            for (texts, _) in &records {
+                let start = batch.start_record();
+                local_ids.push(texts.iter().map(|(t, c)| batch.intern(t, class(*c))).collect::<Vec<_>>());
+                lists.push(start..batch.records_end());
+            }
+            let mut session_ids = Vec::new();
+            for (((texts, accepted), list), locals) in records.iter().zip(lists).zip(local_ids) {
+                if !accepted {
+                    continue;
+                }
+                batch.intern_record(list, &mut joined, &mut session_ids);
+                for ((text, c), local) in texts.iter().zip(locals) {
+                    let want = straight.intern(text, class(*c));
+                    prop_assert_eq!(session_ids.get(local.0 as usize).copied(), Some(want));
+                }
+            }
+            prop_assert_eq!(format!("{joined:?}"), format!("{straight:?}"));
         }
     }
 
