@@ -729,12 +729,22 @@ impl<'a> Ctx<'a> {
             .into_iter()
             .map(|o| o.id.clone());
         // Most dropped tokens are in no step: those with a word run no target holds
-        // are not searched for (a region can drop many thousands).
-        let in_some_step = word_runs(text).all(|run| requirements.step_runs.contains(run));
-        let by_step = requirements
-            .steps
+        // are not searched for (a region can drop many thousands). The runs are asked
+        // from the last, which sets most tokens apart (a number, a file, a hash): the
+        // first ones (`https`, `arn`, `srv`) stand in many targets.
+        let in_some_step = text
+            .rsplit(|c: char| !is_word_char(c))
+            .filter(|run| !run.is_empty())
+            .all(|run| requirements.step_runs.contains(run));
+        // Not even the steps are walked for such a token.
+        let steps = if in_some_step {
+            requirements.steps.as_slice()
+        } else {
+            &[]
+        };
+        let by_step = steps
             .iter()
-            .filter(|(_, target)| in_some_step && contains_whole_word(target, text, class))
+            .filter(|(_, target)| contains_whole_word(target, text, class))
             .map(|(id, _)| (*id).to_owned());
         let by_ledger = self
             .ledger_tokens()

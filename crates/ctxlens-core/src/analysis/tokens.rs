@@ -63,10 +63,13 @@ fn shared_patterns() -> &'static Patterns {
             path: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*"),
             // AWS-style prefixed ids (8 or 17 hex digits) and Kubernetes pod names,
             // whose replica-set hash and suffix use a vowel-free alphabet.
-            resource_id: build(concat!(
-                r"(?:(?:i|vol|snap|sg|subnet|vpc|ami|eni|igw|nat|rtb|acl|eipalloc|lt|tgw|pcx|vpce|dopt|cgw|vgw|fs|fsap|r)-[0-9a-f]{17}",
-                r"|(?:i|vol|snap|sg|subnet|vpc|ami|eni|igw|nat|rtb|acl|eipalloc|lt|tgw|pcx|vpce|dopt|cgw|vgw|fs|fsap|r)-[0-9a-f]{8})",
-                r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[bcdfghjklmnpqrstvwxz2-9]{6,10}-[bcdfghjklmnpqrstvwxz2-9]{5}",
+            resource_id: build(&format!(
+                concat!(
+                    r"(?:(?:{aws})-[0-9a-f]{{17}}|(?:{aws})-[0-9a-f]{{8}})",
+                    r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[{pod}]{{6,10}}-[{pod}]{{5}}",
+                ),
+                aws = AWS_PREFIXES.join("|"),
+                pod = POD_HASH_ALPHABET,
             )),
             // Keyword and digits on one line, apart only by spaces, `#` or `:`.
             #[cfg(test)]
@@ -876,6 +879,11 @@ enum Piece<'p> {
     Text(&'p memchr::memmem::Finder<'static>),
     /// A top-level domain of the reverse-DNS pattern, then a dot.
     TopLevelDomain,
+    /// What every resource id holds: an AWS prefix, a dash and 8 hex digits, or a
+    /// dash, 6 to 10 letters of a pod hash, a dash and 5 more. Most runs with a dash
+    /// and a digit (UUIDs, hyphenated names) hold neither, and the regex, which has no
+    /// literal to skip to, was a tenth of the extractor's time on them.
+    ResourceIdShape,
 }
 
 impl Piece<'_> {
@@ -888,8 +896,56 @@ impl Piece<'_> {
                     .iter()
                     .any(|tld| before.ends_with(tld.as_bytes()))
             }),
+            Piece::ResourceIdShape => may_hold_resource_id(run),
         }
     }
+}
+
+/// The prefixes of the AWS ids the resource-id pattern knows (`snap-0a1b2c3d`); its
+/// regex is built from them.
+const AWS_PREFIXES: [&str; 23] = [
+    "i", "vol", "snap", "sg", "subnet", "vpc", "ami", "eni", "igw", "nat", "rtb", "acl",
+    "eipalloc", "lt", "tgw", "pcx", "vpce", "dopt", "cgw", "vgw", "fs", "fsap", "r",
+];
+
+/// The last letters of [`AWS_PREFIXES`].
+const AWS_PREFIX_ENDS: &[u8] = b"ilpgtcwbxesr";
+
+/// The letters of a Kubernetes pod name's replica-set hash and suffix (no vowels, no
+/// `0` or `1`), as a regex class's contents.
+const POD_HASH_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2-9";
+
+fn is_pod_hash_byte(b: u8) -> bool {
+    matches!(b, b'2'..=b'9')
+        || (b.is_ascii_lowercase() && !matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
+}
+
+/// Whether `run` holds what every match of the resource-id pattern holds (see
+/// [`Piece::ResourceIdShape`]): where it does not, the pattern matches nowhere in it.
+fn may_hold_resource_id(run: &[u8]) -> bool {
+    memchr::memchr_iter(b'-', run).any(|dash| {
+        let (before, after) = (
+            run.get(..dash).unwrap_or_default(),
+            run.get(dash + 1..).unwrap_or_default(),
+        );
+        // A prefix's last letter first: most dashes follow none.
+        let aws = before.last().is_some_and(|&b| AWS_PREFIX_ENDS.contains(&b))
+            && after
+                .get(..8)
+                .is_some_and(|hex| hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            && AWS_PREFIXES
+                .iter()
+                .any(|prefix| before.ends_with(prefix.as_bytes()));
+        // The hash runs to the next byte outside its alphabet, which must be the dash
+        // before the suffix (a dash is outside it).
+        let hash = after.iter().take_while(|&&b| is_pod_hash_byte(b)).count();
+        let pod = (6..=10).contains(&hash)
+            && after.get(hash) == Some(&b'-')
+            && after
+                .get(hash + 1..hash + 6)
+                .is_some_and(|suffix| suffix.iter().all(|&b| is_pod_hash_byte(b)));
+        aws || pod
+    })
 }
 
 /// The top-level domains a reverse-DNS id starts with (after an optional `group.`,
@@ -948,16 +1004,18 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
     use Pattern::{Keyword, Regex as Re};
     let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 10] = [
         (Pattern::Uuid, C::Uuid, digit, Some((DASH, 36, None))),
+        // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
+        // `://`) anyway: no search of the whole text for it first.
         (
             Re(&p.arn),
             C::Arn,
-            has(&p.arn_prefix),
+            held & COLON != 0,
             Some((COLON, 8, Some(Piece::Text(&p.arn_prefix)))),
         ),
         (
             Re(&p.url),
             C::Url,
-            has(&p.scheme_separator),
+            held & COLON != 0,
             Some((COLON | SLASH, 4, Some(Piece::Text(&p.scheme_separator)))),
         ),
         (
@@ -970,7 +1028,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Re(&p.resource_id),
             C::ResourceId,
             digit,
-            Some((DASH, 3, None)),
+            Some((DASH, 3, Some(Piece::ResourceIdShape))),
         ),
         (Pattern::Numbered(&runs), C::Numbered, digit, None),
         (Pattern::Hex, C::Hex, digit, Some((DIGIT, 7, None))),
@@ -1379,6 +1437,25 @@ mod tests {
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
         }
 
+        /// A run the resource-id pattern matches anywhere in holds what
+        /// [`may_hold_resource_id`] asks for: the prefilter never passes over a match.
+        #[test]
+        fn a_run_with_a_resource_id_is_never_passed_over(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "(i|vol|snap|sg|subnet|vpc|ami|eni|vpce|fsap|r|x|deploy|web)",
+                "-",
+                "[0-9a-f]{1,18}",
+                "[bcdfghjklmnpqrstvwxz2-9]{1,11}",
+                "[a-z0-9]{1,3}",
+            ], 0..8),
+        ) {
+            let run = parts.concat();
+            let p = shared_patterns();
+            if p.resource_id.is_match(&run) {
+                proptest::prop_assert!(may_hold_resource_id(run.as_bytes()), "{:?}", run);
+            }
+        }
+
         /// The hand-written path search finds what the path pattern finds, from anywhere.
         #[test]
         fn path_search_finds_what_its_pattern_finds(
@@ -1420,6 +1497,17 @@ mod tests {
             });
             let runs = runs(text.as_bytes());
             proptest::prop_assert_eq!(find_numbered(&text, &runs, pos), by_regex, "{:?}", text);
+        }
+    }
+
+    #[test]
+    fn every_aws_prefix_ends_with_a_letter_the_prefilter_knows() {
+        for prefix in AWS_PREFIXES {
+            let last = prefix.as_bytes().last().copied();
+            assert!(
+                last.is_some_and(|b| AWS_PREFIX_ENDS.contains(&b)),
+                "{prefix}"
+            );
         }
     }
 
@@ -1593,6 +1681,7 @@ mod tests {
                 "https?://[a-z.]{1,8}/[a-z0-9/?=&.]{0,12}",
                 "arn:aws:[a-z0-9]{1,4}:[a-z0-9-]{0,9}:[0-9]{0,12}:[a-z/:0-9_-]{1,12}",
                 "(snap|i|vol)-[0-9a-f]{8,17}",
+                "[a-z]{2,6}(-[a-z0-9]{1,4})?-[bcdfghjklmnpqrstvwxz2-9]{5,11}-[bcdfghjklmnpqrstvwxz2-9]{4,6}",
                 "(revision|PR|port|Run) ?[#:]? ?[0-9]{1,5}",
                 "(checkout -b|origin/|branch) [a-z0-9/_-]{2,12}",
                 "[a-z]{2,5}(_[a-z]{2,4})?_[A-Za-z0-9]{14,20}",
