@@ -24,7 +24,11 @@ struct Patterns {
     /// The spec's pattern, which [`Pattern::Uuid`] follows (the tests hold them equal).
     #[cfg(test)]
     uuid: Regex,
+    /// The spec's pattern, which [`Pattern::Arn`] follows.
+    #[cfg(test)]
     arn: Regex,
+    /// The spec's pattern, which [`Pattern::Url`] follows.
+    #[cfg(test)]
     url: Regex,
     path: Regex,
     resource_id: Regex,
@@ -57,7 +61,9 @@ fn shared_patterns() -> &'static Patterns {
             uuid: build(
                 r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
             ),
+            #[cfg(test)]
             arn: build(r"arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+"),
+            #[cfg(test)]
             url: build(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+"),
             // Names may hold letters of any script (spec §8.6).
             path: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*"),
@@ -429,6 +435,10 @@ enum Pattern<'p> {
     Keyword(&'p Regex),
     /// `[0-9a-fA-F]{7,64}`
     Hex,
+    /// The ARN class's pattern, searched by hand from where `arn:` stands.
+    Arn(&'p memchr::memmem::Finder<'static>),
+    /// The URL class's pattern, searched by hand from where `://` stands.
+    Url(&'p memchr::memmem::Finder<'static>),
     /// `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
     Uuid,
     /// The path class's regex (below), searched by hand over ASCII text, by the regex
@@ -458,6 +468,10 @@ impl Pattern<'_> {
                 Some((whole(all), whole(caps.get(1).unwrap_or(all))))
             }
             Pattern::Hex => find_hex(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
+            Pattern::Arn(prefix) => {
+                find_arn(haystack.as_bytes(), pos, prefix).map(|m| (m.clone(), m))
+            }
+            Pattern::Url(separator) => find_url(haystack, pos, separator).map(|m| (m.clone(), m)),
             Pattern::Uuid => find_uuid(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Path(re) => match haystack.as_bytes().get(pos..) {
                 Some(rest) if rest.is_ascii() => {
@@ -468,6 +482,81 @@ impl Pattern<'_> {
             Pattern::Numbered(runs) => find_numbered(haystack, runs, pos),
         }
     }
+}
+
+/// The first match of the ARN pattern
+/// `arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+` at or after
+/// `pos`, as the regex finds it. A match starts where `arn:` stands, and from there it is
+/// decided without going back: each part but the last takes what its class allows up
+/// to the `:` after it (no class holds a `:`), and the last takes all it can.
+fn find_arn(bytes: &[u8], pos: usize, prefix: &memchr::memmem::Finder<'_>) -> Option<Span> {
+    let rest = bytes.get(pos..)?;
+    prefix
+        .find_iter(rest)
+        .find_map(|at| arn_end(bytes, pos + at).map(|end| pos + at..end))
+}
+
+/// Where an ARN that starts at `at` (with `arn:`) ends, if one does.
+fn arn_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let field = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
+    let resource = |b: u8| b.is_ascii_alphanumeric() || b"_./:+=,@*-".contains(&b);
+    let span = |from: usize, class: &dyn Fn(u8) -> bool| {
+        bytes
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&b| class(b))
+            .count()
+    };
+    let mut i = at + b"arn:".len();
+    // Partition (one or more), service, region, account: each up to its `:`.
+    let fields: [(usize, &dyn Fn(u8) -> bool); 4] = [
+        (1, &field),
+        (0, &field),
+        (0, &field),
+        (0, &|b: u8| b.is_ascii_digit()),
+    ];
+    for (least, class) in fields {
+        let len = span(i, class);
+        if len < least || bytes.get(i + len) != Some(&b':') {
+            return None;
+        }
+        i += len + 1;
+    }
+    let len = span(i, &resource);
+    (len > 0).then_some(i + len)
+}
+
+/// The first match of the URL pattern `[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+` at
+/// or after `pos`, as the regex finds it. A match holds `://`, and the scheme before it
+/// runs back over scheme characters (no `:` nor `/` among them) to the leftmost letter
+/// at or after `pos`: the first `://` that has such a scheme and a character after it
+/// gives the leftmost match.
+fn find_url(text: &str, pos: usize, separator: &memchr::memmem::Finder<'_>) -> Option<Span> {
+    let bytes = text.as_bytes();
+    let is_scheme = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let rest = bytes.get(pos..)?;
+    separator.find_iter(rest).find_map(|at| {
+        let colon = pos + at;
+        let scheme = bytes.get(pos..colon).unwrap_or_default();
+        let run = scheme.iter().rev().take_while(|&&b| is_scheme(b)).count();
+        let from = colon - run;
+        let start = from
+            + scheme
+                .get(from - pos..)?
+                .iter()
+                .position(u8::is_ascii_alphabetic)?;
+        let after = colon + "://".len();
+        let tail: usize = text
+            .get(after..)?
+            .chars()
+            .take_while(|&c| {
+                !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\')
+            })
+            .map(char::len_utf8)
+            .sum();
+        (tail > 0).then_some(start..after + tail)
+    })
 }
 
 /// The first run of 7 hex digits at or after `pos`, with up to 64 of them.
@@ -879,10 +968,11 @@ enum Piece<'p> {
     Text(&'p memchr::memmem::Finder<'static>),
     /// A top-level domain of the reverse-DNS pattern, then a dot.
     TopLevelDomain,
-    /// What every resource id holds: an AWS prefix, a dash and 8 hex digits, or a
-    /// dash, 6 to 10 letters of a pod hash, a dash and 5 more. Most runs with a dash
-    /// and a digit (UUIDs, hyphenated names) hold neither, and the regex, which has no
-    /// literal to skip to, was a tenth of the extractor's time on them.
+    /// What a resource id the extractor keeps ends with, as a whole word: an AWS
+    /// prefix, a dash and exactly 8 or 17 hex digits, or a dash, 6 to 10 letters of a
+    /// pod hash, a dash and exactly 5 more. Most runs with a dash and a digit (UUIDs,
+    /// hyphenated names, an ARN's `snap-` and its 16 digits) hold neither, and the
+    /// regex, which has no literal to skip to, cost thousands of instructions a run.
     ResourceIdShape,
 }
 
@@ -920,30 +1010,47 @@ fn is_pod_hash_byte(b: u8) -> bool {
         || (b.is_ascii_lowercase() && !matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
 }
 
-/// Whether `run` holds what every match of the resource-id pattern holds (see
-/// [`Piece::ResourceIdShape`]): where it does not, the pattern matches nowhere in it.
+/// Whether `run` can hold a resource id the extractor keeps (see
+/// [`Piece::ResourceIdShape`]): a whole word that the pattern matches. Where it
+/// cannot, the run is not searched. A byte outside ASCII next to a candidate may
+/// be a character that ends a word, so it never rules one out.
 fn may_hold_resource_id(run: &[u8]) -> bool {
+    let word =
+        |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     memchr::memchr_iter(b'-', run).any(|dash| {
         let (before, after) = (
             run.get(..dash).unwrap_or_default(),
             run.get(dash + 1..).unwrap_or_default(),
         );
+        // An AWS id: a prefix that starts a word, the dash, then exactly 8 or 17 hex
+        // digits (the pattern takes 17 where there are, so 8 of more is no whole word).
+        let hex_word = |len: usize| {
+            after
+                .get(..len)
+                .is_some_and(|hex| hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+                && !word(after.get(len))
+        };
         // A prefix's last letter first: most dashes follow none.
         let aws = before.last().is_some_and(|&b| AWS_PREFIX_ENDS.contains(&b))
-            && after
-                .get(..8)
-                .is_some_and(|hex| hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
-            && AWS_PREFIXES
-                .iter()
-                .any(|prefix| before.ends_with(prefix.as_bytes()));
-        // The hash runs to the next byte outside its alphabet, which must be the dash
-        // before the suffix (a dash is outside it).
+            && (hex_word(8) || hex_word(17))
+            && AWS_PREFIXES.iter().any(|prefix| {
+                before.ends_with(prefix.as_bytes())
+                    && !word(
+                        before
+                            .len()
+                            .checked_sub(prefix.len() + 1)
+                            .and_then(|i| before.get(i)),
+                    )
+            });
+        // A pod name's end: the dash before 6 to 10 letters of the hash, the dash, and
+        // exactly 5 more that end the word.
         let hash = after.iter().take_while(|&&b| is_pod_hash_byte(b)).count();
         let pod = (6..=10).contains(&hash)
             && after.get(hash) == Some(&b'-')
             && after
                 .get(hash + 1..hash + 6)
-                .is_some_and(|suffix| suffix.iter().all(|&b| is_pod_hash_byte(b)));
+                .is_some_and(|suffix| suffix.iter().all(|&b| is_pod_hash_byte(b)))
+            && !word(after.get(hash + 6));
         aws || pod
     })
 }
@@ -1007,13 +1114,13 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
-            Re(&p.arn),
+            Pattern::Arn(&p.arn_prefix),
             C::Arn,
             held & COLON != 0,
             Some((COLON, 8, Some(Piece::Text(&p.arn_prefix)))),
         ),
         (
-            Re(&p.url),
+            Pattern::Url(&p.scheme_separator),
             C::Url,
             held & COLON != 0,
             Some((COLON | SLASH, 4, Some(Piece::Text(&p.scheme_separator)))),
@@ -1437,8 +1544,9 @@ mod tests {
             proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
         }
 
-        /// A run the resource-id pattern matches anywhere in holds what
-        /// [`may_hold_resource_id`] asks for: the prefilter never passes over a match.
+        /// A run in which the extractor keeps a resource id (a whole word the pattern
+        /// matches) holds what [`may_hold_resource_id`] asks for: the prefilter never
+        /// passes over one.
         #[test]
         fn a_run_with_a_resource_id_is_never_passed_over(
             parts in proptest::collection::vec(proptest::prop_oneof![
@@ -1447,13 +1555,46 @@ mod tests {
                 "[0-9a-f]{1,18}",
                 "[bcdfghjklmnpqrstvwxz2-9]{1,11}",
                 "[a-z0-9]{1,3}",
+                "[:/._é。]",
             ], 0..8),
         ) {
             let run = parts.concat();
             let p = shared_patterns();
-            if p.resource_id.is_match(&run) {
-                proptest::prop_assert!(may_hold_resource_id(run.as_bytes()), "{:?}", run);
+            let mut kept = Vec::new();
+            scan(Pattern::Regex(&p.resource_id), &run, 0..run.len(), TokenClass::ResourceId, &mut kept);
+            if !kept.is_empty() {
+                proptest::prop_assert!(may_hold_resource_id(run.as_bytes()), "{:?} {:?}", run, kept);
             }
+        }
+
+        /// The hand-written ARN and URL searches find what their patterns find, from
+        /// anywhere.
+        #[test]
+        fn arn_and_url_searches_find_what_their_patterns_find(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "arn:",
+                "arn(:[a-z0-9-]{0,3}){3}:[0-9a-z]{0,3}:",
+                "[a-z0-9-]{0,4}:",
+                "[0-9]{0,4}",
+                "[A-Za-z0-9_./+=,@*-]{0,5}",
+                "(https?|git\\+ssh|s3|x-1)://",
+                "://",
+                "[:/]{1,2}",
+                r#"[ \t\n<>'`"\\\x{a0}\x{3000}é日]"#,
+            ], 0..10),
+            pos in 0usize..60,
+        ) {
+            let text = parts.concat();
+            let p = shared_patterns();
+            let pos = boundary_at_or_before(&text, pos);
+            let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
+            proptest::prop_assert_eq!(
+                find_arn(text.as_bytes(), pos, &p.arn_prefix),
+                by_regex(&p.arn),
+                "{:?}",
+                text
+            );
+            proptest::prop_assert_eq!(find_url(&text, pos, &p.scheme_separator), by_regex(&p.url), "{:?}", text);
         }
 
         /// The hand-written path search finds what the path pattern finds, from anywhere.
