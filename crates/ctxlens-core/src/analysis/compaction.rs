@@ -732,10 +732,8 @@ impl<'a> Ctx<'a> {
         // are not searched for (a region can drop many thousands). The runs are asked
         // from the last, which sets most tokens apart (a number, a file, a hash): the
         // first ones (`https`, `arn`, `srv`) stand in many targets.
-        let in_some_step = text
-            .rsplit(|c: char| !is_word_char(c))
-            .filter(|run| !run.is_empty())
-            .all(|run| requirements.step_runs.contains(run));
+        let in_some_step =
+            word_runs_from_last(text).all(|(_, run)| requirements.step_runs.contains(run));
         // Not even the steps are walked for such a token.
         let steps = if in_some_step {
             requirements.steps.as_slice()
@@ -917,10 +915,11 @@ fn exact_survivors(
     let occurs = |id: TokenId| {
         let info = session.tokens.get(id);
         let token = info.text;
-        // The first of the rarest runs; a run the summary lacks is as rare as any can be,
-        // and most dropped tokens have one.
+        // The last of the rarest runs (any run finds every place the token stands); a
+        // run the summary lacks is as rare as any can be, and most dropped tokens have
+        // one, most often their last.
         let mut rarest: Option<(usize, &[usize])> = None;
-        for (offset, run) in word_runs_at(token) {
+        for (offset, run) in word_runs_from_last(token) {
             let at = places.get(run).map_or(&[][..], Vec::as_slice);
             if rarest.is_none_or(|(_, fewest)| at.len() < fewest.len()) {
                 rarest = Some((offset, at));
@@ -998,6 +997,28 @@ impl IdSet {
 /// the text: a token with a run the text lacks cannot occur in it.
 fn word_runs(text: &str) -> impl Iterator<Item = &str> {
     word_runs_at(text).map(|(_, run)| run)
+}
+
+/// [`word_runs_at`] from the last run to the first: a token's last run (a number, a
+/// file, a hash) sets it apart more often than its first (`https`, `arn`, `srv`).
+fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut end = text.len();
+    std::iter::from_fn(move || {
+        let head = text.get(..end)?;
+        let run_end = head
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| is_word_char(c))
+            .map(|(i, c)| i + c.len_utf8())?;
+        let run_start = head
+            .get(..run_end)?
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !is_word_char(c))
+            .map_or(0, |(i, c)| i + c.len_utf8());
+        end = run_start;
+        text.get(run_start..run_end).map(|run| (run_start, run))
+    })
 }
 
 /// [`word_runs`] with where each starts.
@@ -1138,6 +1159,22 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
         Some(id),
         format!("summary {id} dropped {text}, and {step} used it with nothing bringing it back first: the agent recalled it from outside the summary"),
     )
+}
+
+#[cfg(test)]
+mod word_run_tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// The runs from the last are the runs, reversed.
+        #[test]
+        fn runs_from_the_last_are_the_runs_reversed(text in "[a-z0-9_/ .:é日→-]{0,24}") {
+            let mut forward: Vec<(usize, &str)> = word_runs_at(&text).collect();
+            forward.reverse();
+            let backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();
+            proptest::prop_assert_eq!(backward, forward);
+        }
+    }
 }
 
 #[cfg(test)]
