@@ -21,7 +21,7 @@ impl Found {
 
 #[derive(Clone)]
 struct Patterns {
-    /// The spec's pattern, which [`Pattern::Uuid`] follows (the tests hold them equal).
+    /// The spec's pattern, which [`hex_ids_and_uuids`] follows (the tests hold them equal).
     #[cfg(test)]
     uuid: Regex,
     /// The spec's pattern, which [`Pattern::Arn`] follows.
@@ -35,7 +35,7 @@ struct Patterns {
     /// The spec's pattern, which [`Pattern::Numbered`] follows.
     #[cfg(test)]
     numbered: Regex,
-    /// The spec's pattern, which [`Pattern::Hex`] follows.
+    /// The spec's pattern, which [`hex_ids_and_uuids`] follows.
     #[cfg(test)]
     hex: Regex,
     branch: Regex,
@@ -433,14 +433,10 @@ enum Pattern<'p> {
     Regex(&'p Regex),
     /// A keyword class: the regex's first group is the candidate.
     Keyword(&'p Regex),
-    /// `[0-9a-fA-F]{7,64}`
-    Hex,
     /// The ARN class's pattern, searched by hand from where `arn:` stands.
     Arn(&'p memchr::memmem::Finder<'static>),
     /// The URL class's pattern, searched by hand from where `://` stands.
     Url(&'p memchr::memmem::Finder<'static>),
-    /// `[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`
-    Uuid,
     /// The path class's regex (below), searched by hand over ASCII text, by the regex
     /// over any other.
     Path(&'p Regex),
@@ -467,12 +463,10 @@ impl Pattern<'_> {
                 let all = caps.get(0)?;
                 Some((whole(all), whole(caps.get(1).unwrap_or(all))))
             }
-            Pattern::Hex => find_hex(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Arn(prefix) => {
                 find_arn(haystack.as_bytes(), pos, prefix).map(|m| (m.clone(), m))
             }
             Pattern::Url(separator) => find_url(haystack, pos, separator).map(|m| (m.clone(), m)),
-            Pattern::Uuid => find_uuid(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Path(re) => match haystack.as_bytes().get(pos..) {
                 Some(rest) if rest.is_ascii() => {
                     find_ascii_path(haystack.as_bytes(), pos).map(|m| (m.clone(), m))
@@ -559,44 +553,136 @@ fn find_url(text: &str, pos: usize, separator: &memchr::memmem::Finder<'_>) -> O
     })
 }
 
-/// The first run of 7 hex digits at or after `pos`, with up to 64 of them.
-fn find_hex(bytes: &[u8], pos: usize) -> Option<Span> {
-    const LEAST: usize = 7;
-    let is_hex = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_hexdigit);
-    // Each place is tried from its last byte back: a byte that is no hex digit rules
-    // out every place whose 7 bytes hold it, so prose is passed over 7 bytes at a time.
-    let mut start = pos;
-    while start + LEAST <= bytes.len() {
-        match (start..start + LEAST).rev().find(|&i| !is_hex(i)) {
-            Some(not_hex) => start = not_hex + 1,
-            None => {
-                let digits = bytes.get(start..).unwrap_or_default().iter().take(64);
-                return Some(start..start + digits.take_while(|b| b.is_ascii_hexdigit()).count());
-            }
+/// The hex ids (`[0-9a-fA-F]{7,64}`) and UUIDs (8-4-4-4-12 hex digits) of the runs
+/// that could hold them, as searching for the patterns and keeping the whole words
+/// finds them. Both are made of word characters alone, so one that is a whole word is
+/// a whole word segment of its run (see [`word_segments`]): a UUID exactly, or 7 to 64
+/// hex digits, with a digit and a letter (their shape); a longer stretch of hex
+/// digits, or one glued to other word characters, holds none. One pass over a run's
+/// segments, not a search for each pattern and a check of each candidate.
+fn hex_ids_and_uuids(text: &str, runs: &[Run], out: &mut Vec<Found>) {
+    let bytes = text.as_bytes();
+    for run in runs {
+        let len = run.end - run.start;
+        let uuid = run.holds & holds::DASH != 0 && len >= UUID_LEN;
+        let hex = run.holds & holds::DIGIT != 0 && len >= 7;
+        if !(uuid || hex) {
+            continue;
+        }
+        for (segment, all, any) in word_segments(text, run.start..run.end) {
+            let word = bytes.get(segment.clone()).unwrap_or_default();
+            let class = if uuid && is_uuid(word) {
+                TokenClass::Uuid
+            } else if hex
+                && (7..=64).contains(&word.len())
+                && all & segment_byte::HEX != 0
+                && any & segment_byte::DIGIT != 0
+                && any & segment_byte::LETTER != 0
+            {
+                TokenClass::Hex
+            } else {
+                continue;
+            };
+            out.push(Found {
+                start: segment.start,
+                end: segment.end,
+                class,
+            });
         }
     }
-    None
 }
 
-/// The first UUID (8-4-4-4-12 hex digits) at or after `pos`.
-fn find_uuid(bytes: &[u8], pos: usize) -> Option<Span> {
-    const LEN: usize = 36;
+const UUID_LEN: usize = 36;
+
+/// Whether `word` is a UUID: 8-4-4-4-12 hex digits.
+fn is_uuid(word: &[u8]) -> bool {
     const DASHES: [usize; 4] = [8, 13, 18, 23];
-    let is_uuid = |at: &[u8]| {
-        DASHES.iter().all(|&i| at.get(i) == Some(&b'-'))
-            && at
-                .iter()
-                .enumerate()
-                .all(|(i, b)| DASHES.contains(&i) || b.is_ascii_hexdigit())
-    };
-    // A UUID has a dash 8 bytes after its start: only the places before a dash are
-    // tried, in order.
-    let first_dash = bytes.get(pos + 8..)?;
-    memchr::memchr_iter(b'-', first_dash)
-        .map(|i| pos + i)
-        .find(|&at| bytes.get(at..at + LEN).is_some_and(is_uuid))
-        .map(|at| at..at + LEN)
+    word.len() == UUID_LEN
+        && word.iter().enumerate().all(|(i, &b)| {
+            if DASHES.contains(&i) {
+                b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        })
 }
+
+/// The stretches of word characters (see [`is_word_char`]) in `text[range]`, which
+/// starts and ends at characters' boundaries, each with what all of its bytes are and
+/// what any of them is ([`segment_byte`]). ASCII is read a byte at a time from a table;
+/// a character outside it is decoded (it is a word character or not, and no hex digit).
+fn word_segments(text: &str, range: Span) -> impl Iterator<Item = (Span, u8, u8)> + '_ {
+    let bytes = text.as_bytes();
+    let mut pos = range.start;
+    let end = range.end;
+    // What the character at `at` is to a segment, and its length.
+    let kind_at = move |at: usize| -> Option<(u8, usize)> {
+        let byte = *bytes.get(at)?;
+        if byte.is_ascii() {
+            return Some((byte_in(&SEGMENT_BYTES, byte), 1));
+        }
+        let c = text.get(at..)?.chars().next()?;
+        let kind = if is_word_char(c) {
+            segment_byte::WORD
+        } else {
+            0
+        };
+        Some((kind, c.len_utf8()))
+    };
+    std::iter::from_fn(move || {
+        let (start, mut all, mut any) = loop {
+            if pos >= end {
+                return None;
+            }
+            let (kind, len) = kind_at(pos)?;
+            let at = pos;
+            pos += len;
+            if kind & segment_byte::WORD != 0 {
+                break (at, kind, kind);
+            }
+        };
+        while pos < end {
+            match kind_at(pos) {
+                Some((kind, len)) if kind & segment_byte::WORD != 0 => {
+                    all &= kind;
+                    any |= kind;
+                    pos += len;
+                }
+                _ => break,
+            }
+        }
+        Some((start..pos, all, any))
+    })
+}
+
+/// What an ASCII byte is to [`word_segments`].
+mod segment_byte {
+    /// A word character ([`super::is_word_char`]).
+    pub const WORD: u8 = 1;
+    pub const HEX: u8 = 2;
+    pub const DIGIT: u8 = 4;
+    pub const LETTER: u8 = 8;
+}
+
+static SEGMENT_BYTES: [u8; 256] = {
+    use segment_byte::{DIGIT, HEX, LETTER, WORD};
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        // `b` counts to 127: in range.
+        #[allow(clippy::indexing_slicing)]
+        let slot = &mut table[b];
+        *slot = match b as u8 {
+            b'0'..=b'9' => WORD | HEX | DIGIT,
+            b'a'..=b'f' | b'A'..=b'F' => WORD | HEX | LETTER,
+            b'g'..=b'z' | b'G'..=b'Z' => WORD | LETTER,
+            b'_' | b'-' => WORD,
+            _ => 0,
+        };
+        b += 1;
+    }
+    table
+};
 
 /// A byte of a path's name in the path pattern, `[\p{L}\p{N}_.@+~-]`, in ASCII.
 fn is_path_name_byte(b: u8) -> bool {
@@ -1109,8 +1195,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
     // in it (`None`: a keyword class, whose match spans blanks, scans the whole text).
     // A hex candidate without a digit is rejected by its shape.
     use Pattern::{Keyword, Regex as Re};
-    let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 10] = [
-        (Pattern::Uuid, C::Uuid, digit, Some((DASH, 36, None))),
+    let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 8] = [
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
@@ -1138,7 +1223,6 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Some((DASH, 3, Some(Piece::ResourceIdShape))),
         ),
         (Pattern::Numbered(&runs), C::Numbered, digit, None),
-        (Pattern::Hex, C::Hex, digit, Some((DIGIT, 7, None))),
         (
             Re(&p.vendor_id),
             C::VendorId,
@@ -1154,6 +1238,9 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
         ),
     ];
     let mut candidates = Vec::new();
+    if digit {
+        hex_ids_and_uuids(text, &runs, &mut candidates);
+    }
     for (pattern, class, may_hold, fits) in classes {
         match (may_hold, fits) {
             (false, _) => {}
@@ -1548,22 +1635,31 @@ mod tests {
 
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
-        /// The hand-written searches find what the spec's patterns find, from anywhere.
+        /// The hex ids and UUIDs of a text's segments are what scanning the whole text
+        /// with the spec's two patterns keeps as whole words.
         #[test]
-        fn hex_and_uuid_searches_find_what_their_patterns_find(
+        fn hex_ids_and_uuids_are_what_their_patterns_keep(
             parts in proptest::collection::vec(proptest::prop_oneof![
                 "[0-9a-fA-F]{0,70}",
                 "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
-                "[-g é]{1,2}",
-            ], 0..6),
-            pos in 0usize..100,
+                "[-_g: é日。]{1,2}",
+                "[ \n]",
+            ], 0..8),
         ) {
             let text = parts.concat();
             let p = shared_patterns();
-            let pos = boundary_at_or_before(&text, pos);
-            let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
-            proptest::prop_assert_eq!(find_hex(text.as_bytes(), pos), by_regex(&p.hex));
-            proptest::prop_assert_eq!(find_uuid(text.as_bytes(), pos), by_regex(&p.uuid));
+            let mut by_patterns = Vec::new();
+            if text.bytes().any(|b| b.is_ascii_digit()) {
+                for (re, class) in [(&p.uuid, TokenClass::Uuid), (&p.hex, TokenClass::Hex)] {
+                    scan(Pattern::Regex(re), &text, 0..text.len(), class, &mut by_patterns);
+                }
+            }
+            by_patterns.sort_by_key(|f| f.start);
+            let mut by_segments = Vec::new();
+            if text.bytes().any(|b| b.is_ascii_digit()) {
+                hex_ids_and_uuids(&text, &runs(text.as_bytes()), &mut by_segments);
+            }
+            proptest::prop_assert_eq!(by_segments, by_patterns, "{:?}", text);
         }
 
         /// A run in which the extractor keeps a resource id (a whole word the pattern
