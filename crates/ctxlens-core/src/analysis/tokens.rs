@@ -46,8 +46,6 @@ struct Patterns {
     /// Pieces of text that every match of a class holds, looked for before its regex
     /// runs (built once: building a search costs more than a short text's search).
     branch_words: [memchr::memmem::Finder<'static>; 4],
-    arn_prefix: memchr::memmem::Finder<'static>,
-    scheme_separator: memchr::memmem::Finder<'static>,
 }
 
 fn shared_patterns() -> &'static Patterns {
@@ -96,8 +94,6 @@ fn shared_patterns() -> &'static Patterns {
             directory: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
             branch_words: [b"branch".as_slice(), b"origin/", b"checkout", b"switch"]
                 .map(memchr::memmem::Finder::new),
-            arn_prefix: memchr::memmem::Finder::new(b"arn:"),
-            scheme_separator: memchr::memmem::Finder::new(b"://"),
         }
     })
 }
@@ -434,9 +430,9 @@ enum Pattern<'p> {
     /// A keyword class: the regex's first group is the candidate.
     Keyword(&'p Regex),
     /// The ARN class's pattern, searched by hand from where `arn:` stands.
-    Arn(&'p memchr::memmem::Finder<'static>),
+    Arn,
     /// The URL class's pattern, searched by hand from where `://` stands.
-    Url(&'p memchr::memmem::Finder<'static>),
+    Url,
     /// The path class's regex (below), searched by hand over ASCII text, by the regex
     /// over any other.
     Path(&'p Regex),
@@ -463,10 +459,8 @@ impl Pattern<'_> {
                 let all = caps.get(0)?;
                 Some((whole(all), whole(caps.get(1).unwrap_or(all))))
             }
-            Pattern::Arn(prefix) => {
-                find_arn(haystack.as_bytes(), pos, prefix).map(|m| (m.clone(), m))
-            }
-            Pattern::Url(separator) => find_url(haystack, pos, separator).map(|m| (m.clone(), m)),
+            Pattern::Arn => find_arn(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
+            Pattern::Url => find_url(haystack, pos).map(|m| (m.clone(), m)),
             Pattern::Path(re) => match haystack.as_bytes().get(pos..) {
                 Some(rest) if rest.is_ascii() => {
                     find_ascii_path(haystack.as_bytes(), pos).map(|m| (m.clone(), m))
@@ -483,11 +477,28 @@ impl Pattern<'_> {
 /// `pos`, as the regex finds it. A match starts where `arn:` stands, and from there it is
 /// decided without going back: each part but the last takes what its class allows up
 /// to the `:` after it (no class holds a `:`), and the last takes all it can.
-fn find_arn(bytes: &[u8], pos: usize, prefix: &memchr::memmem::Finder<'_>) -> Option<Span> {
-    let rest = bytes.get(pos..)?;
-    prefix
-        .find_iter(rest)
-        .find_map(|at| arn_end(bytes, pos + at).map(|end| pos + at..end))
+fn find_arn(bytes: &[u8], pos: usize) -> Option<Span> {
+    arn_prefixes(bytes, pos).find_map(|at| arn_end(bytes, at).map(|end| at..end))
+}
+
+/// Where `arn:` stands in `bytes` at or after `pos`, in order: found by its colon, for
+/// the short runs searched hold few (a substring search costs more to start than
+/// that).
+fn arn_prefixes(bytes: &[u8], pos: usize) -> impl Iterator<Item = usize> + '_ {
+    colons(bytes, pos).filter_map(move |colon| {
+        let start = colon.checked_sub(3).filter(|&start| start >= pos)?;
+        (bytes.get(start..colon) == Some(b"arn")).then_some(start)
+    })
+}
+
+/// Where `://` stands in `bytes` at or after `pos`, in order (see [`arn_prefixes`]).
+fn scheme_separators(bytes: &[u8], pos: usize) -> impl Iterator<Item = usize> + '_ {
+    colons(bytes, pos).filter(move |&colon| bytes.get(colon + 1..colon + 3) == Some(b"//"))
+}
+
+fn colons(bytes: &[u8], pos: usize) -> impl Iterator<Item = usize> + '_ {
+    let rest = bytes.get(pos..).unwrap_or_default();
+    memchr::memchr_iter(b':', rest).map(move |i| pos + i)
 }
 
 /// Where an ARN that starts at `at` (with `arn:`) ends, if one does.
@@ -526,12 +537,10 @@ fn arn_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// runs back over scheme characters (no `:` nor `/` among them) to the leftmost letter
 /// at or after `pos`: the first `://` that has such a scheme and a character after it
 /// gives the leftmost match.
-fn find_url(text: &str, pos: usize, separator: &memchr::memmem::Finder<'_>) -> Option<Span> {
+fn find_url(text: &str, pos: usize) -> Option<Span> {
     let bytes = text.as_bytes();
     let is_scheme = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
-    let rest = bytes.get(pos..)?;
-    separator.find_iter(rest).find_map(|at| {
-        let colon = pos + at;
+    scheme_separators(bytes, pos).find_map(|colon| {
         let scheme = bytes.get(pos..colon).unwrap_or_default();
         let run = scheme.iter().rev().take_while(|&&b| is_scheme(b)).count();
         let from = colon - run;
@@ -1046,12 +1055,15 @@ fn runs(bytes: &[u8]) -> Vec<Run> {
 
 /// What a run must hold (all of these [`holds`]), its least length, and a piece of
 /// text every match of the class holds (or none), for a class's match to fit in it.
-type RunFit<'p> = (u8, usize, Option<Piece<'p>>);
+type RunFit = (u8, usize, Option<Piece>);
 
 /// A piece of text that every match of a class holds.
 #[derive(Clone, Copy)]
-enum Piece<'p> {
-    Text(&'p memchr::memmem::Finder<'static>),
+enum Piece {
+    /// `arn:`
+    ArnPrefix,
+    /// `://`
+    SchemeSeparator,
     /// A top-level domain of the reverse-DNS pattern, then a dot.
     TopLevelDomain,
     /// What a resource id the extractor keeps ends with, as a whole word: an AWS
@@ -1062,10 +1074,11 @@ enum Piece<'p> {
     ResourceIdShape,
 }
 
-impl Piece<'_> {
+impl Piece {
     fn is_in(self, run: &[u8]) -> bool {
         match self {
-            Piece::Text(finder) => finder.find(run).is_some(),
+            Piece::ArnPrefix => arn_prefixes(run, 0).next().is_some(),
+            Piece::SchemeSeparator => scheme_separators(run, 0).next().is_some(),
             Piece::TopLevelDomain => memchr::memchr_iter(b'.', run).any(|dot| {
                 let before = run.get(..dot).unwrap_or_default();
                 TOP_LEVEL_DOMAINS
@@ -1154,7 +1167,7 @@ fn scan_runs(
     pattern: Pattern<'_>,
     text: &str,
     runs: &[Run],
-    (needs, min_len, piece): RunFit<'_>,
+    (needs, min_len, piece): RunFit,
     class: TokenClass,
     out: &mut Vec<Found>,
 ) {
@@ -1199,16 +1212,16 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
-            Pattern::Arn(&p.arn_prefix),
+            Pattern::Arn,
             C::Arn,
             held & COLON != 0,
-            Some((COLON, 8, Some(Piece::Text(&p.arn_prefix)))),
+            Some((COLON, 8, Some(Piece::ArnPrefix))),
         ),
         (
-            Pattern::Url(&p.scheme_separator),
+            Pattern::Url,
             C::Url,
             held & COLON != 0,
-            Some((COLON | SLASH, 4, Some(Piece::Text(&p.scheme_separator)))),
+            Some((COLON | SLASH, 4, Some(Piece::SchemeSeparator))),
         ),
         (
             Pattern::Path(&p.path),
@@ -1707,12 +1720,12 @@ mod tests {
             let pos = boundary_at_or_before(&text, pos);
             let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(
-                find_arn(text.as_bytes(), pos, &p.arn_prefix),
+                find_arn(text.as_bytes(), pos),
                 by_regex(&p.arn),
                 "{:?}",
                 text
             );
-            proptest::prop_assert_eq!(find_url(&text, pos, &p.scheme_separator), by_regex(&p.url), "{:?}", text);
+            proptest::prop_assert_eq!(find_url(&text, pos), by_regex(&p.url), "{:?}", text);
         }
 
         /// The hand-written path search finds what the path pattern finds, from anywhere.
