@@ -5,6 +5,23 @@ use crate::model::TokenClass;
 use regex::Regex;
 use std::sync::OnceLock;
 
+/// The table of what the `const fn` `$of` says each of the 256 bytes is, built at
+/// compile time: a lookup where a byte's class is asked in a loop.
+macro_rules! byte_table {
+    ($of:path) => {{
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            // `b` counts to 255: in range.
+            #[allow(clippy::indexing_slicing)]
+            let slot = &mut table[b];
+            *slot = $of(b as u8);
+            b += 1;
+        }
+        table
+    }};
+}
+
 /// One token found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
@@ -671,27 +688,19 @@ mod segment_byte {
     pub const HEX: u8 = 2;
     pub const DIGIT: u8 = 4;
     pub const LETTER: u8 = 8;
-}
 
-static SEGMENT_BYTES: [u8; 256] = {
-    use segment_byte::{DIGIT, HEX, LETTER, WORD};
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 128 {
-        // `b` counts to 127: in range.
-        #[allow(clippy::indexing_slicing)]
-        let slot = &mut table[b];
-        *slot = match b as u8 {
+    pub const fn of(b: u8) -> u8 {
+        match b {
             b'0'..=b'9' => WORD | HEX | DIGIT,
             b'a'..=b'f' | b'A'..=b'F' => WORD | HEX | LETTER,
             b'g'..=b'z' | b'G'..=b'Z' => WORD | LETTER,
             b'_' | b'-' => WORD,
             _ => 0,
-        };
-        b += 1;
+        }
     }
-    table
-};
+}
+
+static SEGMENT_BYTES: [u8; 256] = byte_table!(segment_byte::of);
 
 /// A byte of a path's name in the path pattern, `[\p{L}\p{N}_.@+~-]`, in ASCII.
 fn is_path_name_byte(b: u8) -> bool {
@@ -955,29 +964,22 @@ mod holds {
     pub const COLON: u8 = 32;
     /// A byte no pattern but the keyword classes matches: a run ends there.
     pub const BLANK: u8 = 128;
+
+    pub const fn of(b: u8) -> u8 {
+        match b {
+            b'0'..=b'9' => DIGIT,
+            b'/' => SLASH,
+            b'-' => DASH,
+            b'_' => UNDERSCORE,
+            b'.' => DOT,
+            b':' => COLON,
+            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => BLANK,
+            _ => 0,
+        }
+    }
 }
 
-static BYTE_HOLDS: [u8; 256] = {
-    let mut table = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        // `b` counts to 255: in range.
-        #[allow(clippy::indexing_slicing)]
-        let slot = &mut table[b];
-        *slot = match b as u8 {
-            b'0'..=b'9' => holds::DIGIT,
-            b'/' => holds::SLASH,
-            b'-' => holds::DASH,
-            b'_' => holds::UNDERSCORE,
-            b'.' => holds::DOT,
-            b':' => holds::COLON,
-            b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c => holds::BLANK,
-            _ => 0,
-        };
-        b += 1;
-    }
-    table
-};
+static BYTE_HOLDS: [u8; 256] = byte_table!(holds::of);
 
 /// A byte's entry in a table of all 256.
 fn byte_in(table: &[u8; 256], b: u8) -> u8 {
