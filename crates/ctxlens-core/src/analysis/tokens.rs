@@ -1208,7 +1208,6 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
     // Pattern, class, whether the text may hold the class at all, and what a run must
     // hold, how long it must be and what piece of text it must hold for a match to fit
     // in it (`None`: a keyword class, whose match spans blanks, scans the whole text).
-    // A hex candidate without a digit is rejected by its shape.
     use Pattern::{Keyword, Regex as Re};
     let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 8] = [
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
@@ -1253,6 +1252,8 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
         ),
     ];
     let mut candidates = Vec::new();
+    // A hex id holds a digit by its shape; a UUID is looked for only in a text that
+    // holds one, as the classes below are.
     if digit {
         hex_ids_and_uuids(text, &runs, &mut candidates);
     }
