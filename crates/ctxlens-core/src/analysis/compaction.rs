@@ -734,15 +734,10 @@ impl<'a> Ctx<'a> {
         // first ones (`https`, `arn`, `srv`) stand in many targets.
         let in_some_step =
             word_runs_from_last(text).all(|(_, run)| requirements.step_runs.contains(run));
-        // Not even the steps are walked for such a token.
-        let steps = if in_some_step {
-            requirements.steps.as_slice()
-        } else {
-            &[]
-        };
-        let by_step = steps
+        let by_step = requirements
+            .steps
             .iter()
-            .filter(|(_, target)| contains_whole_word(target, text, class))
+            .filter(|(_, target)| in_some_step && contains_whole_word(target, text, class))
             .map(|(id, _)| (*id).to_owned());
         let by_ledger = self
             .ledger_tokens()
@@ -1002,23 +997,10 @@ fn word_runs(text: &str) -> impl Iterator<Item = &str> {
 /// [`word_runs_at`] from the last run to the first: a token's last run (a number, a
 /// file, a hash) sets it apart more often than its first (`https`, `arn`, `srv`).
 fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut end = text.len();
-    std::iter::from_fn(move || {
-        let head = text.get(..end)?;
-        let run_end = head
-            .char_indices()
-            .rev()
-            .find(|&(_, c)| is_word_char(c))
-            .map(|(i, c)| i + c.len_utf8())?;
-        let run_start = head
-            .get(..run_end)?
-            .char_indices()
-            .rev()
-            .find(|&(_, c)| !is_word_char(c))
-            .map_or(0, |(i, c)| i + c.len_utf8());
-        end = run_start;
-        text.get(run_start..run_end).map(|run| (run_start, run))
-    })
+    let start = text.as_ptr() as usize;
+    text.rsplit(|c: char| !is_word_char(c))
+        .filter(|run| !run.is_empty())
+        .map(move |run| (run.as_ptr() as usize - start, run))
 }
 
 /// [`word_runs`] with where each starts.

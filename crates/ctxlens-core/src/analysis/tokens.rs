@@ -1099,8 +1099,19 @@ const AWS_PREFIXES: [&str; 23] = [
     "eipalloc", "lt", "tgw", "pcx", "vpce", "dopt", "cgw", "vgw", "fs", "fsap", "r",
 ];
 
-/// The last letters of [`AWS_PREFIXES`].
-const AWS_PREFIX_ENDS: &[u8] = b"ilpgtcwbxesr";
+/// Whether a byte is the last letter of one of [`AWS_PREFIXES`], worked out from them.
+// `i` counts through the prefixes, none is empty, and a byte indexes a table of 256.
+#[allow(clippy::indexing_slicing)]
+static ENDS_AN_AWS_PREFIX: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < AWS_PREFIXES.len() {
+        let prefix = AWS_PREFIXES[i].as_bytes();
+        table[prefix[prefix.len() - 1] as usize] = true;
+        i += 1;
+    }
+    table
+};
 
 /// The letters of a Kubernetes pod name's replica-set hash and suffix (no vowels, no
 /// `0` or `1`), as a regex class's contents.
@@ -1117,22 +1128,23 @@ fn is_pod_hash_byte(b: u8) -> bool {
 /// be a character that ends a word, so it never rules one out.
 fn may_hold_resource_id(run: &[u8]) -> bool {
     let word =
-        |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        |b: Option<&u8>| b.is_some_and(|&b| byte_in(&SEGMENT_BYTES, b) & segment_byte::WORD != 0);
     memchr::memchr_iter(b'-', run).any(|dash| {
         let (before, after) = (
             run.get(..dash).unwrap_or_default(),
             run.get(dash + 1..).unwrap_or_default(),
         );
         // An AWS id: a prefix that starts a word, the dash, then exactly 8 or 17 hex
-        // digits (the pattern takes 17 where there are, so 8 of more is no whole word).
+        // digits (the pattern takes 17 where there are, so 8 followed by more is no
+        // whole word). A prefix's last letter first: most dashes follow none.
         let hex_word = |len: usize| {
             after
                 .get(..len)
                 .is_some_and(|hex| hex.iter().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
                 && !word(after.get(len))
         };
-        // A prefix's last letter first: most dashes follow none.
-        let aws = before.last().is_some_and(|&b| AWS_PREFIX_ENDS.contains(&b))
+        let ends_a_prefix = |b: &u8| ENDS_AN_AWS_PREFIX.get(usize::from(*b)) == Some(&true);
+        let aws = before.last().is_some_and(ends_a_prefix)
             && (hex_word(8) || hex_word(17))
             && AWS_PREFIXES.iter().any(|prefix| {
                 before.ends_with(prefix.as_bytes())
@@ -1664,17 +1676,14 @@ mod tests {
         ) {
             let text = parts.concat();
             let p = shared_patterns();
-            let mut by_patterns = Vec::new();
+            let (mut by_patterns, mut by_segments) = (Vec::new(), Vec::new());
             if text.bytes().any(|b| b.is_ascii_digit()) {
                 for (re, class) in [(&p.uuid, TokenClass::Uuid), (&p.hex, TokenClass::Hex)] {
                     scan(Pattern::Regex(re), &text, 0..text.len(), class, &mut by_patterns);
                 }
-            }
-            by_patterns.sort_by_key(|f| f.start);
-            let mut by_segments = Vec::new();
-            if text.bytes().any(|b| b.is_ascii_digit()) {
                 hex_ids_and_uuids(&text, &runs(text.as_bytes()), &mut by_segments);
             }
+            by_patterns.sort_by_key(|f| f.start);
             proptest::prop_assert_eq!(by_segments, by_patterns, "{:?}", text);
         }
 
@@ -1687,7 +1696,9 @@ mod tests {
                 "(i|vol|snap|sg|subnet|vpc|ami|eni|vpce|fsap|r|x|deploy|web)",
                 "-",
                 "[0-9a-f]{1,18}",
+                "[0-9a-f]{8}|[0-9a-f]{17}",
                 "[bcdfghjklmnpqrstvwxz2-9]{1,11}",
+                "[bcdfghjklmnpqrstvwxz2-9]{6,10}-[bcdfghjklmnpqrstvwxz2-9]{5}",
                 "[a-z0-9]{1,3}",
                 "[:/._é。]",
             ], 0..8),
@@ -1775,14 +1786,42 @@ mod tests {
         }
     }
 
+    /// The runs the resource-id prefilter must pass (ids the extractor keeps: AWS ids
+    /// of 8 and 17 digits, a pod name) and the ones it is there to pass over (an ARN's
+    /// `snap-` with 16, a UUID, a hyphenated name, 9 digits).
     #[test]
-    fn every_aws_prefix_ends_with_a_letter_the_prefilter_knows() {
-        for prefix in AWS_PREFIXES {
-            let last = prefix.as_bytes().last().copied();
-            assert!(
-                last.is_some_and(|b| AWS_PREFIX_ENDS.contains(&b)),
-                "{prefix}"
+    fn the_resource_id_prefilter_passes_kept_ids_and_no_others() {
+        let p = shared_patterns();
+        let kept = |run: &str| {
+            let mut out = Vec::new();
+            scan(
+                Pattern::Regex(&p.resource_id),
+                run,
+                0..run.len(),
+                TokenClass::ResourceId,
+                &mut out,
             );
+            !out.is_empty()
+        };
+        for run in [
+            "snap-0123abcd",
+            "i-0123456789abcdef0",
+            "(vol-89abcdef)",
+            "web-7d4b9c8f6d-x2kq9",
+            "arn:aws:ec2:us-east-1:123456789012:volume/vol-0a1b2c3d",
+        ] {
+            assert!(kept(run), "{run}");
+            assert!(may_hold_resource_id(run.as_bytes()), "{run}");
+        }
+        for run in [
+            "arn:aws:rds:us-east-1:123456789012:snapshot:snap-6b85261d4ad14cd9",
+            "2a0bd3a1-4c55-4e4b-9d56-8f2b1c3e7a90",
+            "deploy-611ab7aa",
+            "snap-0123abcde",
+            "well-known-3",
+        ] {
+            assert!(!kept(run), "{run}");
+            assert!(!may_hold_resource_id(run.as_bytes()), "{run}");
         }
     }
 

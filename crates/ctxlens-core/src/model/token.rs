@@ -318,9 +318,8 @@ impl BatchTokens {
             if *slot != NOT_INTERNED {
                 continue;
             }
-            if let Some(&(start, end, hash)) = self.entries.get(local.0 as usize) {
-                let text = self.texts.get(start..end).unwrap_or("");
-                *slot = table.intern_hashed(hash, text, class);
+            if let Some(&(_, _, hash)) = self.entries.get(local.0 as usize) {
+                *slot = table.intern_hashed(hash, self.text(local), class);
             }
         }
     }
