@@ -1,5 +1,6 @@
 //! Reading logs: line index, canonical JSONL, declared-token resolution.
 
+mod anchors;
 pub mod canonical;
 pub mod claude;
 pub mod codex;
