@@ -210,9 +210,14 @@ pub(super) fn region_part(
     }
 
     // Signal 1: what the region held and what the summary kept.
-    let (region_words, mut tokens) = ctx.region_tokens();
-    if let Some(summary) = def.summary {
-        ctx.mark_survivors(summary, def.summary_declared, &mut tokens);
+    let ((region_words, mut tokens), summary_runs) = ctx.region_tokens_and(|| {
+        // What is built from the summary and the obligations alone, beside the walk
+        // over the region (when this compaction has a thread to spare).
+        ctx.requirements();
+        def.summary.map(|summary| SummaryRuns::of(&summary.text))
+    });
+    if let (Some(summary), Some(runs)) = (def.summary, &summary_runs) {
+        ctx.mark_survivors((summary, def.summary_declared, runs), &mut tokens);
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;
@@ -513,6 +518,31 @@ impl<'a> Ctx<'a> {
     }
 
     /// The region's words and its distinct tokens, in order of first appearance.
+    /// [`Self::region_tokens`], and `beside`'s result: worked out on a thread of its
+    /// own if this compaction may use more than one.
+    fn region_tokens_and<R: Send>(
+        &self,
+        beside: impl FnOnce() -> R + Send,
+    ) -> ((u64, Vec<RegionToken>), R) {
+        if self.threads < 2 {
+            return (self.region_tokens(), beside());
+        }
+        std::thread::scope(|scope| {
+            let other = scope.spawn(beside);
+            let tokens = self.region_tokens();
+            let beside = other
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (tokens, beside)
+        })
+    }
+
+    /// The open obligations by what they require, built on first use.
+    fn requirements(&self) -> &Requirements<'a> {
+        self.requirements
+            .get_or_init(|| Requirements::new(self.state, self.cwd))
+    }
+
     fn region_tokens(&self) -> (u64, Vec<RegionToken>) {
         let session = self.session;
         let mut region_words = 0;
@@ -567,8 +597,7 @@ impl<'a> Ctx<'a> {
     /// of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
     fn mark_survivors(
         &self,
-        summary: &Summary,
-        summary_declared: &[TokenId],
+        (summary, summary_declared, runs): (&Summary, &[TokenId], &SummaryRuns),
         tokens: &mut [RegionToken],
     ) {
         let session = self.session;
@@ -601,7 +630,7 @@ impl<'a> Ctx<'a> {
         // The §2 check for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
             session,
-            (summary, summary_declared),
+            (summary, summary_declared, runs),
             tokens
                 .iter()
                 .zip(&declared)
@@ -691,8 +720,7 @@ impl<'a> Ctx<'a> {
 
     /// The first open obligation that requires `token`.
     fn first_requiring(&self, token: TokenId) -> Option<&'a ObligationState> {
-        self.requirements
-            .get_or_init(|| Requirements::new(self.state, self.cwd))
+        self.requirements()
             .of(self.session, token, self.cwd)
             .first()
             .copied()
@@ -709,8 +737,7 @@ impl<'a> Ctx<'a> {
                 .collect()
         };
         // Built before the parts start, not by each.
-        self.requirements
-            .get_or_init(|| Requirements::new(self.state, self.cwd));
+        self.requirements();
         crate::threads::in_parts(tokens, self.threads, PARALLEL_FROM_TOKENS, needs_in)
             .into_iter()
             .flatten()
@@ -721,9 +748,7 @@ impl<'a> Ctx<'a> {
         let session = self.session;
         let text = session.tokens.text(token);
         let class = session.tokens.class(token);
-        let requirements = self
-            .requirements
-            .get_or_init(|| Requirements::new(self.state, self.cwd));
+        let requirements = self.requirements();
         let by_obligation = requirements
             .of(session, token, self.cwd)
             .into_iter()
@@ -888,9 +913,24 @@ impl<'a> Ctx<'a> {
 /// a path naming the same file as one of the summary's. The summary's word runs are
 /// indexed once; each token is compared where its rarest run stands, so the cost is
 /// the summary plus the tokens and the places of their rarest runs, not their product.
+/// Where each run of word characters of a summary stands (see [`word_runs`]).
+struct SummaryRuns<'s> {
+    places: FastMap<&'s str, Vec<usize>>,
+}
+
+impl<'s> SummaryRuns<'s> {
+    fn of(text: &'s str) -> Self {
+        let mut places: FastMap<&str, Vec<usize>> = FastMap::default();
+        for (at, run) in word_runs_at(text) {
+            places.entry(run).or_default().push(at);
+        }
+        SummaryRuns { places }
+    }
+}
+
 fn exact_survivors(
     session: &Session,
-    (summary, summary_declared): (&Summary, &[TokenId]),
+    (summary, summary_declared, runs): (&Summary, &[TokenId], &SummaryRuns),
     ids: impl Iterator<Item = TokenId>,
     cwd: Option<&str>,
     threads: usize,
@@ -902,10 +942,7 @@ fn exact_survivors(
     // lacks cannot occur: most of a large region's tokens, whose folders are common and
     // whose file names are not). Each place costs one comparison of the token's bytes.
     let text = summary.text.as_str();
-    let mut places: FastMap<&str, Vec<usize>> = FastMap::default();
-    for (at, run) in word_runs_at(text) {
-        places.entry(run).or_default().push(at);
-    }
+    let places = &runs.places;
     let ids: Vec<TokenId> = ids.collect();
     let occurs = |id: TokenId| {
         let info = session.tokens.get(id);
@@ -1197,7 +1234,7 @@ mod tests {
         };
         let fast = exact_survivors(
             &session,
-            (&summary, &[]),
+            (&summary, &[], &SummaryRuns::of(&summary.text)),
             ids.iter().copied(),
             Some("/p"),
             1,
