@@ -57,8 +57,6 @@ struct Patterns {
     branch: Regex,
     vendor_id: Regex,
     reverse_dns: Regex,
-    /// A directory with a trailing `/`, standing alone (tool arguments only).
-    directory: Regex,
     /// Pieces of text that every match of a class holds, looked for before its regex
     /// runs (built once: building a search costs more than a short text's search).
     branch_words: [memchr::memmem::Finder<'static>; 4],
@@ -105,7 +103,6 @@ fn shared_patterns() -> &'static Patterns {
                 r"(?:(?:group|iCloud|merchant)\.)?(?:{})\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
                 TOP_LEVEL_DOMAINS.join("|")
             )),
-            directory: build(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
             branch_words: [b"branch".as_slice(), b"origin/", b"checkout", b"switch"]
                 .map(memchr::memmem::Finder::new),
         }
@@ -140,6 +137,35 @@ fn shared_path_pattern() -> &'static Regex {
 thread_local! {
     /// Each thread's copy, as [`PATTERNS`].
     static PATH_PATTERN: Regex = shared_path_pattern().clone();
+}
+
+/// The directory pattern, a path's folders: for text outside ASCII (see
+/// [`shared_path_pattern`]).
+fn shared_directory_pattern() -> &'static Regex {
+    static DIRECTORY: OnceLock<Regex> = OnceLock::new();
+    DIRECTORY.get_or_init(|| {
+        // A built-in pattern: it compiles, or every test fails.
+        #[allow(clippy::expect_used)]
+        Regex::new(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+")
+            .expect("built-in directory pattern compiles")
+    })
+}
+
+/// Every match of the directory pattern in `text`, one after the other (as a regex's
+/// `find_iter` gives them).
+fn find_directories(text: &str) -> Vec<Span> {
+    let bytes = text.as_bytes();
+    if !bytes.is_ascii() {
+        let re = shared_directory_pattern();
+        return re.find_iter(text).map(|m| m.start()..m.end()).collect();
+    }
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while let Some(found) = find_ascii_folders(bytes, pos) {
+        pos = found.end;
+        out.push(found);
+    }
+    out
 }
 
 /// The first match of the path pattern in `text` at or after `pos`.
@@ -728,22 +754,32 @@ fn is_path_name_byte(b: u8) -> bool {
 
 /// The first match of the path pattern
 /// `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*` at or after `pos` in
-/// ASCII text, as the regex finds it (leftmost, then greedy). Every prefix but `/` is
-/// made of name bytes and a `/`, so it is one more folder of the same match: a match
-/// starts at a `/` with a folder after it, or at a name byte with a `/` after its name,
-/// and runs over every folder after that, then a name.
+/// ASCII text, as the regex finds it (leftmost, then greedy): its folders
+/// ([`find_ascii_folders`]), then a name.
 fn find_ascii_path(bytes: &[u8], pos: usize) -> Option<Span> {
-    let name_end = |from: usize| {
-        from + bytes
-            .get(from..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&b| is_path_name_byte(b))
-            .count()
-    };
+    find_ascii_folders(bytes, pos).map(|folders| folders.start..name_end(bytes, folders.end))
+}
+
+/// Where the run of path name bytes that starts at `from` ends.
+fn name_end(bytes: &[u8], from: usize) -> usize {
+    from + bytes
+        .get(from..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|&&b| is_path_name_byte(b))
+        .count()
+}
+
+/// The first match of the directory pattern `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+`
+/// at or after `pos` in ASCII text, as the regex finds it (leftmost, then greedy): where
+/// the path pattern's match starts, up to the end of its last folder. Every prefix but
+/// `/` is made of name bytes and a `/`, so it is one more folder of the same match: a
+/// match starts at a `/` with a folder after it, or at a name byte with a `/` after its
+/// name, and runs over every folder after that.
+fn find_ascii_folders(bytes: &[u8], pos: usize) -> Option<Span> {
     // `name/` at `from`: where the next folder starts.
     let folder = |from: usize| {
-        let end = name_end(from);
+        let end = name_end(bytes, from);
         (end > from && bytes.get(end) == Some(&b'/')).then_some(end + 1)
     };
     let mut start = pos;
@@ -757,11 +793,11 @@ fn find_ascii_path(bytes: &[u8], pos: usize) -> Option<Span> {
             while let Some(next) = folder(end) {
                 end = next;
             }
-            return Some(start..name_end(end));
+            return Some(start..end);
         }
         // No match starts here, nor inside this name (each would end where this one
         // did): the next try is the byte after it.
-        start = name_end(after_prefix).max(start + 1);
+        start = name_end(bytes, after_prefix).max(start + 1);
     }
     None
 }
@@ -931,25 +967,24 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
     if memchr::memchr(b'/', text.as_bytes()).is_none() {
         return out;
     }
-    let found: Vec<_> = with_patterns(|p| p.directory.find_iter(text).collect());
-    for m in found {
-        let end = m.end() - 1;
-        let before = text[..m.start()].chars().next_back();
-        let after = text[m.end()..].chars().next();
+    for m in find_directories(text) {
+        let end = m.end - 1;
+        let before = text[..m.start].chars().next_back();
+        let after = text[m.end..].chars().next();
         let standalone = before
             .is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '=' | '`'))
             && after.is_none_or(|c| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ';' | ')'));
-        let dir = &text[m.start()..end];
+        let dir = &text[m.start..end];
         // `config/` alone names a word, not an identifier; `src/components/` does.
         if standalone
-            && end > m.start()
+            && end > m.start
             && dir.trim_start_matches("./").contains('/')
             && dir.chars().any(char::is_alphanumeric)
             && !dir.contains("...")
-            && path_start(text, m.start(), end).is_some()
+            && path_start(text, m.start, end).is_some()
         {
             out.push(Found {
-                start: m.start(),
+                start: m.start,
                 end,
                 class: TokenClass::Path,
             });
@@ -1758,6 +1793,25 @@ mod tests {
                 text
             );
             proptest::prop_assert_eq!(find_url(&text, pos), by_regex(&p.url), "{:?}", text);
+        }
+
+        /// The hand-written directory search finds what the directory pattern finds,
+        /// one match after the other.
+        #[test]
+        fn directory_search_finds_what_its_pattern_finds(
+            parts in proptest::collection::vec(proptest::prop_oneof![
+                "[a-z0-9]{1,4}",
+                "[/./~@+_-]{1,3}",
+                "(\\.\\./|\\./|~/|/|//)",
+                "[ :()\"'`=,]",
+            ], 0..12),
+        ) {
+            let text = parts.concat();
+            let by_regex: Vec<Span> = shared_directory_pattern()
+                .find_iter(&text)
+                .map(|m| m.start()..m.end())
+                .collect();
+            proptest::prop_assert_eq!(find_directories(&text), by_regex, "{:?}", text);
         }
 
         /// The hand-written path search finds what the path pattern finds, from anywhere.
