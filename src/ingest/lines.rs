@@ -6,6 +6,8 @@ use std::io::{self, BufRead};
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
+    /// Bytes of the reader's buffer the last line was lent from, let go at the next.
+    lent: usize,
     next_offset: u64,
     next_number: u64,
     /// Longest line kept; a longer one is consumed and reported, never loaded.
@@ -30,43 +32,50 @@ pub fn json_record(bytes: &[u8]) -> serde_json::Result<serde_json::Value> {
 /// `\uFFFD`, in place (the same six bytes): Node's `JSON.stringify` writes them for an
 /// emoji cut in half, and the JSON parser would otherwise reject the whole record.
 pub fn repair_lone_surrogates(bytes: &mut [u8]) {
-    fn replace_escape(bytes: &mut [u8], at: usize) {
+    let found: Vec<usize> = lone_surrogates(bytes).collect();
+    for at in found {
         if let Some(hex) = bytes.get_mut(at + 2..at + 6) {
             hex.copy_from_slice(b"fffd");
         }
     }
-    fn escape_at(bytes: &[u8], at: usize) -> Option<u16> {
+}
+
+/// Where each escape [`repair_lone_surrogates`] replaces starts, in order. Replacing
+/// one changes only its four hex digits, which no later step reads.
+fn lone_surrogates(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let escape_at = |at: usize| -> Option<u16> {
         let hex = bytes.get(at + 2..at + 6)?;
         if bytes.get(at..at + 2)? != b"\\u" {
             return None;
         }
         u16::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
-    }
+    };
     let mut at = 0;
-    while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-        let i = at + found;
-        match bytes.get(i + 1) {
-            Some(b'u') => {
-                let code = escape_at(bytes, i);
-                match code {
-                    Some(0xd800..=0xdbff) => {
-                        let low = escape_at(bytes, i + 6);
-                        if matches!(low, Some(0xdc00..=0xdfff)) {
-                            at = i + 12;
-                            continue;
+    std::iter::from_fn(move || {
+        while let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+            let i = at + found;
+            match bytes.get(i + 1) {
+                Some(b'u') => {
+                    at = i + 2;
+                    match escape_at(i) {
+                        Some(0xd800..=0xdbff) => {
+                            if matches!(escape_at(i + 6), Some(0xdc00..=0xdfff)) {
+                                at = i + 12;
+                                continue;
+                            }
+                            return Some(i);
                         }
-                        replace_escape(bytes, i);
+                        Some(0xdc00..=0xdfff) => return Some(i),
+                        _ => {}
                     }
-                    Some(0xdc00..=0xdfff) => replace_escape(bytes, i),
-                    _ => {}
                 }
-                at = i + 2;
+                // Any other escape (`\\` included) is two bytes.
+                Some(_) => at = i + 2,
+                None => return None,
             }
-            // Any other escape (`\\` included) is two bytes.
-            Some(_) => at = i + 2,
-            None => break,
         }
-    }
+        None
+    })
 }
 
 /// One line as read: without its newline (and without a `\r` before it).
@@ -95,6 +104,7 @@ impl<R: BufRead> LineReader<R> {
         LineReader {
             inner,
             buf: Vec::new(),
+            lent: 0,
             next_offset: offset,
             next_number: number,
             max_line: MAX_LINE,
@@ -137,14 +147,50 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
+    /// The length of the next line, newline included, if the reader's buffer holds all
+    /// of it, within the line cap and with nothing to repair: such a line is lent from
+    /// there, not copied (a copy of every byte of the log, most lines).
+    fn whole_line_buffered(&mut self) -> io::Result<Option<usize>> {
+        let available = loop {
+            match self.inner.fill_buf() {
+                Ok(b) => break b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        Ok(memchr::memchr(b'\n', available)
+            .filter(|&newline| newline <= self.max_line)
+            .map(|newline| newline + 1)
+            .filter(|&len| {
+                let line = available.get(..len).unwrap_or_default();
+                lone_surrogates(line).next().is_none()
+            }))
+    }
+
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.inner.consume(std::mem::take(&mut self.lent));
+        let offset = self.next_offset;
+        let number = self.next_number;
+        if let Some(len) = self.whole_line_buffered()? {
+            // The buffer holds the line already: asking again reads nothing.
+            let line = self.inner.fill_buf()?.get(..len).unwrap_or_default();
+            self.lent = len;
+            self.next_offset += len as u64;
+            self.next_number += 1;
+            return Ok(Some(Line {
+                number,
+                offset,
+                bytes: record_bytes(line, offset, true),
+                span: len as u64,
+                terminated: true,
+                oversized: false,
+            }));
+        }
         self.buf.clear();
         let (read, terminated) = self.read_capped()?;
         if read == 0 {
             return Ok(None);
         }
-        let offset = self.next_offset;
-        let number = self.next_number;
         self.next_offset += read as u64;
         self.next_number += 1;
         let oversized = self.buf.len() < read;
@@ -153,24 +199,29 @@ impl<R: BufRead> LineReader<R> {
         } else {
             repair_lone_surrogates(&mut self.buf);
         }
-        let mut bytes = &self.buf[..];
-        if terminated && !oversized {
-            bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-            bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
-        }
-        // A UTF-8 byte order mark opens some files: it is not part of the record.
-        if offset == 0 {
-            bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-        }
         Ok(Some(Line {
             number,
             offset,
-            bytes,
+            bytes: record_bytes(&self.buf, offset, terminated && !oversized),
             span: read as u64,
             terminated,
             oversized,
         }))
     }
+}
+
+/// A line's record: without the newline that ends it (and a `\r` before it), and
+/// without the UTF-8 byte order mark that opens some files.
+fn record_bytes(line: &[u8], offset: u64, terminated: bool) -> &[u8] {
+    let mut bytes = line;
+    if terminated {
+        bytes = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+    }
+    if offset == 0 {
+        bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    }
+    bytes
 }
 
 #[cfg(test)]
@@ -199,5 +250,55 @@ mod tests {
                 (4, 8, b"ef".to_vec(), false),
             ]
         );
+    }
+
+    /// Every line as `read` gives it: number, offset, record bytes, span, and whether
+    /// it was terminated and oversized.
+    fn all_lines<R: BufRead>(
+        read: R,
+        max_line: usize,
+    ) -> Vec<(u64, u64, Vec<u8>, u64, bool, bool)> {
+        let mut reader = LineReader::new(read).with_max_line(max_line);
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            let bytes = line.bytes.to_vec();
+            out.push((
+                line.number,
+                line.offset,
+                bytes,
+                line.span,
+                line.terminated,
+                line.oversized,
+            ));
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// A line lent from the reader's buffer is the line copied out of it: read with
+        /// buffers of a few bytes (most lines cross one's end, and are copied) and from
+        /// one buffer of the whole log (most are lent), every line is the same. The
+        /// pieces hold what a line may need repaired or cut: lone and paired
+        /// surrogates, escaped backslashes, a byte order mark, `\r\n`, long lines.
+        #[test]
+        fn a_lent_line_is_the_copied_line(
+            pieces in proptest::collection::vec(proptest::prop_oneof![
+                proptest::strategy::Just(&b"\\ud83d"[..]),
+                proptest::strategy::Just(&b"\\ude00"[..]),
+                proptest::strategy::Just(&b"\\\\u"[..]),
+                proptest::strategy::Just(&b"\xef\xbb\xbf"[..]),
+                proptest::strategy::Just(&b"\r\n"[..]),
+                proptest::strategy::Just(&b"\n"[..]),
+                proptest::strategy::Just(&b"abc"[..]),
+                proptest::strategy::Just(&b"0123456789abcdef"[..]),
+            ], 0..24),
+            capacity in 1usize..24,
+        ) {
+            let log: Vec<u8> = pieces.concat();
+            let max_line = 20;
+            let whole = all_lines(&log[..], max_line);
+            let cut = all_lines(io::BufReader::with_capacity(capacity, &log[..]), max_line);
+            proptest::prop_assert_eq!(cut, whole);
+        }
     }
 }
