@@ -36,50 +36,88 @@ impl Found {
     }
 }
 
-#[derive(Clone)]
+/// A built-in pattern, built on first use, once for all threads, and each thread's own
+/// copy of it (a regex shared between threads makes every thread but the first take a
+/// lock per search, and the parsers run on several). Built all at once, the patterns
+/// took 2.1 ms while every parsing thread but the builder waited; most texts need few
+/// of them (the path and directory patterns, with classes of every script, only text
+/// outside ASCII; the resource-id pattern only a run shaped like one).
+struct LazyRegex {
+    shared: &'static OnceLock<Regex>,
+    source: fn() -> String,
+    own: std::cell::OnceCell<Regex>,
+}
+
+impl LazyRegex {
+    fn get(&self) -> &Regex {
+        self.own.get_or_init(|| {
+            // Built-in patterns: they compile, or every test fails.
+            #[allow(clippy::expect_used)]
+            let build = || Regex::new(&(self.source)()).expect("built-in token pattern compiles");
+            self.shared.get_or_init(build).clone()
+        })
+    }
+}
+
+/// A [`LazyRegex`] of `source` (an expression that makes the pattern's text).
+macro_rules! lazy_regex {
+    ($source:expr) => {{
+        static SHARED: OnceLock<Regex> = OnceLock::new();
+        LazyRegex {
+            shared: &SHARED,
+            source: || String::from($source),
+            own: std::cell::OnceCell::new(),
+        }
+    }};
+}
+
 struct Patterns {
     /// The spec's pattern, which [`hex_ids_and_uuids`] follows (the tests hold them equal).
     #[cfg(test)]
-    uuid: Regex,
+    uuid: LazyRegex,
     /// The spec's pattern, which [`Pattern::Arn`] follows.
     #[cfg(test)]
-    arn: Regex,
+    arn: LazyRegex,
     /// The spec's pattern, which [`Pattern::Url`] follows.
     #[cfg(test)]
-    url: Regex,
-    resource_id: Regex,
+    url: LazyRegex,
+    /// Names may hold letters of any script (spec §8.6); [`find_ascii_path`] follows
+    /// it over ASCII.
+    path: LazyRegex,
+    /// A path's folders, for a tool argument's directories; [`find_ascii_folders`]
+    /// follows it over ASCII.
+    directory: LazyRegex,
+    resource_id: LazyRegex,
     /// The spec's pattern, which [`Pattern::Numbered`] follows.
     #[cfg(test)]
-    numbered: Regex,
+    numbered: LazyRegex,
     /// The spec's pattern, which [`hex_ids_and_uuids`] follows.
     #[cfg(test)]
-    hex: Regex,
-    branch: Regex,
-    vendor_id: Regex,
-    reverse_dns: Regex,
+    hex: LazyRegex,
+    branch: LazyRegex,
+    vendor_id: LazyRegex,
+    reverse_dns: LazyRegex,
     /// Pieces of text that every match of a class holds, looked for before its regex
     /// runs (built once: building a search costs more than a short text's search).
     branch_words: [memchr::memmem::Finder<'static>; 4],
 }
 
-fn shared_patterns() -> &'static Patterns {
-    static PATTERNS: OnceLock<Patterns> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        // Built-in patterns: they compile, or every test fails.
-        #[allow(clippy::expect_used)]
-        let build = |re: &str| Regex::new(re).expect("built-in token pattern compiles");
+impl Patterns {
+    fn new() -> Self {
         Patterns {
             #[cfg(test)]
-            uuid: build(
-                r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}",
+            uuid: lazy_regex!(
+                r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
             ),
             #[cfg(test)]
-            arn: build(r"arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+"),
+            arn: lazy_regex!(r"arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+"),
             #[cfg(test)]
-            url: build(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+"),
+            url: lazy_regex!(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+"),
+            path: lazy_regex!(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*"),
+            directory: lazy_regex!(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
             // AWS-style prefixed ids (8 or 17 hex digits) and Kubernetes pod names,
             // whose replica-set hash and suffix use a vowel-free alphabet.
-            resource_id: build(&format!(
+            resource_id: lazy_regex!(format!(
                 concat!(
                     r"(?:(?:{aws})-[0-9a-f]{{17}}|(?:{aws})-[0-9a-f]{{8}})",
                     r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)*-[{pod}]{{6,10}}-[{pod}]{{5}}",
@@ -89,66 +127,32 @@ fn shared_patterns() -> &'static Patterns {
             )),
             // Keyword and digits on one line, apart only by spaces, `#` or `:`.
             #[cfg(test)]
-            numbered: build(&format!(
+            numbered: lazy_regex!(format!(
                 r"(?i)(?:{})s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{{2,}})",
                 NUMBER_KEYWORDS.join("|")
             )),
             #[cfg(test)]
-            hex: build(r"[0-9a-fA-F]{7,64}"),
-            branch: build(
-                r"(?:checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])",
+            hex: lazy_regex!(r"[0-9a-fA-F]{7,64}"),
+            branch: lazy_regex!(
+                r"(?:checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])"
             ),
-            vendor_id: build(r"[a-z][a-z0-9]{1,11}(?:_[a-z]{2,8})?_[0-9A-Za-z]{16,}"),
-            reverse_dns: build(&format!(
+            vendor_id: lazy_regex!(r"[a-z][a-z0-9]{1,11}(?:_[a-z]{2,8})?_[0-9A-Za-z]{16,}"),
+            reverse_dns: lazy_regex!(format!(
                 r"(?:(?:group|iCloud|merchant)\.)?(?:{})\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
                 TOP_LEVEL_DOMAINS.join("|")
             )),
             branch_words: [b"branch".as_slice(), b"origin/", b"checkout", b"switch"]
                 .map(memchr::memmem::Finder::new),
         }
-    })
+    }
 }
 
 thread_local! {
-    /// Each thread searches with its own copy: a regex shared between threads makes
-    /// every thread but the first take a lock per search (the parsers run on several).
-    static PATTERNS: Patterns = shared_patterns().clone();
+    static PATTERNS: Patterns = Patterns::new();
 }
 
 fn with_patterns<T>(f: impl FnOnce(&Patterns) -> T) -> T {
     PATTERNS.with(f)
-}
-
-/// The path pattern (names may hold letters of any script, spec §8.6), which
-/// [`find_ascii_path`] follows over ASCII text. Only text outside ASCII is searched
-/// with it, so it is built on first use: its classes of every script cost more to
-/// build than all the other patterns (1.3 of 2.1 ms, while every parsing thread but
-/// the one building waited).
-fn shared_path_pattern() -> &'static Regex {
-    static PATH: OnceLock<Regex> = OnceLock::new();
-    PATH.get_or_init(|| {
-        // A built-in pattern: it compiles, or every test fails.
-        #[allow(clippy::expect_used)]
-        Regex::new(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*")
-            .expect("built-in path pattern compiles")
-    })
-}
-
-thread_local! {
-    /// Each thread's copy, as [`PATTERNS`].
-    static PATH_PATTERN: Regex = shared_path_pattern().clone();
-}
-
-/// The directory pattern, a path's folders: for text outside ASCII (see
-/// [`shared_path_pattern`]).
-fn shared_directory_pattern() -> &'static Regex {
-    static DIRECTORY: OnceLock<Regex> = OnceLock::new();
-    DIRECTORY.get_or_init(|| {
-        // A built-in pattern: it compiles, or every test fails.
-        #[allow(clippy::expect_used)]
-        Regex::new(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+")
-            .expect("built-in directory pattern compiles")
-    })
 }
 
 /// Every match of the directory pattern in `text`, one after the other (as a regex's
@@ -156,8 +160,10 @@ fn shared_directory_pattern() -> &'static Regex {
 fn find_directories(text: &str) -> Vec<Span> {
     let bytes = text.as_bytes();
     if !bytes.is_ascii() {
-        let re = shared_directory_pattern();
-        return re.find_iter(text).map(|m| m.start()..m.end()).collect();
+        return with_patterns(|p| {
+            let found = p.directory.get().find_iter(text);
+            found.map(|m| m.start()..m.end()).collect()
+        });
     }
     let mut out = Vec::new();
     let mut pos = 0;
@@ -172,7 +178,7 @@ fn find_directories(text: &str) -> Vec<Span> {
 fn find_path(text: &str, pos: usize) -> Option<Span> {
     match text.as_bytes().get(pos..) {
         Some(rest) if rest.is_ascii() => find_ascii_path(text.as_bytes(), pos),
-        _ => PATH_PATTERN.with(|re| re.find_at(text, pos).map(|m| m.start()..m.end())),
+        _ => with_patterns(|p| p.path.get().find_at(text, pos).map(|m| m.start()..m.end())),
     }
 }
 
@@ -494,9 +500,9 @@ fn is_extension(ext: &str) -> bool {
 /// whose keywords give a regex no literal to skip to.
 #[derive(Clone, Copy)]
 enum Pattern<'p> {
-    Regex(&'p Regex),
+    Regex(&'p LazyRegex),
     /// A keyword class: the regex's first group is the candidate.
-    Keyword(&'p Regex),
+    Keyword(&'p LazyRegex),
     /// The ARN class's pattern, searched by hand from where `arn:` stands.
     Arn,
     /// The URL class's pattern, searched by hand from where `://` stands.
@@ -520,9 +526,12 @@ impl Pattern<'_> {
     fn find_at(self, haystack: &str, pos: usize) -> Option<(Span, Span)> {
         let whole = |m: regex::Match| m.start()..m.end();
         match self {
-            Pattern::Regex(re) => re.find_at(haystack, pos).map(|m| (whole(m), whole(m))),
+            Pattern::Regex(re) => re
+                .get()
+                .find_at(haystack, pos)
+                .map(|m| (whole(m), whole(m))),
             Pattern::Keyword(re) => {
-                let caps = re.captures_at(haystack, pos)?;
+                let caps = re.get().captures_at(haystack, pos)?;
                 let all = caps.get(0)?;
                 Some((whole(all), whole(caps.get(1).unwrap_or(all))))
             }
@@ -1728,7 +1737,7 @@ mod tests {
             ], 0..8),
         ) {
             let text = parts.concat();
-            let p = shared_patterns();
+            let p = Patterns::new();
             let (mut by_patterns, mut by_segments) = (Vec::new(), Vec::new());
             if text.bytes().any(|b| b.is_ascii_digit()) {
                 for (re, class) in [(&p.uuid, TokenClass::Uuid), (&p.hex, TokenClass::Hex)] {
@@ -1757,7 +1766,7 @@ mod tests {
             ], 0..8),
         ) {
             let run = parts.concat();
-            let p = shared_patterns();
+            let p = Patterns::new();
             let mut kept = Vec::new();
             scan(Pattern::Regex(&p.resource_id), &run, 0..run.len(), TokenClass::ResourceId, &mut kept);
             if !kept.is_empty() {
@@ -1783,16 +1792,16 @@ mod tests {
             pos in 0usize..60,
         ) {
             let text = parts.concat();
-            let p = shared_patterns();
+            let p = Patterns::new();
             let pos = boundary_at_or_before(&text, pos);
             let by_regex = |re: &Regex| re.find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(
                 find_arn(text.as_bytes(), pos),
-                by_regex(&p.arn),
+                by_regex(p.arn.get()),
                 "{:?}",
                 text
             );
-            proptest::prop_assert_eq!(find_url(&text, pos), by_regex(&p.url), "{:?}", text);
+            proptest::prop_assert_eq!(find_url(&text, pos), by_regex(p.url.get()), "{:?}", text);
         }
 
         /// The hand-written directory search finds what the directory pattern finds,
@@ -1807,7 +1816,7 @@ mod tests {
             ], 0..12),
         ) {
             let text = parts.concat();
-            let by_regex: Vec<Span> = shared_directory_pattern()
+            let by_regex: Vec<Span> = Patterns::new().directory.get()
                 .find_iter(&text)
                 .map(|m| m.start()..m.end())
                 .collect();
@@ -1827,7 +1836,7 @@ mod tests {
         ) {
             let text = parts.concat();
             let pos = pos.min(text.len());
-            let by_regex = shared_path_pattern().find_at(&text, pos).map(|m| m.start()..m.end());
+            let by_regex = Patterns::new().path.get().find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(find_ascii_path(text.as_bytes(), pos), by_regex, "{:?}", text);
         }
 
@@ -1846,9 +1855,9 @@ mod tests {
             pos in 0usize..60,
         ) {
             let text = parts.concat();
-            let p = shared_patterns();
+            let p = Patterns::new();
             let pos = boundary_at_or_before(&text, pos);
-            let by_regex = p.numbered.captures_at(&text, pos).map(|c| {
+            let by_regex = p.numbered.get().captures_at(&text, pos).map(|c| {
                 let (all, digits) = (c.get(0).unwrap(), c.get(1).unwrap());
                 (all.start()..all.end(), digits.start()..digits.end())
             });
@@ -1862,7 +1871,7 @@ mod tests {
     /// `snap-` with 16, a UUID, a hyphenated name, 9 digits).
     #[test]
     fn the_resource_id_prefilter_passes_kept_ids_and_no_others() {
-        let p = shared_patterns();
+        let p = Patterns::new();
         let kept = |run: &str| {
             let mut out = Vec::new();
             scan(
@@ -1898,7 +1907,7 @@ mod tests {
 
     /// The extractor as the spec reads: every class's pattern over the whole text.
     fn extract_whole_text(text: &str) -> Vec<Found> {
-        let p = shared_patterns();
+        let p = Patterns::new();
         let mut candidates = Vec::new();
         let all = 0..text.len();
         let bytes = text.as_bytes();
@@ -1932,7 +1941,7 @@ mod tests {
         }
         if memchr::memchr(b'/', bytes).is_some() {
             scan(
-                Pattern::Regex(shared_path_pattern()),
+                Pattern::Regex(&p.path),
                 text,
                 all.clone(),
                 TokenClass::Path,
