@@ -546,9 +546,7 @@ impl<'a> Ctx<'a> {
     fn region_tokens(&self) -> (u64, Vec<RegionToken>) {
         let session = self.session;
         let mut region_words = 0;
-        let mut seen: FastMap<Cow<str>, usize> = FastMap::default();
-        // A region names most of its tokens many times: each id is keyed once.
-        let mut ids_seen = IdSet::new(session.tokens.len());
+        let mut keys = RegionKeys::new(session.tokens.len());
         let mut tokens: Vec<RegionToken> = Vec::new();
         for index in self.region.clone() {
             let Some(event) = session.events.get(index) else {
@@ -566,11 +564,13 @@ impl<'a> Ctx<'a> {
                 },
             };
             region_words += words;
+            // A region names most of its tokens many times: each id is keyed once.
             for &token in ids.iter().chain(declared) {
-                if !ids_seen.insert(token) {
+                if keys.met(token) {
                     continue;
                 }
-                seen.entry(self.key(token)).or_insert_with(|| {
+                let key = self.key(token);
+                let at = keys.entry(self, &key, token).unwrap_or_else(|| {
                     tokens.push(RegionToken {
                         id: token,
                         survived: None,
@@ -580,11 +580,12 @@ impl<'a> Ctx<'a> {
                     });
                     tokens.len() - 1
                 });
+                keys.meet(token, key, at, session);
             }
         }
         // A declared token shows up under its own id even when a path variant came first.
         for binding in &self.state.bindings {
-            let at = seen.get(&*self.key(binding.token)).copied();
+            let at = keys.entry(self, &self.key(binding.token), binding.token);
             if let Some(token) = at.and_then(|at| tokens.get_mut(at)) {
                 token.declared = Some(binding.regenerable);
                 token.id = binding.token;
@@ -1002,25 +1003,66 @@ fn exact_survivors(
 /// (a part costs a thread's start, some tens of microseconds).
 const PARALLEL_FROM_TOKENS: usize = 4096;
 
-/// A set of token ids, one bit each: a session's ids count up from 0.
-struct IdSet(Vec<u64>);
+/// Where each key of a region's tokens stands in its list ([`Ctx::region_tokens`]): a
+/// token's key is its own text, but for a path that names its file in another form
+/// (`./a`, a path under the cwd). Most keys are found by their token's id, with no text
+/// hashed (a map of every key was a third of the walk); only the other keys by text.
+struct RegionKeys<'s> {
+    /// By token id, where its key stands, once the token was met ([`NOT_MET`] before).
+    by_id: Vec<u32>,
+    /// The keys that are not their token's own text, and where each stands.
+    other: FastMap<Cow<'s, str>, usize>,
+}
 
-impl IdSet {
-    fn new(ids: usize) -> Self {
-        IdSet(vec![0; ids.div_ceil(64)])
+/// A token [`RegionKeys`] has not met.
+const NOT_MET: u32 = u32::MAX;
+
+impl<'s> RegionKeys<'s> {
+    fn new(tokens: usize) -> Self {
+        RegionKeys {
+            by_id: vec![NOT_MET; tokens],
+            other: FastMap::default(),
+        }
     }
 
-    /// Adds `id`: whether it was not in the set yet (an id beyond the table's counts
-    /// as new every time).
-    fn insert(&mut self, id: TokenId) -> bool {
-        let i = id.0 as usize;
-        let Some(word) = self.0.get_mut(i / 64) else {
-            return true;
+    /// Whether `token` was met (an id beyond the table's counts as never met).
+    fn met(&self, token: TokenId) -> bool {
+        self.by_id
+            .get(token.0 as usize)
+            .is_some_and(|&at| at != NOT_MET)
+    }
+
+    /// Where `key`, the key of `token`, stands, if a token met so far has it: one whose
+    /// other key it is, or the token whose own text it is (whose key that is).
+    fn entry(&self, ctx: &Ctx<'s>, key: &str, token: TokenId) -> Option<usize> {
+        if let Some(&at) = self.other.get(key) {
+            return Some(at);
+        }
+        let session = ctx.session;
+        let own = match session.tokens.text(token) == key {
+            true => Some(token),
+            false => session.tokens.find(key),
         };
-        let bit = 1u64 << (i % 64);
-        let new = *word & bit == 0;
-        *word |= bit;
-        new
+        own.filter(|&own| own == token || *ctx.key(own) == *key)
+            .and_then(|own| self.by_id.get(own.0 as usize))
+            .filter(|&&at| at != NOT_MET)
+            .map(|&at| at as usize)
+    }
+
+    /// Records that `token`, whose key is `key`, was met, and that its key stands at
+    /// `at`.
+    fn meet(&mut self, token: TokenId, key: Cow<'s, str>, at: usize, session: &Session) {
+        // An id the table never made (it reads as empty) is kept by its key.
+        let own_text = match self.by_id.get_mut(token.0 as usize) {
+            Some(slot) => {
+                *slot = u32::try_from(at).unwrap_or(NOT_MET);
+                *key == *session.tokens.text(token)
+            }
+            None => false,
+        };
+        if !own_text {
+            self.other.entry(key).or_insert(at);
+        }
     }
 }
 
@@ -1296,5 +1338,104 @@ mod size_tests {
     #[test]
     fn a_region_token_stays_small() {
         assert!(size_of::<super::RegionToken>() <= 16);
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
+mod region_key_tests {
+    use super::*;
+    use crate::analysis::state::StateBuilder;
+    use crate::model::{Event, Phase, TextDigest};
+
+    /// A region's tokens as one map of every key found them: the rule that
+    /// [`RegionKeys`] keeps without hashing the keys that are their tokens' texts.
+    fn by_one_map(ctx: &Ctx) -> Vec<RegionToken> {
+        let session = ctx.session;
+        let mut seen: FastMap<Cow<str>, usize> = FastMap::default();
+        let mut tokens: Vec<RegionToken> = Vec::new();
+        for index in ctx.region.clone() {
+            let event = session.events.get(index).unwrap();
+            let ids: &[TokenId] = match &event.kind {
+                EventKind::Binding { token, .. } => std::slice::from_ref(token),
+                kind => &kind.region_text().unwrap().tokens,
+            };
+            for &token in ids {
+                seen.entry(ctx.key(token)).or_insert_with(|| {
+                    tokens.push(RegionToken {
+                        id: token,
+                        survived: None,
+                        declared: ctx.state.binding(token).map(|b| b.regenerable),
+                        fate: Fate::default(),
+                        first_event: index as u32,
+                    });
+                    tokens.len() - 1
+                });
+            }
+        }
+        for binding in &ctx.state.bindings {
+            if let Some(&at) = seen.get(&*ctx.key(binding.token)) {
+                tokens[at].declared = Some(binding.regenerable);
+                tokens[at].id = binding.token;
+            }
+        }
+        tokens
+    }
+
+    /// Texts of which several name one file (as the cwd `/w` reads them), and some
+    /// that are no path.
+    const TEXTS: [(&str, TokenClass); 9] = [
+        ("/w/src/a.py", TokenClass::Path),
+        ("src/a.py", TokenClass::Path),
+        ("./src/a.py", TokenClass::Path),
+        ("/w/./src/b.py", TokenClass::Path),
+        ("src/b.py", TokenClass::Path),
+        ("/elsewhere/a.py", TokenClass::Path),
+        ("deadbeef1", TokenClass::Hex),
+        ("https://ci.example.com/runs/7", TokenClass::Url),
+        ("src", TokenClass::Declared),
+    ];
+
+    proptest::proptest! {
+        /// Whatever order paths of one file and other tokens come in, and whichever are
+        /// declared, the region's tokens are those one map of every key gives.
+        #[test]
+        fn region_tokens_are_those_one_map_of_keys_gives(
+            events in proptest::collection::vec((0usize..TEXTS.len(), 0usize..TEXTS.len(), proptest::bool::ANY), 1..16),
+        ) {
+            let mut session = Session {
+                cwd: Some("/w".into()),
+                ..Session::default()
+            };
+            let ids: Vec<TokenId> = TEXTS.iter().map(|&(t, c)| session.tokens.intern(t, c)).collect();
+            for (seq, &(a, b, binding)) in events.iter().enumerate() {
+                let kind = match binding {
+                    true => EventKind::Binding { token: ids[a], regenerable: b % 2 == 0, note: None },
+                    false => EventKind::ToolResult {
+                        call_id: None,
+                        is_error: false,
+                        says_failed: false,
+                        says_not_found: false,
+                        text: TextDigest::from_ids(2, vec![ids[a], ids[b]]),
+                    },
+                };
+                session.events.push(Event { seq: seq as u64 + 1, line: 0, offset: 0, span: 0, part: 0, ts: None, kind });
+            }
+            let state = {
+                let mut builder = StateBuilder::default();
+                session.events.iter().for_each(|e| builder.apply(e));
+                builder.snapshot()
+            };
+            let info = CompactionInfo {
+                id: "k".into(),
+                at: events.len(),
+                def: events.len(),
+                applied_at: None,
+                phase: Phase::Proposed,
+                range: RangeSpec::Missing,
+            };
+            let ctx = Ctx::new(&session, &info, &state, 0..events.len(), 1);
+            proptest::prop_assert_eq!(ctx.region_tokens().1, by_one_map(&ctx));
+        }
     }
 }
