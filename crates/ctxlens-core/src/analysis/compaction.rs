@@ -547,6 +547,15 @@ impl<'a> Ctx<'a> {
         let session = self.session;
         let mut region_words = 0;
         let mut keys = RegionKeys::new(session.tokens.len());
+        // Whether each declared token can be re-fetched, asked for each of the region's
+        // distinct tokens: a scan of the bindings for each (a thousand on the
+        // benchmark's 256 MiB log) was most of this walk.
+        let mut regenerable: FastMap<TokenId, bool> = FastMap::default();
+        for binding in &self.state.bindings {
+            regenerable
+                .entry(binding.token)
+                .or_insert(binding.regenerable);
+        }
         let mut tokens: Vec<RegionToken> = Vec::new();
         for index in self.region.clone() {
             let Some(event) = session.events.get(index) else {
@@ -574,7 +583,7 @@ impl<'a> Ctx<'a> {
                     tokens.push(RegionToken {
                         id: token,
                         survived: None,
-                        declared: self.state.binding(token).map(|b| b.regenerable),
+                        declared: regenerable.get(&token).copied(),
                         fate: Fate::default(),
                         first_event: u32::try_from(index).unwrap_or(u32::MAX),
                     });
@@ -1044,6 +1053,9 @@ impl TokenBits {
 /// (`./a`, a path under the cwd). Most keys are found by their token's id, with no text
 /// hashed (a map of every key was a third of the walk); only the other keys by text.
 struct RegionKeys<'s> {
+    /// The tokens met: asked at each of a region's many occurrences, a bit each stays
+    /// in the cache where a slot each did not (a session holds many tokens).
+    met: TokenBits,
     /// By token id, where its key stands, once the token was met ([`NOT_MET`] before).
     by_id: Vec<u32>,
     /// The keys that are not their token's own text, and where each stands.
@@ -1056,6 +1068,7 @@ const NOT_MET: u32 = u32::MAX;
 impl<'s> RegionKeys<'s> {
     fn new(tokens: usize) -> Self {
         RegionKeys {
+            met: TokenBits::new(tokens),
             by_id: vec![NOT_MET; tokens],
             other: FastMap::default(),
         }
@@ -1063,9 +1076,7 @@ impl<'s> RegionKeys<'s> {
 
     /// Whether `token` was met (an id beyond the table's counts as never met).
     fn met(&self, token: TokenId) -> bool {
-        self.by_id
-            .get(token.0 as usize)
-            .is_some_and(|&at| at != NOT_MET)
+        self.met.contains(token)
     }
 
     /// Where `key`, the key of `token`, stands, if a token met so far has it: one whose
@@ -1091,6 +1102,7 @@ impl<'s> RegionKeys<'s> {
         // An id the table never made (it reads as empty) is kept by its key.
         let own_text = match self.by_id.get_mut(token.0 as usize) {
             Some(slot) => {
+                self.met.insert(token);
                 *slot = u32::try_from(at).unwrap_or(NOT_MET);
                 *key == *session.tokens.text(token)
             }
