@@ -807,7 +807,13 @@ impl<'a> Ctx<'a> {
         let session = self.session;
         // The tokens are shared with the analysis kept for the next look: written to
         // only where a later use changed what became of one.
-        let reuse_of = |id: TokenId| uses.iter().find(|u| u.token == id).map(|u| u.reuse);
+        // Each token's first later use, asked for each dropped token (not a scan of
+        // the uses for each).
+        let mut use_of: FastMap<TokenId, &LaterUse> = FastMap::default();
+        for used in uses {
+            use_of.entry(used.token).or_insert(used);
+        }
+        let reuse_of = |id: TokenId| use_of.get(&id).map(|u| u.reuse);
         let changed = out
             .tokens
             .iter()
@@ -820,7 +826,7 @@ impl<'a> Ctx<'a> {
             }
         }
         for token in out.tokens.iter().filter(|t| t.survived == Some(false)) {
-            let used = uses.iter().find(|u| u.token == token.id);
+            let used = use_of.get(&token.id).copied();
             let mut needed_by = needs.get(&token.id).cloned().unwrap_or_default();
             let by_ledger = needed_by.iter().any(|n| n.starts_with("ledger: "));
             if let Some(used) = used {
