@@ -170,12 +170,10 @@ fn search_on(
     if threads < 2 || wanted.len() < PARALLEL_FROM {
         return search_in(wanted);
     }
-    // Long regions (a whole log's first read) are searched in contiguous parts, one
-    // per core; the parts' results, in order, are the whole's.
-    let parts: Vec<&[usize]> = wanted.chunks(wanted.len().div_ceil(threads)).collect();
-    let results = crate::threads::each_in_parallel(parts, search_in);
+    // Long regions (a whole log's first read) are searched in contiguous parts on
+    // every core; the parts' results, in order, are the whole's.
     let mut out = Vec::new();
-    for part in results {
+    for part in crate::threads::in_parts(wanted, threads, 1, search_in) {
         out.extend(part?);
     }
     Ok(out)

@@ -26,21 +26,48 @@ pub fn each_in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R +
     })
 }
 
-/// `work` over `items` split into up to `threads` contiguous parts of at least
-/// `least` items each, on a thread each (see [`each_in_parallel`]); the parts' results
-/// in order. Fewer items than two parts' worth are worked on this thread alone.
+/// `work` over `items` in contiguous chunks, on up to `threads` threads (this one and
+/// others), when there are at least `least` items for each; the chunks' results in
+/// order. Each thread takes the next chunk no other has taken, so a thread that starts
+/// late takes fewer: on this project's machine a new thread can wait a millisecond or
+/// two for a core, and with the items split in halves this thread, done with its half,
+/// waited for the other to start and run all of its own.
 pub fn in_parts<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     least: usize,
     work: impl Fn(&[T]) -> R + Sync,
 ) -> Vec<R> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     let parts = threads.min(items.len() / least.max(1)).max(1);
     if parts == 1 {
         return vec![work(items)];
     }
-    each_in_parallel(items.chunks(items.len().div_ceil(parts)).collect(), work)
+    let chunks: Vec<&[T]> = items
+        .chunks(items.len().div_ceil(parts * CHUNKS_PER_THREAD))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let take = |()| {
+        let mut done = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(chunk) = chunks.get(at) else {
+                return done;
+            };
+            done.push((at, work(chunk)));
+        }
+    };
+    let mut results: Vec<(usize, R)> = each_in_parallel(vec![(); parts], take)
+        .into_iter()
+        .flatten()
+        .collect();
+    results.sort_unstable_by_key(|&(at, _)| at);
+    results.into_iter().map(|(_, result)| result).collect()
 }
+
+/// Chunks per thread in [`in_parts`]: enough that a late thread's share is small,
+/// few enough that taking one costs nothing beside its work.
+const CHUNKS_PER_THREAD: usize = 8;
 
 #[cfg(test)]
 mod tests {
@@ -63,16 +90,45 @@ mod tests {
     }
 
     #[test]
-    fn parts_cover_the_items_in_order_and_are_never_too_small() {
-        let items: Vec<u32> = (0..10).collect();
+    fn chunks_cover_the_items_in_order_and_split_only_with_enough() {
+        let items: Vec<u32> = (0..100).collect();
         let parts = |threads, least| in_parts(&items, threads, least, <[u32]>::to_vec);
-        assert_eq!(parts(2, 4), [vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]);
-        assert_eq!(parts(3, 4), [vec![0, 1, 2, 3, 4], vec![5, 6, 7, 8, 9]]);
-        for whole in [parts(2, 6), parts(1, 1), parts(0, 0)] {
+        // Too few items for two threads, or one thread: one chunk, on this thread.
+        for whole in [parts(2, 60), parts(1, 1), parts(0, 0)] {
             assert_eq!(whole, std::slice::from_ref(&items));
         }
-        assert_eq!(parts(4, 1).concat(), items);
-        assert_eq!(parts(4, 1).len(), 4);
+        for (threads, least) in [(2, 40), (3, 4), (4, 1)] {
+            let chunks = parts(threads, least);
+            assert_eq!(chunks.concat(), items);
+            assert!(chunks.len() > 1 && chunks.len() <= threads * CHUNKS_PER_THREAD);
+            assert!(chunks.iter().all(|chunk| !chunk.is_empty()));
+        }
         assert_eq!(in_parts(&[] as &[u32], 4, 1, <[u32]>::len), [0]);
+    }
+
+    #[test]
+    fn a_thread_that_starts_late_leaves_its_chunks_to_this_one() {
+        // Chunks that wait until this thread has taken most: the others start late,
+        // as a new thread can, and every chunk is still worked once, in order.
+        let items: Vec<u32> = (0..64).collect();
+        let here = std::thread::current().id();
+        let slow_elsewhere = |chunk: &[u32]| {
+            if std::thread::current().id() != here {
+                std::thread::sleep(std::time::Duration::from_millis(30));
+            }
+            (chunk.to_vec(), std::thread::current().id())
+        };
+        let results = in_parts(&items, 2, 1, slow_elsewhere);
+        let worked: Vec<u32> = results
+            .iter()
+            .flat_map(|(chunk, _)| chunk.clone())
+            .collect();
+        assert_eq!(worked, items);
+        let on_this_thread = results.iter().filter(|(_, id)| *id == here).count();
+        assert!(
+            on_this_thread > results.len() / 2,
+            "{on_this_thread} of {}",
+            results.len()
+        );
     }
 }
