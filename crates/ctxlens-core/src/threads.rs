@@ -26,6 +26,32 @@ pub fn each_in_parallel<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R +
     })
 }
 
+/// `here()` on this thread and `elsewhere()` on another, unless this thread is done
+/// with `here` before the other starts: then this one runs `elsewhere` too, rather than
+/// wait for a thread to start (see [`in_parts`]).
+pub fn both<A, B: Send>(here: impl FnOnce() -> A, elsewhere: impl FnOnce() -> B + Send) -> (A, B) {
+    let task = std::sync::Mutex::new(Some(elsewhere));
+    let take = || {
+        let mut task = task
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        task.take()
+    };
+    std::thread::scope(|scope| {
+        let other = scope.spawn(|| take().map(|elsewhere| elsewhere()));
+        let a = here();
+        let b_here = take().map(|elsewhere| elsewhere());
+        let b_there = other
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match b_here.or(b_there) {
+            Some(b) => (a, b),
+            // This thread takes the task if the other has not: one of them ran it.
+            None => unreachable!("the task was left untaken"),
+        }
+    })
+}
+
 /// `work` over `items` in contiguous chunks, on up to `threads` threads (this one and
 /// others), when there are at least `least` items for each; the chunks' results in
 /// order. Each thread takes the next chunk no other has taken, so a thread that starts
@@ -104,6 +130,19 @@ mod tests {
             assert!(chunks.iter().all(|chunk| !chunk.is_empty()));
         }
         assert_eq!(in_parts(&[] as &[u32], 4, 1, <[u32]>::len), [0]);
+    }
+
+    #[test]
+    fn both_run_each_task_once() {
+        let here = std::thread::current().id();
+        let runs = std::sync::atomic::AtomicUsize::new(0);
+        let count = || runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(both(|| 1, || (count(), 2)).0, 1);
+        assert_eq!(runs.into_inner(), 1);
+        // This thread is done long after the other could start: the other runs it.
+        let slow = || std::thread::sleep(std::time::Duration::from_millis(50));
+        let (_, ran_on) = both(slow, || std::thread::current().id());
+        assert_ne!(ran_on, here);
     }
 
     #[test]

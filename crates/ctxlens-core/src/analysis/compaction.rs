@@ -517,9 +517,8 @@ impl<'a> Ctx<'a> {
             .collect()
     }
 
-    /// The region's words and its distinct tokens, in order of first appearance.
-    /// [`Self::region_tokens`], and `beside`'s result: worked out on a thread of its
-    /// own if this compaction may use more than one.
+    /// [`Self::region_tokens`], and `beside`'s result: worked out on another thread
+    /// if this compaction may use more than one (see [`crate::threads::both`]).
     fn region_tokens_and<R: Send>(
         &self,
         beside: impl FnOnce() -> R + Send,
@@ -527,14 +526,7 @@ impl<'a> Ctx<'a> {
         if self.threads < 2 {
             return (self.region_tokens(), beside());
         }
-        std::thread::scope(|scope| {
-            let other = scope.spawn(beside);
-            let tokens = self.region_tokens();
-            let beside = other
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (tokens, beside)
-        })
+        crate::threads::both(|| self.region_tokens(), beside)
     }
 
     /// The open obligations by what they require, built on first use.
@@ -543,6 +535,7 @@ impl<'a> Ctx<'a> {
             .get_or_init(|| Requirements::new(self.state, self.cwd))
     }
 
+    /// The region's words and its distinct tokens, in order of first appearance.
     fn region_tokens(&self) -> (u64, Vec<RegionToken>) {
         let session = self.session;
         let mut region_words = 0;
