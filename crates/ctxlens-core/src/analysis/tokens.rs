@@ -1723,6 +1723,19 @@ mod tests {
             .unwrap_or(0)
     }
 
+    /// Text made of names, slashes, dots and the prefixes of paths, and what stands
+    /// around a path: what the path and directory searches must agree on.
+    fn path_like_text() -> impl proptest::strategy::Strategy<Value = String> {
+        let part = proptest::prop_oneof![
+            "[a-z0-9]{1,4}",
+            "[/./~@+_-]{1,3}",
+            "(\\.\\./|\\./|~/|/|//)",
+            "[ :()\"'`=,]",
+        ];
+        let parts = proptest::collection::vec(part, 0..12);
+        proptest::strategy::Strategy::prop_map(parts, |parts: Vec<String>| parts.concat())
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// The hex ids and UUIDs of a text's segments are what scanning the whole text
@@ -1807,15 +1820,7 @@ mod tests {
         /// The hand-written directory search finds what the directory pattern finds,
         /// one match after the other.
         #[test]
-        fn directory_search_finds_what_its_pattern_finds(
-            parts in proptest::collection::vec(proptest::prop_oneof![
-                "[a-z0-9]{1,4}",
-                "[/./~@+_-]{1,3}",
-                "(\\.\\./|\\./|~/|/|//)",
-                "[ :()\"'`=,]",
-            ], 0..12),
-        ) {
-            let text = parts.concat();
+        fn directory_search_finds_what_its_pattern_finds(text in path_like_text()) {
             let by_regex: Vec<Span> = Patterns::new().directory.get()
                 .find_iter(&text)
                 .map(|m| m.start()..m.end())
@@ -1825,16 +1830,7 @@ mod tests {
 
         /// The hand-written path search finds what the path pattern finds, from anywhere.
         #[test]
-        fn path_search_finds_what_its_pattern_finds(
-            parts in proptest::collection::vec(proptest::prop_oneof![
-                "[a-z0-9]{1,4}",
-                "[/./~@+_-]{1,3}",
-                "(\\.\\./|\\./|~/|/|//)",
-                "[ :()\"'`=,]",
-            ], 0..12),
-            pos in 0usize..40,
-        ) {
-            let text = parts.concat();
+        fn path_search_finds_what_its_pattern_finds(text in path_like_text(), pos in 0usize..40) {
             let pos = pos.min(text.len());
             let by_regex = Patterns::new().path.get().find_at(&text, pos).map(|m| m.start()..m.end());
             proptest::prop_assert_eq!(find_ascii_path(text.as_bytes(), pos), by_regex, "{:?}", text);
