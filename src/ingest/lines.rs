@@ -123,11 +123,7 @@ impl<R: BufRead> LineReader<R> {
     fn read_capped(&mut self) -> io::Result<(usize, bool)> {
         let mut consumed = 0;
         loop {
-            let available = match self.inner.fill_buf() {
-                Ok(b) => b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
+            let available = filled(&mut self.inner)?;
             if available.is_empty() {
                 return Ok((consumed, false));
             }
@@ -151,13 +147,7 @@ impl<R: BufRead> LineReader<R> {
     /// of it, within the line cap and with nothing to repair: such a line is lent from
     /// there, not copied (a copy of every byte of the log, most lines).
     fn whole_line_buffered(&mut self) -> io::Result<Option<usize>> {
-        let available = loop {
-            match self.inner.fill_buf() {
-                Ok(b) => break b,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            }
-        };
+        let available = filled(&mut self.inner)?;
         Ok(memchr::memchr(b'\n', available)
             .filter(|&newline| newline <= self.max_line)
             .map(|newline| newline + 1)
@@ -173,7 +163,7 @@ impl<R: BufRead> LineReader<R> {
         let number = self.next_number;
         if let Some(len) = self.whole_line_buffered()? {
             // The buffer holds the line already: asking again reads nothing.
-            let line = self.inner.fill_buf()?.get(..len).unwrap_or_default();
+            let line = filled(&mut self.inner)?.get(..len).unwrap_or_default();
             self.lent = len;
             self.next_offset += len as u64;
             self.next_number += 1;
@@ -208,6 +198,21 @@ impl<R: BufRead> LineReader<R> {
             oversized,
         }))
     }
+}
+
+/// The bytes `reader` holds, read first if it holds none (again if the read was
+/// interrupted).
+fn filled<R: BufRead>(reader: &mut R) -> io::Result<&[u8]> {
+    loop {
+        match reader.fill_buf() {
+            // Asked again below, where the borrow can be returned: a reader that
+            // holds bytes reads nothing then.
+            Ok(_) => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    reader.fill_buf()
 }
 
 /// A line's record: without the newline that ends it (and a `\r` before it), and
