@@ -150,7 +150,7 @@ fn search(
         return Ok(Vec::new());
     }
     let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-    let matcher = Matcher::new(&texts, &sample_of(session, source, wanted)?)?;
+    let matcher = Matcher::new(&texts, || sample_of(session, source, wanted))?;
     let classes: Vec<_> = declared
         .iter()
         .map(|&id| session.tokens.class(id))
@@ -211,13 +211,18 @@ enum FirstFound {
 const FEW_TOKENS: usize = 64;
 
 impl Matcher {
-    /// A matcher for `texts`, in a log that `sample` is a part of.
-    fn new(texts: &[&str], sample: &[u8]) -> io::Result<Matcher> {
+    /// A matcher for `texts`, in a log that `sample` reads a part of (if the matcher
+    /// needs one).
+    fn new(texts: &[&str], sample: impl FnOnce() -> io::Result<Vec<u8>>) -> io::Result<Matcher> {
         Self::sampled_past(texts, FEW_TOKENS, sample)
     }
 
     /// A matcher that looks at sampled windows for more than `few` tokens.
-    fn sampled_past(texts: &[&str], few: usize, sample: &[u8]) -> io::Result<Matcher> {
+    fn sampled_past(
+        texts: &[&str],
+        few: usize,
+        sample: impl FnOnce() -> io::Result<Vec<u8>>,
+    ) -> io::Result<Matcher> {
         let sampled = (texts.len() > few)
             .then(|| SampledWindows::new(texts))
             .flatten();
@@ -231,7 +236,7 @@ impl Matcher {
                     .max()
                     .unwrap_or(0)
                     .saturating_sub(1),
-                pieces: Self::pieces(texts, sample)?,
+                pieces: Self::pieces(texts, &sample()?)?,
             },
         };
         // The texts that hold a token are searched for every occurrence (overlapping,
@@ -523,7 +528,7 @@ mod tests {
         let (declared, wanted) = what_to_search(&session, &merged_ranges(&session));
         assert!(wanted.len() > PARALLEL_FROM);
         let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-        let matcher = Matcher::new(&texts, b"").unwrap();
+        let matcher = Matcher::new(&texts, || Ok(Vec::new())).unwrap();
         let classes: Vec<_> = declared
             .iter()
             .map(|&id| session.tokens.class(id))
@@ -630,7 +635,7 @@ mod tests {
         let last = &session.events[*wanted.last().unwrap()];
         let cut = &log.as_bytes()[..last.offset as usize + 40];
         let texts: Vec<&str> = declared.iter().map(|&id| session.tokens.text(id)).collect();
-        let matcher = Matcher::new(&texts, b"").unwrap();
+        let matcher = Matcher::new(&texts, || Ok(Vec::new())).unwrap();
         let classes: Vec<_> = declared
             .iter()
             .map(|&id| session.tokens.class(id))
@@ -731,7 +736,8 @@ mod tests {
         text: &str,
         few: usize,
     ) -> Result<(), proptest::test_runner::TestCaseError> {
-        let Ok(matcher) = Matcher::sampled_past(tokens, few, text.as_bytes()) else {
+        let Ok(matcher) = Matcher::sampled_past(tokens, few, || Ok(text.as_bytes().to_vec()))
+        else {
             panic!("the tokens make a matcher");
         };
         let sampled = matches!(matcher.first, FirstFound::Sampled(_));
