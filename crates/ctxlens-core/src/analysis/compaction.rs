@@ -927,10 +927,6 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
-/// a path naming the same file as one of the summary's. The summary's word runs are
-/// indexed once; each token is compared where its rarest run stands, so the cost is
-/// the summary plus the tokens and the places of their rarest runs, not their product.
 /// Where each run of word characters of a summary stands (see [`word_runs`]).
 struct SummaryRuns<'s> {
     places: FastMap<&'s str, Vec<usize>>,
@@ -946,6 +942,10 @@ impl<'s> SummaryRuns<'s> {
     }
 }
 
+/// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
+/// a path naming the same file as one of the summary's. The summary's word runs are
+/// indexed once; each token is compared where its rarest run stands, so the cost is
+/// the summary plus the tokens and the places of their rarest runs, not their product.
 fn exact_survivors(
     session: &Session,
     (summary, summary_declared, runs): (&Summary, &[TokenId], &SummaryRuns),
@@ -1052,9 +1052,6 @@ impl TokenBits {
 /// (`./a`, a path under the cwd). Most keys are found by their token's id, with no text
 /// hashed (a map of every key was a third of the walk); only the other keys by text.
 struct RegionKeys<'s> {
-    /// The tokens met: asked at each of a region's many occurrences, a bit each stays
-    /// in the cache where a slot each did not (a session holds many tokens).
-    met: TokenBits,
     /// By token id, where its key stands, once the token was met ([`NOT_MET`] before).
     by_id: Vec<u32>,
     /// The keys that are not their token's own text, and where each stands.
@@ -1067,7 +1064,6 @@ const NOT_MET: u32 = u32::MAX;
 impl<'s> RegionKeys<'s> {
     fn new(tokens: usize) -> Self {
         RegionKeys {
-            met: TokenBits::new(tokens),
             by_id: vec![NOT_MET; tokens],
             other: FastMap::default(),
         }
@@ -1075,7 +1071,9 @@ impl<'s> RegionKeys<'s> {
 
     /// Whether `token` was met (an id beyond the table's counts as never met).
     fn met(&self, token: TokenId) -> bool {
-        self.met.contains(token)
+        self.by_id
+            .get(token.0 as usize)
+            .is_some_and(|&at| at != NOT_MET)
     }
 
     /// Where `key`, the key of `token`, stands, if a token met so far has it: one whose
@@ -1101,7 +1099,6 @@ impl<'s> RegionKeys<'s> {
         // An id the table never made (it reads as empty) is kept by its key.
         let own_text = match self.by_id.get_mut(token.0 as usize) {
             Some(slot) => {
-                self.met.insert(token);
                 *slot = u32::try_from(at).unwrap_or(NOT_MET);
                 *key == *session.tokens.text(token)
             }
@@ -1270,27 +1267,20 @@ fn recalled_finding(session: &Session, id: &str, token: TokenId, used: &LaterUse
 }
 
 #[cfg(test)]
-mod word_run_tests {
+mod tests {
     use super::*;
+    use proptest::prelude::*;
 
-    proptest::proptest! {
+    proptest! {
         /// The runs from the last are the runs, reversed.
         #[test]
         fn runs_from_the_last_are_the_runs_reversed(text in "[a-z0-9_/ .:é日→-]{0,24}") {
             let mut forward: Vec<(usize, &str)> = word_runs_at(&text).collect();
             forward.reverse();
             let backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();
-            proptest::prop_assert_eq!(backward, forward);
+            prop_assert_eq!(backward, forward);
         }
-    }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
         /// Each run's place is where it stands in the text.
         #[test]
         fn runs_stand_where_their_places_say(text in "[a-z0-9_/. -→é日]{0,30}") {

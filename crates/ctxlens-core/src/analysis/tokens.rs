@@ -98,7 +98,8 @@ struct Patterns {
     vendor_id: LazyRegex,
     reverse_dns: LazyRegex,
     /// Pieces of text that every match of a class holds, looked for before its regex
-    /// runs (built once: building a search costs more than a short text's search).
+    /// runs (built once a thread: building a search costs more than a short text's
+    /// search).
     branch_words: [memchr::memmem::Finder<'static>; 4],
 }
 
