@@ -148,42 +148,108 @@ pub fn tool_result(
     text: &str,
     table: &mut impl Intern,
 ) -> crate::model::EventKind {
+    let (says_failed, says_not_found) = what_output_says(text);
     crate::model::EventKind::ToolResult {
         call_id,
         is_error,
-        says_failed: says_failed(text),
-        says_not_found: says_not_found(text),
+        says_failed,
+        says_not_found,
         text: digest(&[text], tokens::word_count(text), table),
     }
 }
 
-/// Whether a tool's output reports a non-zero exit the way the agents write it
-/// (Claude Code's `Exit code 1` first line, Codex's `Process exited with code 1` or an
-/// `exit_code` field): a line of the output that happens to say "exit code" is not one.
-pub fn says_failed(text: &str) -> bool {
+/// The failure pattern: a non-zero exit the way the agents write it (Claude Code's
+/// `Exit code 1` first line, Codex's `Process exited with code 1` or an `exit_code`
+/// field); a line of the output that happens to say "exit code" is not one.
+const FAILURE: &str =
+    r#"(?m)^(?:Exit code:? ?[1-9][0-9]*\s*$|Process exited with code [1-9])|"exit_code":\s*[1-9]"#;
+
+/// The not-found pattern: a lookup found nothing ("not found", "no such file", "does
+/// not exist"); it counts as a failure only where it names a token of the call.
+const NOT_FOUND: &str = r"(?i)\bnot found\b|no such file|does not exist|doesn't exist";
+
+/// Whether a tool's output says it failed ([`FAILURE`]) and whether it says a lookup
+/// found nothing ([`NOT_FOUND`]). One search for both: two were a twentieth of
+/// `gate`'s instructions. The failure pattern's matches start with `Exit`, `Process`
+/// or `"exit_code"`, which no not-found match does, and no match of one pattern can
+/// start inside a match of the other, so the leftmost matches tell them apart.
+pub fn what_output_says(text: &str) -> (bool, bool) {
     use std::sync::OnceLock;
-    static FAILURE: OnceLock<regex::Regex> = OnceLock::new();
-    // A built-in pattern: it compiles, or every test fails.
+    static EITHER: OnceLock<regex::Regex> = OnceLock::new();
+    // Built-in patterns: they compile, or every test fails.
     #[allow(clippy::expect_used)]
-    let re = FAILURE.get_or_init(|| {
-        regex::Regex::new(
-            r#"(?m)^(?:Exit code:? ?[1-9][0-9]*\s*$|Process exited with code [1-9])|"exit_code":\s*[1-9]"#,
-        )
-        .expect("built-in failure pattern compiles")
+    let re = EITHER.get_or_init(|| {
+        regex::Regex::new(&format!("(?:{FAILURE})|(?:{NOT_FOUND})"))
+            .expect("built-in output patterns compile")
     });
-    re.is_match(text)
+    let (mut failed, mut not_found) = (false, false);
+    for m in re.find_iter(text) {
+        let is_failure = ["Exit", "Process", "\"exit_code\""]
+            .iter()
+            .any(|start| m.as_str().starts_with(start));
+        failed |= is_failure;
+        not_found |= !is_failure;
+        if failed && not_found {
+            break;
+        }
+    }
+    (failed, not_found)
 }
 
-/// Whether a tool's output says a lookup found nothing ("not found", "no such file",
-/// "does not exist"); it counts as a failure only where it names a token of the call.
-pub fn says_not_found(text: &str) -> bool {
-    use std::sync::OnceLock;
-    static NOT_FOUND: OnceLock<regex::Regex> = OnceLock::new();
-    // A built-in pattern: it compiles, or every test fails.
-    #[allow(clippy::expect_used)]
-    let re = NOT_FOUND.get_or_init(|| {
-        regex::Regex::new(r"(?i)\bnot found\b|no such file|does not exist|doesn't exist")
-            .expect("built-in not-found pattern compiles")
-    });
-    re.is_match(text)
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Each pattern asked on its own, as the one search must answer.
+    fn asked_apart(text: &str) -> (bool, bool) {
+        let failure = regex::Regex::new(FAILURE).unwrap();
+        let not_found = regex::Regex::new(NOT_FOUND).unwrap();
+        (failure.is_match(text), not_found.is_match(text))
+    }
+
+    const PIECES: [&str; 16] = [
+        "Exit code 1",
+        "Exit code: 0",
+        "Process exited with code 2",
+        "\"exit_code\": 3",
+        "\"exit_code\":0",
+        "Not Found",
+        "not found",
+        "notfound",
+        "No such file",
+        "does not exist",
+        "DOESN'T EXIST",
+        "\n",
+        " ",
+        "x",
+        "Exit",
+        "error: ",
+    ];
+
+    #[test]
+    fn outputs_say_what_each_pattern_finds() {
+        for text in [
+            "",
+            "Exit code 1\nls: a: No such file or directory",
+            "ok\nExit code 1",
+            "Exit code 1 and more",
+            "Process exited with code 1\nerror: snapshot snap-1 not found",
+            "{\"exit_code\": 2, \"stderr\": \"does not exist\"}",
+            "notfound everywhere",
+        ] {
+            assert_eq!(what_output_says(text), asked_apart(text), "{text:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn outputs_of_any_pieces_say_what_each_pattern_finds(
+            pieces in proptest::collection::vec(0..PIECES.len(), 0..10)
+        ) {
+            let text: String = pieces.iter().map(|&i| PIECES[i]).collect();
+            prop_assert_eq!(what_output_says(&text), asked_apart(&text));
+        }
+    }
 }

@@ -398,12 +398,15 @@ struct Requirements<'a> {
     /// The word runs of the steps' targets (see [`word_runs`]).
     step_runs: FastSet<String>,
     obligations: Vec<&'a ObligationState>,
-    by_text: FastMap<&'a str, Vec<usize>>,
+    /// By the id of the token whose text a requirement is: the session's table holds
+    /// each text once, so a token has that text exactly when it has that id, and it is
+    /// asked without reading its text (a required text no token has is left out).
+    by_id: FastMap<TokenId, Vec<usize>>,
     by_file: FastMap<String, Vec<usize>>,
 }
 
 impl<'a> Requirements<'a> {
-    fn new(state: &'a StateAt, cwd: Option<&str>) -> Self {
+    fn new(session: &Session, state: &'a StateAt, cwd: Option<&str>) -> Self {
         let steps: Vec<(&str, String)> = state
             .pending
             .iter()
@@ -418,13 +421,15 @@ impl<'a> Requirements<'a> {
             steps,
             step_runs,
             obligations: Vec::new(),
-            by_text: FastMap::default(),
+            by_id: FastMap::default(),
             by_file: FastMap::default(),
         };
         for (i, obligation) in state.open_obligations().enumerate() {
             index.obligations.push(obligation);
             for required in &obligation.requires {
-                index.by_text.entry(required).or_default().push(i);
+                if let Some(id) = session.tokens.find(required) {
+                    index.by_id.entry(id).or_default().push(i);
+                }
                 index
                     .by_file
                     .entry(path_key(required, cwd).into_owned())
@@ -437,16 +442,18 @@ impl<'a> Requirements<'a> {
 
     /// The open obligations that require `token`, in their order.
     fn of(&self, session: &Session, token: TokenId, cwd: Option<&str>) -> Vec<&'a ObligationState> {
-        let info = session.tokens.get(token);
         let mut found: Vec<usize> = self
-            .by_text
-            .get(info.text)
+            .by_id
+            .get(&token)
             .into_iter()
             .flatten()
             .copied()
             .collect();
-        if info.class == TokenClass::Path {
-            if let Some(more) = self.by_file.get(&*path_key(info.text, cwd)) {
+        if session.tokens.class(token) == TokenClass::Path {
+            if let Some(more) = self
+                .by_file
+                .get(&*path_key(session.tokens.text(token), cwd))
+            {
                 found.extend(more);
             }
         }
@@ -532,7 +539,7 @@ impl<'a> Ctx<'a> {
     /// The open obligations by what they require, built on first use.
     fn requirements(&self) -> &Requirements<'a> {
         self.requirements
-            .get_or_init(|| Requirements::new(self.state, self.cwd))
+            .get_or_init(|| Requirements::new(self.session, self.state, self.cwd))
     }
 
     /// The region's words and its distinct tokens, in order of first appearance.
@@ -771,10 +778,13 @@ impl<'a> Ctx<'a> {
         // first ones (`https`, `arn`, `srv`) stand in many targets.
         let in_some_step =
             word_runs_from_last(text).all(|(_, run)| requirements.step_runs.contains(run));
-        let by_step = requirements
-            .steps
+        let steps = match in_some_step {
+            true => requirements.steps.as_slice(),
+            false => &[],
+        };
+        let by_step = steps
             .iter()
-            .filter(|(_, target)| in_some_step && contains_whole_word(target, text, class))
+            .filter(|(_, target)| contains_whole_word(target, text, class))
             .map(|(id, _)| (*id).to_owned());
         let by_ledger = self
             .ledger_tokens()
