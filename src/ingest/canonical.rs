@@ -57,8 +57,9 @@ impl CanonicalParser {
     /// seq order, the session's token ids) is settled here.
     pub fn accept(&mut self, batch: ParsedBatch) {
         let mut session_ids = Vec::new();
+        let known = batch.tokens.known_in(&self.session.tokens);
         for parsed in batch.lines {
-            self.accept_line(parsed, &batch.tokens, &mut session_ids);
+            self.accept_line(parsed, &batch.tokens, (&mut session_ids, &known));
         }
     }
 
@@ -66,7 +67,7 @@ impl CanonicalParser {
         &mut self,
         parsed: ParsedLine,
         tokens: &BatchTokens,
-        session_ids: &mut Vec<TokenId>,
+        (session_ids, known): (&mut Vec<TokenId>, &[Option<TokenId>]),
     ) {
         let malformed = |reason: String| Malformed {
             line: parsed.number,
@@ -90,7 +91,7 @@ impl CanonicalParser {
             Ok(event) => event,
             Err(reason) => return self.session.malformed.push(malformed(reason)),
         };
-        tokens.intern_record(parsed.met, &mut self.session.tokens, session_ids);
+        tokens.intern_record(parsed.met, &mut self.session.tokens, session_ids, known);
         event
             .kind
             .remap_tokens(|local| session_ids.get(local.0 as usize).copied().unwrap_or(local));

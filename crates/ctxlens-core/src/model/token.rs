@@ -142,6 +142,11 @@ impl TokenTable {
         if let Some(id) = self.find_hashed(hash, text) {
             return id;
         }
+        self.insert_new(hash, text, class)
+    }
+
+    /// Adds `text`, which the table does not hold, whose hash is `hash`.
+    fn insert_new(&mut self, hash: u64, text: &str, class: TokenClass) -> TokenId {
         let id = TokenId(self.entries.len() as u32);
         let (chunk, start) = self.store(text);
         self.entries.push(Entry {
@@ -297,16 +302,34 @@ impl BatchTokens {
         self.met.len()
     }
 
+    /// The id each of the batch's texts has in `table` already, by local id (`None`:
+    /// the table does not hold it). Asked for the whole batch before its records are
+    /// joined: these lookups do not wait on one another, so the processor overlaps
+    /// their cache misses, where a lookup made as each record was joined waited for
+    /// its own (the session's table is larger than the cache).
+    pub fn known_in(&self, table: &TokenTable) -> Vec<Option<TokenId>> {
+        self.entries
+            .iter()
+            .map(|&(start, end, hash)| {
+                table.find_hashed(hash, self.texts.get(start..end).unwrap_or(""))
+            })
+            .collect()
+    }
+
     /// Interns the tokens of the record whose list is `met` (from
     /// [`BatchTokens::start_record`] to the next one) into `table`, in the order the
     /// record met them. `session_ids` holds the session id of each local id interned
     /// so far (the same vector for every record of this batch, in the log's order);
-    /// a record's event remaps its local ids through it.
+    /// a record's event remaps its local ids through it. `known` is
+    /// [`BatchTokens::known_in`] of `table` before this batch's first record: a text
+    /// it did not hold is new to it when first interned, as no two local ids share a
+    /// text.
     pub fn intern_record(
         &self,
         met: std::ops::Range<usize>,
         table: &mut TokenTable,
         session_ids: &mut Vec<TokenId>,
+        known: &[Option<TokenId>],
     ) {
         if session_ids.len() < self.entries.len() {
             session_ids.resize(self.entries.len(), NOT_INTERNED);
@@ -319,7 +342,12 @@ impl BatchTokens {
                 continue;
             }
             if let Some(&(_, _, hash)) = self.entries.get(local.0 as usize) {
-                *slot = table.intern_hashed(hash, self.text(local), class);
+                let text = self.text(local);
+                *slot = match known.get(local.0 as usize) {
+                    Some(&Some(id)) => id,
+                    Some(None) => table.insert_new(hash, text, class),
+                    None => table.intern_hashed(hash, text, class),
+                };
             }
         }
     }
@@ -415,11 +443,12 @@ mod tests {
                 lists.push(start..batch.records_end());
             }
             let mut session_ids = Vec::new();
+            let known = batch.known_in(&joined);
             for (((texts, accepted), list), locals) in records.iter().zip(lists).zip(local_ids) {
                 if !accepted {
                     continue;
                 }
-                batch.intern_record(list, &mut joined, &mut session_ids);
+                batch.intern_record(list, &mut joined, &mut session_ids, &known);
                 for ((text, c), local) in texts.iter().zip(locals) {
                     let want = straight.intern(text, class(*c));
                     prop_assert_eq!(session_ids.get(local.0 as usize).copied(), Some(want));
