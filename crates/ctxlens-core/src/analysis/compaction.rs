@@ -395,8 +395,9 @@ struct Ctx<'a> {
 struct Requirements<'a> {
     /// The pending steps and their targets as text, written out once.
     steps: Vec<(&'a str, String)>,
-    /// The word runs of the steps' targets (see [`word_runs`]).
+    /// The word runs of the steps' targets (see [`word_runs`]), and their tails.
     step_runs: FastSet<String>,
+    step_tails: RunTails,
     obligations: Vec<&'a ObligationState>,
     /// By the id of the token whose text a requirement is: the session's table holds
     /// each text once, so a token has that text exactly when it has that id, and it is
@@ -412,14 +413,16 @@ impl<'a> Requirements<'a> {
             .iter()
             .map(|s| (s.id.as_str(), target_text(&s.target)))
             .collect();
-        let step_runs = steps
+        let step_runs: FastSet<String> = steps
             .iter()
             .flat_map(|(_, target)| word_runs(target))
             .map(str::to_owned)
             .collect();
+        let step_tails = RunTails::of(step_runs.iter().map(String::as_str));
         let mut index = Requirements {
             steps,
             step_runs,
+            step_tails,
             obligations: Vec::new(),
             by_id: FastMap::default(),
             by_file: FastMap::default(),
@@ -776,8 +779,8 @@ impl<'a> Ctx<'a> {
         // are not searched for (a region can drop many thousands). The runs are asked
         // from the last, which sets most tokens apart (a number, a file, a hash): the
         // first ones (`https`, `arn`, `srv`) stand in many targets.
-        let in_some_step =
-            word_runs_from_last(text).all(|(_, run)| requirements.step_runs.contains(run));
+        let in_some_step = requirements.step_tails.may_end(text)
+            && word_runs_from_last(text).all(|(_, run)| requirements.step_runs.contains(run));
         let steps = match in_some_step {
             true => requirements.steps.as_slice(),
             false => &[],
@@ -940,6 +943,42 @@ impl<'a> Ctx<'a> {
 /// Where each run of word characters of a summary stands (see [`word_runs`]).
 struct SummaryRuns<'s> {
     places: FastMap<&'s str, Vec<usize>>,
+    tails: RunTails,
+}
+
+/// The last [`TAIL`] bytes of each of a text's word runs that long, so that a token
+/// whose last run cannot be one of them is told apart without reading that run back
+/// to its start (the read a character at a time was most of the survival check: the
+/// last runs of hashes, UUIDs and resource ids are their whole text).
+struct RunTails(FastSet<u64>);
+
+/// Bytes of a run's tail: a `u64`.
+const TAIL: usize = 8;
+
+impl RunTails {
+    fn of<'r>(runs: impl Iterator<Item = &'r str>) -> Self {
+        RunTails(runs.filter_map(word_tail).collect())
+    }
+
+    /// False only where `text`'s last word run is none of the runs: its last
+    /// [`TAIL`] bytes are all word bytes (so the last run holds them, and is as long
+    /// at least) and no run that long ends with them.
+    fn may_end(&self, text: &str) -> bool {
+        word_tail(text).is_none_or(|tail| self.0.contains(&tail))
+    }
+}
+
+/// The last [`TAIL`] bytes of `text`, if they are all ASCII word bytes
+/// ([`is_word_char`]).
+fn word_tail(text: &str) -> Option<u64> {
+    let tail: [u8; TAIL] = text
+        .as_bytes()
+        .get(text.len().checked_sub(TAIL)?..)?
+        .try_into()
+        .ok()?;
+    tail.iter()
+        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        .then(|| u64::from_le_bytes(tail))
 }
 
 impl<'s> SummaryRuns<'s> {
@@ -948,7 +987,8 @@ impl<'s> SummaryRuns<'s> {
         for (at, run) in word_runs_at(text) {
             places.entry(run).or_default().push(at);
         }
-        SummaryRuns { places }
+        let tails = RunTails::of(places.keys().copied());
+        SummaryRuns { places, tails }
     }
 }
 
@@ -971,10 +1011,14 @@ fn exact_survivors(
     // whose file names are not). Each place costs one comparison of the token's bytes.
     let text = summary.text.as_str();
     let places = &runs.places;
+    let tails = &runs.tails;
     let ids: Vec<TokenId> = ids.collect();
     let occurs = |id: TokenId| {
         let info = session.tokens.get(id);
         let token = info.text;
+        if !tails.may_end(token) {
+            return false;
+        }
         // The last of the rarest runs (any run finds every place the token stands); a
         // run the summary lacks is as rare as any can be, and most dropped tokens have
         // one, most often their last.
@@ -1289,6 +1333,20 @@ mod tests {
             forward.reverse();
             let backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();
             prop_assert_eq!(backward, forward);
+        }
+
+        /// A text the tails rule out ends with a run that is none of the runs.
+        #[test]
+        fn a_text_the_tails_rule_out_ends_with_none_of_the_runs(
+            summary in "[ab12_/ .é-]{0,60}",
+            text in "[ab12_/ .é-]{0,16}",
+        ) {
+            let runs: Vec<&str> = word_runs(&summary).collect();
+            let tails = RunTails::of(runs.iter().copied());
+            if !tails.may_end(&text) {
+                let last = word_runs_from_last(&text).next().map(|(_, run)| run);
+                prop_assert!(last.is_some_and(|last| !runs.contains(&last)));
+            }
         }
 
         /// Each run's place is where it stands in the text.
