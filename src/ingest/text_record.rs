@@ -17,17 +17,29 @@ struct TextRecord<'a> {
     type_name: Cow<'a, str>,
     seq: Option<u64>,
     #[serde(borrow)]
-    ts: Option<Cow<'a, str>>,
+    ts: Option<Field<'a>>,
     #[serde(borrow)]
-    text: Option<Cow<'a, str>>,
+    text: Option<Field<'a>>,
     #[serde(borrow)]
-    role: Option<Cow<'a, str>>,
+    role: Option<Field<'a>>,
     #[serde(borrow)]
-    call_id: Option<Cow<'a, str>>,
+    call_id: Option<Field<'a>>,
     is_error: Option<bool>,
     #[serde(borrow)]
-    name: Option<Cow<'a, str>>,
+    name: Option<Field<'a>>,
     input: Option<Value>,
+}
+
+/// A string field, borrowed from the line where it holds no escape. Serde borrows a
+/// `Cow` only where it is a field's whole type: an `Option<Cow<str>>` copied every
+/// text into a `String` (a twentieth of `gate`'s instructions).
+#[derive(Deserialize)]
+struct Field<'a>(#[serde(borrow)] Cow<'a, str>);
+
+impl Field<'_> {
+    fn as_str(&self) -> &str {
+        &self.0
+    }
 }
 
 /// What a line read this way holds: its seq (if given), its time, and its event.
@@ -45,18 +57,18 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
         return None;
     }
     let record: TextRecord = serde_json::from_slice(bytes).ok()?;
-    let text = record.text.as_deref().unwrap_or_default();
+    let text = record.text.as_ref().map_or("", Field::as_str);
     let kind = match record.type_name.as_ref() {
-        "message" => message(record.role.as_deref().unwrap_or_default(), text, table),
+        "message" => message(record.role.as_ref().map_or("", Field::as_str), text, table),
         "tool_result" => tool_result(
-            record.call_id.as_deref().map(Box::from),
+            record.call_id.as_ref().map(|id| Box::from(id.as_str())),
             record.is_error.unwrap_or(false),
             text,
             table,
         ),
         "tool_call" => tool_call(
-            record.call_id.as_deref().map(Box::from),
-            record.name.as_deref().unwrap_or_default(),
+            record.call_id.as_ref().map(|id| Box::from(id.as_str())),
+            record.name.as_ref().map_or("", Field::as_str),
             record.input.as_ref().unwrap_or(&Value::Null),
             table,
         ),
@@ -64,7 +76,7 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
     };
     Some(Read {
         seq: record.seq,
-        ts: record.ts.as_deref().map(Box::from),
+        ts: record.ts.as_ref().map(|ts| Box::from(ts.as_str())),
         kind,
     })
 }
