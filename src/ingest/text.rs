@@ -8,7 +8,9 @@ use serde_json::Value;
 pub fn digest(texts: &[&str], words: u64, table: &mut impl Intern) -> TextDigest {
     let mut ids = Vec::new();
     for text in texts {
-        for found in tokens::extract(text) {
+        let found = tokens::extract(text);
+        ids.reserve(found.len());
+        for found in found {
             ids.push(table.intern(found.text(text), found.class));
         }
     }

@@ -1078,13 +1078,13 @@ fn first_in_blocks(bytes: &[u8], is: impl Fn(u8) -> bool) -> Option<usize> {
     None
 }
 
-/// The runs between blanks that hold anything a class needs. No class but the keyword
+/// Into `out`, the runs between blanks that hold anything a class needs. No class but the keyword
 /// ones matches a blank, so every other candidate lies inside one run. The text is
 /// searched for the next byte a class needs; only the run around it is read byte by
 /// byte (a loop over every byte was about 8% of `gate`'s CPU).
-fn runs(bytes: &[u8]) -> Vec<Run> {
+fn runs_into(bytes: &[u8], out: &mut Vec<Run>) {
     let is_blank = |b: &u8| byte_in(&BYTE_HOLDS, *b) == holds::BLANK;
-    let mut out = Vec::new();
+    out.clear();
     // Where the search goes on: the text's start, or the blank (or end) after a run.
     let mut pos = 0;
     while let Some(rest) = bytes.get(pos..) {
@@ -1115,7 +1115,6 @@ fn runs(bytes: &[u8]) -> Vec<Run> {
         });
         pos = end;
     }
-    out
 }
 
 /// What a run must hold (all of these [`holds`]), its least length, and a piece of
@@ -1268,14 +1267,38 @@ pub fn extract(text: &str) -> Vec<Found> {
     with_patterns(|p| extract_with(p, text))
 }
 
+thread_local! {
+    /// A thread's room for a text's runs and candidates, kept from text to text
+    /// (grown anew for each, they were a hundredth of `gate`'s instructions).
+    static SCRATCH: std::cell::RefCell<(Vec<Run>, Vec<Found>)> = std::cell::RefCell::default();
+}
+
 fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let (runs, candidates) = &mut *scratch;
+            extract_into(p, text, runs, candidates)
+        }
+        // A text extracted while another is (none is, today): room of its own.
+        Err(_) => extract_into(p, text, &mut Vec::new(), &mut Vec::new()),
+    })
+}
+
+/// [`extract_with`] in the room of `runs` and `candidates`.
+fn extract_into(
+    p: &Patterns,
+    text: &str,
+    runs: &mut Vec<Run>,
+    candidates: &mut Vec<Found>,
+) -> Vec<Found> {
     use holds::{COLON, DASH, DIGIT, DOT, SLASH, UNDERSCORE};
     use TokenClass as C;
     // Every class needs a digit, a `/`, a `.` or a keyword; much prose has none of
     // them, and what a run between blanks holds rules out most classes for it: a regex
     // runs only over the runs that could hold its class.
     let bytes = text.as_bytes();
-    let runs = runs(bytes);
+    runs_into(bytes, runs);
+    let runs: &[Run] = runs;
     let held = runs.iter().fold(0, |all, run| all | run.holds);
     let has = |piece: &memchr::memmem::Finder| piece.find(bytes).is_some();
     let digit = held & DIGIT != 0;
@@ -1311,7 +1334,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             digit,
             Some((DASH, 3, Some(Piece::ResourceIdShape))),
         ),
-        (Pattern::Numbered(&runs), C::Numbered, digit, None),
+        (Pattern::Numbered(runs), C::Numbered, digit, None),
         (
             Re(&p.vendor_id),
             C::VendorId,
@@ -1326,17 +1349,17 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
             Some((DOT, 6, Some(Piece::TopLevelDomain))),
         ),
     ];
-    let mut candidates = Vec::new();
+    candidates.clear();
     // A hex id holds a digit by its shape; a UUID is looked for only in a text that
     // holds one, as the classes below are.
     if digit {
-        hex_ids_and_uuids(text, &runs, &mut candidates);
+        hex_ids_and_uuids(text, runs, candidates);
     }
     for (pattern, class, may_hold, fits) in classes {
         match (may_hold, fits) {
             (false, _) => {}
-            (true, Some(fits)) => scan_runs(pattern, text, &runs, fits, class, &mut candidates),
-            (true, None) => scan(pattern, text, 0..text.len(), class, &mut candidates),
+            (true, Some(fits)) => scan_runs(pattern, text, runs, fits, class, candidates),
+            (true, None) => scan(pattern, text, 0..text.len(), class, candidates),
         }
     }
     resolve_overlaps(candidates)
@@ -1344,7 +1367,7 @@ fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
 
 /// Leftmost candidates first, the longest of those starting together, then the class's
 /// row in the spec table; a candidate inside one already chosen is dropped.
-fn resolve_overlaps(mut candidates: Vec<Found>) -> Vec<Found> {
+fn resolve_overlaps(candidates: &mut [Found]) -> Vec<Found> {
     candidates.sort_by(|a, b| {
         a.start
             .cmp(&b.start)
@@ -1353,7 +1376,7 @@ fn resolve_overlaps(mut candidates: Vec<Found>) -> Vec<Found> {
     });
     let mut chosen: Vec<Found> = Vec::with_capacity(candidates.len());
     let mut covered_to = 0;
-    for found in candidates {
+    for found in candidates.iter().cloned() {
         if chosen.is_empty() || found.start >= covered_to {
             covered_to = found.end;
             chosen.push(found);
@@ -1533,6 +1556,13 @@ mod word_kind {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`runs_into`] a new vector.
+    fn runs(bytes: &[u8]) -> Vec<Run> {
+        let mut out = Vec::new();
+        runs_into(bytes, &mut out);
+        out
+    }
 
     fn tokens(text: &str) -> Vec<(&str, TokenClass)> {
         extract(text)
@@ -1999,10 +2029,10 @@ mod tests {
                 &mut candidates,
             );
         }
-        resolve_overlaps(candidates)
+        resolve_overlaps(&mut candidates)
     }
 
-    /// [`runs`] as a loop over every byte.
+    /// [`runs_into`] as a loop over every byte.
     fn runs_byte_by_byte(bytes: &[u8]) -> Vec<Run> {
         let mut out = Vec::new();
         let mut start = 0;
