@@ -157,8 +157,7 @@ fn search(
         .collect();
     let search_in =
         |part: &[usize]| search_part(session, source, (&matcher, &classes, declared), part);
-    let threads = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-    search_on(threads, wanted, search_in)
+    search_on(crate::threads::cores(), wanted, search_in)
 }
 
 /// Runs `search_in` over `wanted` on up to `threads` threads, in contiguous parts.

@@ -74,9 +74,7 @@ pub fn parse_rest<R: BufRead>(
     lines: &mut LineReader<R>,
     parser: &mut CanonicalParser,
 ) -> io::Result<()> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(MAX_WORKERS);
+    let workers = crate::threads::cores().min(MAX_WORKERS);
     parse_rest_with(lines, parser, workers, BATCH_BYTES)
 }
 

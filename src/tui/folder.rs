@@ -221,7 +221,7 @@ fn read_in_parallel(
     let next_small = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
-    let cores = std::thread::available_parallelism().map_or(2, |n| n.get().min(4));
+    let cores = crate::threads::cores().min(4);
     let mut going = true;
     std::thread::scope(|scope| {
         for reader in 0..cores {

@@ -1,5 +1,14 @@
 //! Work split between threads, its results in order.
 
+/// The cores this process may use (1 where that cannot be told), asked of the system
+/// once: each asking reads the process's control-group files, and a command asked
+/// three times.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES
+        .get_or_init(|| std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get))
+}
+
 /// `work` over each of `items`, the first on this thread and each other on a thread of
 /// its own, and the results in the order of the items. A panic on one of the threads
 /// is raised again here.

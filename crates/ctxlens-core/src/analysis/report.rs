@@ -186,8 +186,7 @@ impl Analyzer {
 
     /// [`Self::with_threads`] with a thread for each core.
     pub fn on_every_core() -> Analyzer {
-        let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
-        Analyzer::with_threads(cores)
+        Analyzer::with_threads(crate::threads::cores())
     }
 
     pub fn analyze(
