@@ -323,6 +323,118 @@ fn windows(session: &Session, infos: &[CompactionInfo]) -> Vec<Window> {
 /// state before it.
 type RegionJob<'a> = (&'a CompactionInfo, &'a [(String, RangeSpec)], StateAt);
 
+/// Where a pool's threads take region jobs (numbered in order) and where they give
+/// back each one's part, or the panic it raised.
+type RegionPool<'a> = (
+    std::sync::mpsc::Sender<(usize, RegionJob<'a>)>,
+    std::sync::mpsc::Receiver<(usize, std::thread::Result<RegionPart>)>,
+);
+
+/// `threads` threads that analyse regions as jobs come, each one thread's work; they
+/// end when the job queue is dropped.
+fn start_pool<'scope, 'a: 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    session: &'a Session,
+    threads: usize,
+) -> RegionPool<'a> {
+    let (jobs, queue) = std::sync::mpsc::channel::<(usize, RegionJob<'a>)>();
+    let (parts_tx, parts) = std::sync::mpsc::channel();
+    let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
+    for _ in 0..threads {
+        let (queue, parts_tx) = (std::sync::Arc::clone(&queue), parts_tx.clone());
+        scope.spawn(move || loop {
+            // The lock is held while waiting: the others would wait for a job too.
+            let next = queue.lock().map(|queue| queue.recv());
+            let Ok(Ok((k, (info, applied, state)))) = next else {
+                break;
+            };
+            // A panic goes to the thread that waits for this part, which raises it
+            // again (the others would wait for the part for ever).
+            let part = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                compaction::region_part(session, info, applied, state, 1)
+            }));
+            if parts_tx.send((k, part)).is_err() {
+                break;
+            }
+        });
+    }
+    (jobs, parts)
+}
+
+/// Job `k`'s part, once it arrives (parts of later jobs that arrive first are kept in
+/// `arrived`); `None` if the pool's threads are gone.
+fn part_in_order(
+    k: usize,
+    parts: &std::sync::mpsc::Receiver<(usize, std::thread::Result<RegionPart>)>,
+    arrived: &mut BTreeMap<usize, RegionPart>,
+) -> Option<RegionPart> {
+    while !arrived.contains_key(&k) {
+        let (at, part) = parts.recv().ok()?;
+        arrived.insert(
+            at,
+            part.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        );
+    }
+    arrived.remove(&k)
+}
+
+/// The region parts of the compactions analysed afresh, in their order: computed here
+/// with every thread, or on a pool, with jobs handed out up to one more than threads
+/// ahead of the part asked for.
+struct FreshRegions<'a> {
+    session: &'a Session,
+    fresh: Vec<(&'a CompactionInfo, &'a [(String, RangeSpec)])>,
+    pool: Option<RegionPool<'a>>,
+    threads: usize,
+    handed_out: usize,
+    arrived: BTreeMap<usize, RegionPart>,
+    next: usize,
+}
+
+impl<'a> FreshRegions<'a> {
+    /// The part of `info`, the next fresh compaction, whose window follows `applied`;
+    /// `passes` gives the states (asked in order).
+    fn next_part(
+        &mut self,
+        (info, applied): (&'a CompactionInfo, &'a [(String, RangeSpec)]),
+        passes: &mut super::passes::Passes<'_>,
+    ) -> RegionPart {
+        let k = self.next;
+        self.next += 1;
+        let computed = match &self.pool {
+            None => Some(compaction::region_part(
+                self.session,
+                info,
+                applied,
+                passes.state_at(info.at),
+                self.threads,
+            )),
+            Some((jobs, parts)) => {
+                let ahead = (k + self.threads + 1).min(self.fresh.len());
+                while self.handed_out < ahead {
+                    let Some(&(info, applied)) = self.fresh.get(self.handed_out) else {
+                        break;
+                    };
+                    let job = (info, applied, passes.state_at(info.at));
+                    if jobs.send((self.handed_out, job)).is_err() {
+                        break;
+                    }
+                    self.handed_out += 1;
+                }
+                part_in_order(k, parts, &mut self.arrived)
+            }
+        };
+        // Were a part missing (a thread gone), it is computed here, from a state of its
+        // own.
+        computed.unwrap_or_else(|| {
+            let state = KeptPasses::default()
+                .resume(self.session, 0, None)
+                .state_at(info.at);
+            compaction::region_part(self.session, info, applied, state, 1)
+        })
+    }
+}
+
 /// The whole analysis; `plan` says for each compaction (its info, the end of its
 /// window, the compactions applied before it) what of the last look holds, and `done`
 /// gets each one's analysis (and its region part, unless the analysis was kept whole).
@@ -353,67 +465,54 @@ fn analyze_with(
         .collect();
     // One pass builds the state at every compaction analysed afresh (compactions are
     // in event order), from where the last look left it when it can. Their regions
-    // are analysed a batch at a time, one per thread, and finished before the next
-    // batch: what a region part holds beyond its analysis is let go soon.
+    // are analysed on the threads as each is free (a region that took longer than the
+    // one beside it left that thread idle when they went in pairs), and finished in
+    // order: at most one more part than threads is computed and not yet finished, so
+    // what a region part holds beyond its analysis is let go soon.
     let mut passes = kept.resume(session, unchanged, infos.last().map(|i| i.at));
     let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
-    let mut planned = infos.iter().zip(&windows).zip(plans);
-    loop {
-        let mut batch = Vec::new();
-        let mut jobs = Vec::new();
-        for ((info, (applied, until)), plan) in planned.by_ref() {
-            if matches!(plan, Planned::Fresh) {
-                jobs.push((info, applied.as_slice(), passes.state_at(info.at)));
-            }
-            batch.push((info, applied, *until, plan));
-            if jobs.len() >= threads.max(1) {
-                break;
-            }
-        }
-        if batch.is_empty() {
-            break;
-        }
-        // One thread each (a batch holds one job with a single thread): each reads its
-        // own region alone.
-        // Threads no other job of the batch uses go to its region (a batch of one
-        // region, most often the newest, would leave them idle).
-        let per_job = (threads.max(1) / jobs.len().max(1)).max(1);
-        let part = |(info, applied, state): RegionJob<'_>| {
-            compaction::region_part(session, info, applied, state, per_job)
+    let planned: Vec<_> = infos.iter().zip(&windows).zip(plans).collect();
+    let fresh: Vec<(&CompactionInfo, &[(String, RangeSpec)])> = planned
+        .iter()
+        .filter(|(_, plan)| matches!(plan, Planned::Fresh))
+        .map(|((info, (applied, _)), _)| (*info, applied.as_slice()))
+        .collect();
+    std::thread::scope(|scope| {
+        // A single region is analysed here, with every thread; more go to a pool.
+        let pool = (fresh.len() > 1 && threads > 1).then(|| start_pool(scope, session, threads));
+        let mut regions = FreshRegions {
+            session,
+            fresh,
+            pool,
+            threads,
+            handed_out: 0,
+            arrived: BTreeMap::new(),
+            next: 0,
         };
-        let mut computed = crate::threads::each_in_parallel(jobs, part).into_iter();
-        for (info, applied, until, plan) in batch {
+        for ((info, (applied, until)), plan) in planned {
             let part = match plan {
                 Planned::Kept(analysis) => {
-                    done(info, until, applied, None, &analysis);
+                    done(info, *until, applied, None, &analysis);
                     compactions.push(analysis);
                     continue;
                 }
                 Planned::Region(part) => part,
-                Planned::Fresh => match computed.next() {
-                    Some(part) => part,
-                    // One part was computed per fresh compaction; were one missing, it
-                    // is computed here, from a state of its own.
-                    None => {
-                        let state = KeptPasses::default()
-                            .resume(session, 0, None)
-                            .state_at(info.at);
-                        compaction::region_part(session, info, applied, state, 1)
-                    }
-                },
+                Planned::Fresh => regions.next_part((info, applied), &mut passes),
             };
             let analysis = compaction::finish(
                 session,
                 info,
                 part.clone(),
-                until,
+                *until,
                 &passes.first_seen,
                 unchanged,
             );
-            done(info, until, applied, Some(&part), &analysis);
+            done(info, *until, applied, Some(&part), &analysis);
             compactions.push(analysis);
         }
-    }
+        // Dropping the pool's job queue lets its threads go.
+        drop(regions);
+    });
     let now = passes.state_at(session.events.len());
     kept.keep(passes);
     let divergences = continuation::divergences(session, &compactions);
