@@ -971,14 +971,10 @@ impl RunTails {
 /// The last [`TAIL`] bytes of `text`, if they are all ASCII word bytes
 /// ([`is_word_char`]).
 fn word_tail(text: &str) -> Option<u64> {
-    let tail: [u8; TAIL] = text
-        .as_bytes()
-        .get(text.len().checked_sub(TAIL)?..)?
-        .try_into()
-        .ok()?;
+    let tail = text.as_bytes().last_chunk::<TAIL>()?;
     tail.iter()
         .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        .then(|| u64::from_le_bytes(tail))
+        .then(|| u64::from_le_bytes(*tail))
 }
 
 impl<'s> SummaryRuns<'s> {
