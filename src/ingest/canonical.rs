@@ -5,7 +5,7 @@ use super::text::{digest, json_text_leaves};
 use crate::analysis::tokens;
 use crate::model::{
     BatchTokens, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern,
-    Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary, TokenId,
+    Joining, Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,
 };
 use serde_json::{Map, Value};
 
@@ -56,19 +56,13 @@ impl CanonicalParser {
     /// Adds lines parsed apart (in order): what depends on the lines before them (the
     /// seq order, the session's token ids) is settled here.
     pub fn accept(&mut self, batch: ParsedBatch) {
-        let mut session_ids = Vec::new();
-        let known = batch.tokens.known_in(&self.session.tokens);
+        let mut joining = batch.tokens.join(&self.session.tokens);
         for parsed in batch.lines {
-            self.accept_line(parsed, &batch.tokens, (&mut session_ids, &known));
+            self.accept_line(parsed, &batch.tokens, &mut joining);
         }
     }
 
-    fn accept_line(
-        &mut self,
-        parsed: ParsedLine,
-        tokens: &BatchTokens,
-        (session_ids, known): (&mut Vec<TokenId>, &[Option<TokenId>]),
-    ) {
+    fn accept_line(&mut self, parsed: ParsedLine, tokens: &BatchTokens, joining: &mut Joining) {
         let malformed = |reason: String| Malformed {
             line: parsed.number,
             offset: parsed.offset,
@@ -91,10 +85,10 @@ impl CanonicalParser {
             Ok(event) => event,
             Err(reason) => return self.session.malformed.push(malformed(reason)),
         };
-        tokens.intern_record(parsed.met, &mut self.session.tokens, session_ids, known);
+        tokens.intern_record(parsed.met, &mut self.session.tokens, joining);
         event
             .kind
-            .remap_tokens(|local| session_ids.get(local.0 as usize).copied().unwrap_or(local));
+            .remap_tokens(|local| joining.session_id(local).unwrap_or(local));
         self.prev_seq = Some(event.seq);
         if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
             self.session.cwd.get_or_insert_with(|| cwd.to_string());

@@ -172,25 +172,21 @@ const NOT_FOUND: &str = r"(?i)\bnot found\b|no such file|does not exist|doesn't 
 
 /// Whether a tool's output says it failed ([`FAILURE`]) and whether it says a lookup
 /// found nothing ([`NOT_FOUND`]). One search for both: two were a twentieth of
-/// `gate`'s instructions. The failure pattern's matches start with `Exit`, `Process`
-/// or `"exit_code"`, which no not-found match does, and no match of one pattern can
-/// start inside a match of the other, so the leftmost matches tell them apart.
+/// `gate`'s instructions. No match of one pattern can start inside a match of the
+/// other, so the leftmost matches, each told by the group it matched, find both.
 pub fn what_output_says(text: &str) -> (bool, bool) {
     use std::sync::OnceLock;
     static EITHER: OnceLock<regex::Regex> = OnceLock::new();
     // Built-in patterns: they compile, or every test fails.
     #[allow(clippy::expect_used)]
     let re = EITHER.get_or_init(|| {
-        regex::Regex::new(&format!("(?:{FAILURE})|(?:{NOT_FOUND})"))
+        regex::Regex::new(&format!("(?P<failed>{FAILURE})|(?P<not_found>{NOT_FOUND})"))
             .expect("built-in output patterns compile")
     });
     let (mut failed, mut not_found) = (false, false);
-    for m in re.find_iter(text) {
-        let is_failure = ["Exit", "Process", "\"exit_code\""]
-            .iter()
-            .any(|start| m.as_str().starts_with(start));
-        failed |= is_failure;
-        not_found |= !is_failure;
+    for found in re.captures_iter(text) {
+        failed |= found.name("failed").is_some();
+        not_found |= found.name("not_found").is_some();
         if failed && not_found {
             break;
         }

@@ -36,8 +36,10 @@ struct TextRecord<'a> {
 #[derive(Deserialize)]
 struct Field<'a>(#[serde(borrow)] Cow<'a, str>);
 
-impl Field<'_> {
-    fn as_str(&self) -> &str {
+impl std::ops::Deref for Field<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
         &self.0
     }
 }
@@ -57,18 +59,18 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
         return None;
     }
     let record: TextRecord = serde_json::from_slice(bytes).ok()?;
-    let text = record.text.as_ref().map_or("", Field::as_str);
+    let text = record.text.as_deref().unwrap_or_default();
     let kind = match record.type_name.as_ref() {
-        "message" => message(record.role.as_ref().map_or("", Field::as_str), text, table),
+        "message" => message(record.role.as_deref().unwrap_or_default(), text, table),
         "tool_result" => tool_result(
-            record.call_id.as_ref().map(|id| Box::from(id.as_str())),
+            record.call_id.as_deref().map(Box::from),
             record.is_error.unwrap_or(false),
             text,
             table,
         ),
         "tool_call" => tool_call(
-            record.call_id.as_ref().map(|id| Box::from(id.as_str())),
-            record.name.as_ref().map_or("", Field::as_str),
+            record.call_id.as_deref().map(Box::from),
+            record.name.as_deref().unwrap_or_default(),
             record.input.as_ref().unwrap_or(&Value::Null),
             table,
         ),
@@ -76,7 +78,7 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
     };
     Some(Read {
         seq: record.seq,
-        ts: record.ts.as_ref().map(|ts| Box::from(ts.as_str())),
+        ts: record.ts.as_deref().map(Box::from),
         kind,
     })
 }

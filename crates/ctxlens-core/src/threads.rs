@@ -104,6 +104,94 @@ pub fn in_parts<T: Sync, R: Send>(
 /// few enough that taking one costs nothing beside its work.
 const CHUNKS_PER_THREAD: usize = 8;
 
+/// Jobs worked on a number of threads, each taking the next job as it is free, whose
+/// results are taken in the order the jobs were handed out (a result that is done
+/// before an older one waits for it). Its threads end when it is dropped.
+pub struct InOrder<J, R> {
+    jobs: std::sync::mpsc::Sender<(usize, J)>,
+    results: std::sync::mpsc::Receiver<(usize, std::thread::Result<R>)>,
+    handed_out: usize,
+    taken: usize,
+    arrived: std::collections::BTreeMap<usize, R>,
+}
+
+impl<J: Send, R: Send> InOrder<J, R> {
+    /// `threads` threads of `scope` that run `work` on each job handed out.
+    pub fn start<'scope, 'env: 'scope, W>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        threads: usize,
+        work: &'env W,
+    ) -> Self
+    where
+        W: Fn(J) -> R + Sync,
+        J: 'scope,
+        R: 'scope,
+    {
+        let (jobs, queue) = std::sync::mpsc::channel::<(usize, J)>();
+        let (done, results) = std::sync::mpsc::channel();
+        let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
+        for _ in 0..threads {
+            let (queue, done) = (std::sync::Arc::clone(&queue), done.clone());
+            scope.spawn(move || loop {
+                // The lock is held while waiting: the others would wait for a job too.
+                let next = queue.lock().map(|queue| queue.recv());
+                let Ok(Ok((number, job))) = next else {
+                    break;
+                };
+                // A panic goes to the thread that takes this result, which raises it
+                // again (the others would wait for the result for ever).
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)));
+                if done.send((number, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        InOrder {
+            jobs,
+            results,
+            handed_out: 0,
+            taken: 0,
+            arrived: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Hands `job` out; false if the threads are gone.
+    pub fn hand_out(&mut self, job: J) -> bool {
+        if self.jobs.send((self.handed_out, job)).is_err() {
+            return false;
+        }
+        self.handed_out += 1;
+        true
+    }
+
+    /// The jobs handed out so far.
+    pub fn handed_out(&self) -> usize {
+        self.handed_out
+    }
+
+    /// The results taken so far.
+    pub fn taken(&self) -> usize {
+        self.taken
+    }
+
+    /// The result of the oldest job whose result is not taken yet, once it is done (a
+    /// panic in that job is raised here); `None` if every result handed out was taken,
+    /// or the threads are gone.
+    pub fn next_result(&mut self) -> Option<R> {
+        if self.taken == self.handed_out {
+            return None;
+        }
+        while !self.arrived.contains_key(&self.taken) {
+            let (number, result) = self.results.recv().ok()?;
+            let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            self.arrived.insert(number, result);
+        }
+        let result = self.arrived.remove(&self.taken);
+        self.taken += 1;
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,6 +227,52 @@ mod tests {
             assert!(chunks.iter().all(|chunk| !chunk.is_empty()));
         }
         assert_eq!(in_parts(&[] as &[u32], 4, 1, <[u32]>::len), [0]);
+    }
+
+    #[test]
+    fn results_come_in_the_order_jobs_went_out() {
+        // The first job waits until the others are done (on the other thread): its
+        // result arrives last, and the others' wait for it.
+        let finished = std::sync::Mutex::new(Vec::new());
+        let work = |job: u64| {
+            let started = std::time::Instant::now();
+            while job == 0
+                && finished.lock().unwrap().len() < 5
+                && started.elapsed() < std::time::Duration::from_secs(5)
+            {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            finished.lock().unwrap().push(job);
+            job
+        };
+        let results: Vec<u64> = std::thread::scope(|scope| {
+            let mut pool = InOrder::start(scope, 2, &work);
+            assert_eq!(pool.next_result(), None);
+            for job in 0..6 {
+                assert!(pool.hand_out(job));
+            }
+            let results = std::iter::from_fn(|| pool.next_result()).collect();
+            assert_eq!((pool.handed_out(), pool.taken()), (6, 6));
+            results
+        });
+        assert_eq!(finished.into_inner().unwrap().last(), Some(&0));
+        assert_eq!(results, [0, 1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn a_panic_in_a_job_is_raised_where_its_result_is_taken() {
+        let work = |job: u32| {
+            assert!(job != 1, "job 1 fails");
+            job
+        };
+        let caught = std::panic::catch_unwind(|| {
+            std::thread::scope(|scope| {
+                let mut pool = InOrder::start(scope, 2, &work);
+                (0..3).for_each(|job| assert!(pool.hand_out(job)));
+                (pool.next_result(), pool.next_result())
+            })
+        });
+        assert!(caught.is_err());
     }
 
     #[test]

@@ -973,7 +973,7 @@ impl RunTails {
 fn word_tail(text: &str) -> Option<u64> {
     let tail = text.as_bytes().last_chunk::<TAIL>()?;
     tail.iter()
-        .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        .all(|&b| b.is_ascii() && is_word_char(char::from(b)))
         .then(|| u64::from_le_bytes(*tail))
 }
 
@@ -1054,9 +1054,8 @@ fn exact_survivors(
     };
     // A large region's tokens are looked up on several threads: the index is only read.
     let kept_in = |part: &[TokenId]| -> Vec<TokenId> {
-        let kept = part.iter().copied();
-        kept.filter(|&id| occurs(id) || names_a_summary_file(id))
-            .collect()
+        let kept = |id: &TokenId| occurs(*id) || names_a_summary_file(*id);
+        part.iter().copied().filter(kept).collect()
     };
     let mut kept = TokenBits::new(session.tokens.len());
     for id in crate::threads::in_parts(&ids, threads, PARALLEL_FROM_TOKENS, kept_in)

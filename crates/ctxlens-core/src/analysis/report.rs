@@ -7,6 +7,7 @@ use super::finding::{Finding, FindingKind, Severity};
 use super::passes::KeptPasses;
 use super::state::StateAt;
 use crate::model::{CompactionInfo, Decision, RangeSpec, Session, TokenClass, Verdict};
+use crate::threads::InOrder;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -323,72 +324,14 @@ fn windows(session: &Session, infos: &[CompactionInfo]) -> Vec<Window> {
 /// state before it.
 type RegionJob<'a> = (&'a CompactionInfo, &'a [(String, RangeSpec)], StateAt);
 
-/// Where a pool's threads take region jobs (numbered in order) and where they give
-/// back each one's part, or the panic it raised.
-type RegionPool<'a> = (
-    std::sync::mpsc::Sender<(usize, RegionJob<'a>)>,
-    std::sync::mpsc::Receiver<(usize, std::thread::Result<RegionPart>)>,
-);
-
-/// `threads` threads that analyse regions as jobs come, each one thread's work; they
-/// end when the job queue is dropped.
-fn start_pool<'scope, 'a: 'scope>(
-    scope: &'scope std::thread::Scope<'scope, '_>,
-    session: &'a Session,
-    threads: usize,
-) -> RegionPool<'a> {
-    let (jobs, queue) = std::sync::mpsc::channel::<(usize, RegionJob<'a>)>();
-    let (parts_tx, parts) = std::sync::mpsc::channel();
-    let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
-    for _ in 0..threads {
-        let (queue, parts_tx) = (std::sync::Arc::clone(&queue), parts_tx.clone());
-        scope.spawn(move || loop {
-            // The lock is held while waiting: the others would wait for a job too.
-            let next = queue.lock().map(|queue| queue.recv());
-            let Ok(Ok((k, (info, applied, state)))) = next else {
-                break;
-            };
-            // A panic goes to the thread that waits for this part, which raises it
-            // again (the others would wait for the part for ever).
-            let part = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                compaction::region_part(session, info, applied, state, 1)
-            }));
-            if parts_tx.send((k, part)).is_err() {
-                break;
-            }
-        });
-    }
-    (jobs, parts)
-}
-
-/// Job `k`'s part, once it arrives (parts of later jobs that arrive first are kept in
-/// `arrived`); `None` if the pool's threads are gone.
-fn part_in_order(
-    k: usize,
-    parts: &std::sync::mpsc::Receiver<(usize, std::thread::Result<RegionPart>)>,
-    arrived: &mut BTreeMap<usize, RegionPart>,
-) -> Option<RegionPart> {
-    while !arrived.contains_key(&k) {
-        let (at, part) = parts.recv().ok()?;
-        arrived.insert(
-            at,
-            part.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-        );
-    }
-    arrived.remove(&k)
-}
-
 /// The region parts of the compactions analysed afresh, in their order: computed here
-/// with every thread, or on a pool, with jobs handed out up to one more than threads
-/// ahead of the part asked for.
+/// with every thread, or on a pool of threads (one each), with jobs handed out up to
+/// one more than threads ahead of the part asked for.
 struct FreshRegions<'a> {
     session: &'a Session,
     fresh: Vec<(&'a CompactionInfo, &'a [(String, RangeSpec)])>,
-    pool: Option<RegionPool<'a>>,
+    pool: Option<InOrder<RegionJob<'a>, RegionPart>>,
     threads: usize,
-    handed_out: usize,
-    arrived: BTreeMap<usize, RegionPart>,
-    next: usize,
 }
 
 impl<'a> FreshRegions<'a> {
@@ -399,9 +342,7 @@ impl<'a> FreshRegions<'a> {
         (info, applied): (&'a CompactionInfo, &'a [(String, RangeSpec)]),
         passes: &mut super::passes::Passes<'_>,
     ) -> RegionPart {
-        let k = self.next;
-        self.next += 1;
-        let computed = match &self.pool {
+        let computed = match &mut self.pool {
             None => Some(compaction::region_part(
                 self.session,
                 info,
@@ -409,19 +350,17 @@ impl<'a> FreshRegions<'a> {
                 passes.state_at(info.at),
                 self.threads,
             )),
-            Some((jobs, parts)) => {
-                let ahead = (k + self.threads + 1).min(self.fresh.len());
-                while self.handed_out < ahead {
-                    let Some(&(info, applied)) = self.fresh.get(self.handed_out) else {
+            Some(pool) => {
+                let ahead = (pool.taken() + self.threads + 1).min(self.fresh.len());
+                while pool.handed_out() < ahead {
+                    let Some(&(info, applied)) = self.fresh.get(pool.handed_out()) else {
                         break;
                     };
-                    let job = (info, applied, passes.state_at(info.at));
-                    if jobs.send((self.handed_out, job)).is_err() {
+                    if !pool.hand_out((info, applied, passes.state_at(info.at))) {
                         break;
                     }
-                    self.handed_out += 1;
                 }
-                part_in_order(k, parts, &mut self.arrived)
+                pool.next_result()
             }
         };
         // Were a part missing (a thread gone), it is computed here, from a state of its
@@ -477,17 +416,18 @@ fn analyze_with(
         .filter(|(_, plan)| matches!(plan, Planned::Fresh))
         .map(|((info, (applied, _)), _)| (*info, applied.as_slice()))
         .collect();
+    let one_thread_each = |(info, applied, state): RegionJob<'_>| {
+        compaction::region_part(session, info, applied, state, 1)
+    };
     std::thread::scope(|scope| {
         // A single region is analysed here, with every thread; more go to a pool.
-        let pool = (fresh.len() > 1 && threads > 1).then(|| start_pool(scope, session, threads));
+        let pool = (fresh.len() > 1 && threads > 1)
+            .then(|| InOrder::start(scope, threads, &one_thread_each));
         let mut regions = FreshRegions {
             session,
             fresh,
             pool,
             threads,
-            handed_out: 0,
-            arrived: BTreeMap::new(),
-            next: 0,
         };
         for ((info, (applied, until)), plan) in planned {
             let part = match plan {

@@ -97,12 +97,12 @@ struct Patterns {
     branch: LazyRegex,
     vendor_id: LazyRegex,
     reverse_dns: LazyRegex,
-    /// Pieces of text one of which every match of the branch class holds, looked for
-    /// before its regex runs: in one pass, by the packed searcher of `aho-corasick`
-    /// (leftmost-first: only that kind uses it), where a substring search for each
-    /// read every text four times (built once a thread: building a search costs more
-    /// than a short text's search).
-    /// `None` if it could not be built: then every text is searched with the regex.
+    /// Words one of which every match of the branch class holds, looked for before its
+    /// regex runs: in one pass, by the packed searcher of `aho-corasick` (leftmost-first:
+    /// only that kind uses it), where a substring search for each read every text four
+    /// times. Built once a thread: building a search costs more than a short text's
+    /// search. `None` if it could not be built: then every text is searched with the
+    /// regex.
     branch_words: Option<aho_corasick::AhoCorasick>,
 }
 

@@ -282,6 +282,21 @@ const NOT_INTERNED: TokenId = TokenId(u32::MAX);
 /// No record listed the token yet.
 const NEVER_LISTED: u32 = u32::MAX;
 
+/// A batch being joined to a session's table ([`BatchTokens::join`]): by local id, the
+/// session id given so far, and the id the table held before the batch's first record.
+pub struct Joining {
+    session_ids: Vec<TokenId>,
+    known: Vec<Option<TokenId>>,
+}
+
+impl Joining {
+    /// The session id of local id `local` (an id of the batch), given when a record
+    /// that met it was interned.
+    pub fn session_id(&self, local: TokenId) -> Option<TokenId> {
+        self.session_ids.get(local.0 as usize).copied()
+    }
+}
+
 impl BatchTokens {
     fn text(&self, id: TokenId) -> &str {
         self.entries
@@ -302,40 +317,38 @@ impl BatchTokens {
         self.met.len()
     }
 
-    /// The id each of the batch's texts has in `table` already, by local id (`None`:
-    /// the table does not hold it). Asked for the whole batch before its records are
-    /// joined: these lookups do not wait on one another, so the processor overlaps
-    /// their cache misses, where a lookup made as each record was joined waited for
-    /// its own (the session's table is larger than the cache).
-    pub fn known_in(&self, table: &TokenTable) -> Vec<Option<TokenId>> {
-        self.entries
+    /// Starts joining the batch's records to `table` (see [`Joining`]).
+    pub fn join(&self, table: &TokenTable) -> Joining {
+        // Every text of the batch is looked up before its records are joined: these
+        // lookups do not wait on one another, so the processor overlaps their cache
+        // misses, where a lookup made as each record was joined waited for its own
+        // (the session's table is larger than the cache).
+        let known = self
+            .entries
             .iter()
             .map(|&(start, end, hash)| {
                 table.find_hashed(hash, self.texts.get(start..end).unwrap_or(""))
             })
-            .collect()
+            .collect();
+        Joining {
+            session_ids: vec![NOT_INTERNED; self.entries.len()],
+            known,
+        }
     }
 
     /// Interns the tokens of the record whose list is `met` (from
-    /// [`BatchTokens::start_record`] to the next one) into `table`, in the order the
-    /// record met them. `session_ids` holds the session id of each local id interned
-    /// so far (the same vector for every record of this batch, in the log's order);
-    /// a record's event remaps its local ids through it. `known` is
-    /// [`BatchTokens::known_in`] of `table` before this batch's first record: a text
-    /// it did not hold is new to it when first interned, as no two local ids share a
-    /// text.
+    /// [`BatchTokens::start_record`] to the next one) into `table`, the table
+    /// `joining` was started on, in the order the record met them. The records of a
+    /// batch are interned in the log's order; a record's event remaps its local ids
+    /// through [`Joining::session_id`].
     pub fn intern_record(
         &self,
         met: std::ops::Range<usize>,
         table: &mut TokenTable,
-        session_ids: &mut Vec<TokenId>,
-        known: &[Option<TokenId>],
+        joining: &mut Joining,
     ) {
-        if session_ids.len() < self.entries.len() {
-            session_ids.resize(self.entries.len(), NOT_INTERNED);
-        }
         for &(local, class) in self.met.get(met).unwrap_or_default() {
-            let Some(slot) = session_ids.get_mut(local.0 as usize) else {
+            let Some(slot) = joining.session_ids.get_mut(local.0 as usize) else {
                 continue;
             };
             if *slot != NOT_INTERNED {
@@ -343,7 +356,9 @@ impl BatchTokens {
             }
             if let Some(&(_, _, hash)) = self.entries.get(local.0 as usize) {
                 let text = self.text(local);
-                *slot = match known.get(local.0 as usize) {
+                // A text the table did not hold is new to it when first interned: no
+                // two local ids share a text.
+                *slot = match joining.known.get(local.0 as usize) {
                     Some(&Some(id)) => id,
                     Some(None) => table.insert_new(hash, text, class),
                     None => table.intern_hashed(hash, text, class),
@@ -442,16 +457,15 @@ mod tests {
                 local_ids.push(texts.iter().map(|(t, c)| batch.intern(t, class(*c))).collect::<Vec<_>>());
                 lists.push(start..batch.records_end());
             }
-            let mut session_ids = Vec::new();
-            let known = batch.known_in(&joined);
+            let mut joining = batch.join(&joined);
             for (((texts, accepted), list), locals) in records.iter().zip(lists).zip(local_ids) {
                 if !accepted {
                     continue;
                 }
-                batch.intern_record(list, &mut joined, &mut session_ids, &known);
+                batch.intern_record(list, &mut joined, &mut joining);
                 for ((text, c), local) in texts.iter().zip(locals) {
                     let want = straight.intern(text, class(*c));
-                    prop_assert_eq!(session_ids.get(local.0 as usize).copied(), Some(want));
+                    prop_assert_eq!(joining.session_id(local), Some(want));
                 }
             }
             prop_assert_eq!(format!("{joined:?}"), format!("{straight:?}"));
