@@ -522,8 +522,9 @@ enum Pattern<'p> {
     /// The path class's pattern ([`find_path`]).
     Path,
     /// The numbered class, a keyword class: `(?i)(?:KEYWORD)s?(?:[ \t]*[#:][ \t]*|[ \t]+)([0-9]{2,})`
-    /// over a text whose runs between blanks are these.
-    Numbered(&'p [Run]),
+    /// over a text whose runs between blanks are these (those a candidate of
+    /// another class spans are passed over: see [`Cover`]).
+    Numbered(&'p [Run], &'p [Cover]),
 }
 
 type Span = std::ops::Range<usize>;
@@ -531,7 +532,7 @@ type Span = std::ops::Range<usize>;
 impl Pattern<'_> {
     /// Whether a match is a keyword, then the candidate: the keyword must start a word.
     fn after_keyword(self) -> bool {
-        matches!(self, Pattern::Keyword(_) | Pattern::Numbered(_))
+        matches!(self, Pattern::Keyword(_) | Pattern::Numbered(..))
     }
 
     /// The first match in `haystack` at or after `pos`, and the candidate in it.
@@ -550,7 +551,7 @@ impl Pattern<'_> {
             Pattern::Arn => find_arn(haystack.as_bytes(), pos).map(|m| (m.clone(), m)),
             Pattern::Url => find_url(haystack, pos).map(|m| (m.clone(), m)),
             Pattern::Path => find_path(haystack, pos).map(|m| (m.clone(), m)),
-            Pattern::Numbered(runs) => find_numbered(haystack, runs, pos),
+            Pattern::Numbered(runs, covers) => find_numbered(haystack, (runs, covers), pos),
         }
     }
 }
@@ -652,9 +653,9 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
 /// hex digits, with a digit and a letter (their shape); a longer stretch of hex
 /// digits, or one glued to other word characters, holds none. One pass over a run's
 /// segments, not a search for each pattern and a check of each candidate.
-fn hex_ids_and_uuids(text: &str, runs: &[Run], out: &mut Vec<Found>) {
+fn hex_ids_and_uuids(text: &str, runs: &[Run], covers: &mut [Cover], out: &mut Vec<Found>) {
     let bytes = text.as_bytes();
-    for run in runs {
+    for (run, cover) in runs.iter().zip(covers) {
         let len = run.end - run.start;
         let uuid = run.holds & holds::DASH != 0 && len >= UUID_LEN;
         let hex = run.holds & holds::DIGIT != 0 && len >= 7;
@@ -675,11 +676,13 @@ fn hex_ids_and_uuids(text: &str, runs: &[Run], out: &mut Vec<Found>) {
             } else {
                 continue;
             };
-            out.push(Found {
+            let found = Found {
                 start: segment.start,
                 end: segment.end,
                 class,
-            });
+            };
+            cover.note(run, &found);
+            out.push(found);
         }
     }
 }
@@ -849,7 +852,11 @@ const NUMBER_KEYWORDS: [&str; 15] = [
 /// ones that can stand before them, so the matches come in the order of their digits.
 /// A search of the whole text for the keywords cost more: `run` and `port` stand in
 /// much prose, with no number after them.
-fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
+fn find_numbered(
+    text: &str,
+    (runs, covers): (&[Run], &[Cover]),
+    pos: usize,
+) -> Option<(Span, Span)> {
     let bytes = text.as_bytes();
     let is_digit = |i: usize| bytes.get(i).is_some_and(u8::is_ascii_digit);
     let byte_before = |at: usize| at.checked_sub(1).and_then(|i| bytes.get(i)).copied();
@@ -858,7 +865,11 @@ fn find_numbered(text: &str, runs: &[Run], pos: usize) -> Option<(Span, Span)> {
     let with_digits = runs
         .get(first..)?
         .iter()
-        .filter(|run| run.holds & holds::DIGIT != 0);
+        .zip(covers.get(first..).unwrap_or_default())
+        .filter(|(run, cover)| {
+            run.holds & holds::DIGIT != 0 && !cover.passes_over(TokenClass::Numbered)
+        })
+        .map(|(run, _)| run);
     for run in with_digits {
         // Digits after a separator start a run (after a blank) or follow a `#` or `:`.
         let in_run = bytes.get(run.start..run.end).unwrap_or_default();
@@ -1253,13 +1264,14 @@ const TOP_LEVEL_DOMAINS: [&str; 18] = [
 fn scan_runs(
     pattern: Pattern<'_>,
     text: &str,
-    runs: &[Run],
+    (runs, covers): (&[Run], &mut [Cover]),
     (needs, min_len, piece): RunFit,
     class: TokenClass,
     out: &mut Vec<Found>,
 ) {
-    for run in runs {
-        let fits = run.holds & needs == needs
+    for (run, cover) in runs.iter().zip(covers) {
+        let fits = !cover.passes_over(class)
+            && run.holds & needs == needs
             && run.end - run.start >= min_len
             && piece.is_none_or(|piece| {
                 text.as_bytes()
@@ -1267,8 +1279,36 @@ fn scan_runs(
                     .is_some_and(|run| piece.is_in(run))
             });
         if fits {
+            let before = out.len();
             scan(pattern, text, run.start..run.end, class, out);
+            for found in out.get(before..).unwrap_or_default() {
+                cover.note(run, found);
+            }
         }
+    }
+}
+
+/// The lowest class of a candidate that spans a whole run, if one was found. Every
+/// candidate lies inside one run (none holds a blank), and overlaps are resolved
+/// leftmost, then longest, then by class: of a run with such a candidate, only the
+/// one of the lowest class is kept, and a class above it need not be looked for there.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cover(Option<TokenClass>);
+
+impl Cover {
+    fn note(&mut self, run: &Run, found: &Found) {
+        if found.start == run.start && found.end == run.end {
+            self.0 = Some(self.0.map_or(found.class, |class| class.min(found.class)));
+        }
+    }
+
+    /// Whether `class` need not be looked for in the run: a class above the cover's,
+    /// or the numbered class, whose candidates are digits alone and so never span a
+    /// run that a candidate of another class spans (each holds a byte other than a
+    /// digit: a letter, `-`, `:`, `/`, `_` or `.`).
+    fn passes_over(self, class: TokenClass) -> bool {
+        self.0
+            .is_some_and(|cover| class > cover || class == TokenClass::Numbered)
     }
 }
 
@@ -1279,100 +1319,122 @@ pub fn extract(text: &str) -> Vec<Found> {
 }
 
 thread_local! {
-    /// A thread's room for a text's runs and candidates, kept from text to text
-    /// (grown anew for each, they were a hundredth of `gate`'s instructions).
-    static SCRATCH: std::cell::RefCell<(Vec<Run>, Vec<Found>)> = std::cell::RefCell::default();
+    /// A thread's room for a text's runs, their covers and its candidates, kept from
+    /// text to text (grown anew for each, they were a hundredth of `gate`'s
+    /// instructions).
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::default();
+}
+
+#[derive(Default)]
+struct Scratch {
+    runs: Vec<Run>,
+    covers: Vec<Cover>,
+    candidates: Vec<Found>,
 }
 
 fn extract_with(p: &Patterns, text: &str) -> Vec<Found> {
     SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => {
-            let (runs, candidates) = &mut *scratch;
-            extract_into(p, text, runs, candidates)
-        }
+        Ok(mut scratch) => extract_into(p, text, &mut scratch),
         // A text extracted while another is (none is, today): room of its own.
-        Err(_) => extract_into(p, text, &mut Vec::new(), &mut Vec::new()),
+        Err(_) => extract_into(p, text, &mut Scratch::default()),
     })
 }
 
-/// [`extract_with`] in the room of `runs` and `candidates`.
-fn extract_into(
-    p: &Patterns,
-    text: &str,
-    runs: &mut Vec<Run>,
-    candidates: &mut Vec<Found>,
-) -> Vec<Found> {
+/// How a class's candidates are looked for.
+enum Search<'p> {
+    /// In each run that fits (see [`RunFit`]).
+    Runs(Pattern<'p>, RunFit),
+    /// The numbered class, over the text's runs with digits.
+    Numbered,
+    /// A keyword class over the whole text: its match spans blanks.
+    Whole(Pattern<'p>),
+}
+
+/// [`extract_with`] in the room of `scratch`.
+fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
     use holds::{COLON, DASH, DIGIT, DOT, SLASH, UNDERSCORE};
     use TokenClass as C;
     // Every class needs a digit, a `/`, a `.` or a keyword; much prose has none of
     // them, and what a run between blanks holds rules out most classes for it: a regex
     // runs only over the runs that could hold its class.
     let bytes = text.as_bytes();
+    let Scratch {
+        runs,
+        covers,
+        candidates,
+    } = scratch;
     runs_into(bytes, runs);
     let runs: &[Run] = runs;
+    covers.clear();
+    covers.resize(runs.len(), Cover::default());
     let held = runs.iter().fold(0, |all, run| all | run.holds);
     let digit = held & DIGIT != 0;
     let branch = p
         .branch_words
         .as_ref()
         .is_none_or(|words| words.is_match(bytes));
-    // Pattern, class, whether the text may hold the class at all, and what a run must
-    // hold, how long it must be and what piece of text it must hold for a match to fit
-    // in it (`None`: a keyword class, whose match spans blanks, scans the whole text).
+    // How each class is looked for, the class, and whether the text may hold it at
+    // all. A run must hold what a class's [`RunFit`] says, be that long and hold its
+    // piece of text for a match to fit in it.
     use Pattern::{Keyword, Regex as Re};
-    let classes: [(Pattern, TokenClass, bool, Option<RunFit>); 8] = [
+    let classes: [(Search, TokenClass, bool); 8] = [
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
-            Pattern::Arn,
+            Search::Runs(Pattern::Arn, (COLON, 8, Some(Piece::ArnPrefix))),
             C::Arn,
             held & COLON != 0,
-            Some((COLON, 8, Some(Piece::ArnPrefix))),
         ),
         (
-            Pattern::Url,
+            Search::Runs(
+                Pattern::Url,
+                (COLON | SLASH, 4, Some(Piece::SchemeSeparator)),
+            ),
             C::Url,
             held & COLON != 0,
-            Some((COLON | SLASH, 4, Some(Piece::SchemeSeparator))),
         ),
         (
-            Pattern::Path,
+            Search::Runs(Pattern::Path, (SLASH, 2, None)),
             C::Path,
             held & SLASH != 0,
-            Some((SLASH, 2, None)),
         ),
         (
-            Re(&p.resource_id),
+            Search::Runs(Re(&p.resource_id), (DASH, 3, Some(Piece::ResourceIdShape))),
             C::ResourceId,
             digit,
-            Some((DASH, 3, Some(Piece::ResourceIdShape))),
         ),
-        (Pattern::Numbered(runs), C::Numbered, digit, None),
+        (Search::Numbered, C::Numbered, digit),
         (
-            Re(&p.vendor_id),
+            Search::Runs(Re(&p.vendor_id), (UNDERSCORE | DIGIT, 19, None)),
             C::VendorId,
             digit && held & UNDERSCORE != 0,
-            Some((UNDERSCORE | DIGIT, 19, None)),
         ),
-        (Keyword(&p.branch), C::Branch, branch, None),
+        (Search::Whole(Keyword(&p.branch)), C::Branch, branch),
         (
-            Re(&p.reverse_dns),
+            Search::Runs(Re(&p.reverse_dns), (DOT, 6, Some(Piece::TopLevelDomain))),
             C::ReverseDns,
             held & DOT != 0,
-            Some((DOT, 6, Some(Piece::TopLevelDomain))),
         ),
     ];
     candidates.clear();
     // A hex id holds a digit by its shape; a UUID is looked for only in a text that
     // holds one, as the classes below are.
     if digit {
-        hex_ids_and_uuids(text, runs, candidates);
+        hex_ids_and_uuids(text, runs, covers, candidates);
     }
-    for (pattern, class, may_hold, fits) in classes {
-        match (may_hold, fits) {
-            (false, _) => {}
-            (true, Some(fits)) => scan_runs(pattern, text, runs, fits, class, candidates),
-            (true, None) => scan(pattern, text, 0..text.len(), class, candidates),
+    for (search, class, may_hold) in classes {
+        if !may_hold {
+            continue;
+        }
+        match search {
+            Search::Runs(pattern, fits) => {
+                scan_runs(pattern, text, (runs, covers), fits, class, candidates);
+            }
+            Search::Numbered => {
+                let pattern = Pattern::Numbered(runs, covers);
+                scan(pattern, text, 0..text.len(), class, candidates);
+            }
+            Search::Whole(pattern) => scan(pattern, text, 0..text.len(), class, candidates),
         }
     }
     resolve_overlaps(candidates)
@@ -1800,7 +1862,9 @@ mod tests {
                 for (re, class) in [(&p.uuid, TokenClass::Uuid), (&p.hex, TokenClass::Hex)] {
                     scan(Pattern::Regex(re), &text, 0..text.len(), class, &mut by_patterns);
                 }
-                hex_ids_and_uuids(&text, &runs(text.as_bytes()), &mut by_segments);
+                let runs = runs(text.as_bytes());
+                let mut covers = vec![Cover::default(); runs.len()];
+                hex_ids_and_uuids(&text, &runs, &mut covers, &mut by_segments);
             }
             by_patterns.sort_by_key(|f| f.start);
             proptest::prop_assert_eq!(by_segments, by_patterns, "{:?}", text);
@@ -1902,7 +1966,13 @@ mod tests {
                 (all.start()..all.end(), digits.start()..digits.end())
             });
             let runs = runs(text.as_bytes());
-            proptest::prop_assert_eq!(find_numbered(&text, &runs, pos), by_regex, "{:?}", text);
+            let covers = vec![Cover::default(); runs.len()];
+            proptest::prop_assert_eq!(
+                find_numbered(&text, (&runs, &covers), pos),
+                by_regex,
+                "{:?}",
+                text
+            );
         }
     }
 
