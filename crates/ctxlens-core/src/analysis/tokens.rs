@@ -2172,6 +2172,40 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_cover_passes_over_the_classes_above_its_lowest_and_numbered_tokens() {
+        let run = Run {
+            start: 4,
+            end: 12,
+            holds: holds::DIGIT,
+        };
+        let found = |start, end, class| Found { start, end, class };
+        let mut cover = Cover::default();
+        // A candidate inside the run, not spanning it, covers nothing.
+        cover.note(&run, &found(4, 11, TokenClass::Path));
+        assert!(!cover.passes_over(TokenClass::ReverseDns));
+        cover.note(&run, &found(4, 12, TokenClass::Hex));
+        cover.note(&run, &found(4, 12, TokenClass::Path));
+        // The lowest class that spans it: a class below could still win the tie.
+        for class in [
+            TokenClass::Uuid,
+            TokenClass::Arn,
+            TokenClass::Url,
+            TokenClass::Path,
+        ] {
+            assert!(!cover.passes_over(class), "{class:?}");
+        }
+        for class in [
+            TokenClass::ResourceId,
+            TokenClass::Numbered,
+            TokenClass::Hex,
+            TokenClass::VendorId,
+            TokenClass::ReverseDns,
+        ] {
+            assert!(cover.passes_over(class), "{class:?}");
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
         /// Scanning only the runs between blanks that could hold a class finds what
