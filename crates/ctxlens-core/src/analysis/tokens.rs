@@ -656,6 +656,9 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
 fn hex_ids_and_uuids(text: &str, runs: &[Run], covers: &mut [Cover], out: &mut Vec<Found>) {
     let bytes = text.as_bytes();
     for (run, cover) in runs.iter().zip(covers) {
+        if cover.passes_over(TokenClass::Uuid) && cover.passes_over(TokenClass::Hex) {
+            continue;
+        }
         let len = run.end - run.start;
         let uuid = run.holds & holds::DASH != 0 && len >= UUID_LEN;
         let hex = run.holds & holds::DIGIT != 0 && len >= 7;
@@ -1303,12 +1306,20 @@ impl Cover {
     }
 
     /// Whether `class` need not be looked for in the run: a class above the cover's,
-    /// or the numbered class, whose candidates are digits alone and so never span a
-    /// run that a candidate of another class spans (each holds a byte other than a
-    /// digit: a letter, `-`, `:`, `/`, `_` or `.`).
+    /// or one whose candidates never span a run that a candidate of another class
+    /// spans:
+    /// - numbered tokens are digits alone, and every other class's hold a byte that
+    ///   is none (a letter, `-`, `:`, `/`, `_` or `.`);
+    /// - hex ids are hex digits alone (with a letter), and every other class's hold
+    ///   `-`, `:`, `/`, `_` or `.`, or are digits alone;
+    /// - a UUID holds none of `:`, `/`, `_`, `.` (the ARN, URL, path, vendor and
+    ///   reverse-DNS classes hold one), has four dashes (a hex id and a numbered token
+    ///   have none, an AWS id one) and ends with twelve hex digits (a pod name with
+    ///   five letters).
     fn passes_over(self, class: TokenClass) -> bool {
+        use TokenClass::{Hex, Numbered, Uuid};
         self.0
-            .is_some_and(|cover| class > cover || class == TokenClass::Numbered)
+            .is_some_and(|cover| class > cover || matches!(class, Uuid | Hex | Numbered))
     }
 }
 
@@ -1417,12 +1428,13 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
         ),
     ];
     candidates.clear();
-    // A hex id holds a digit by its shape; a UUID is looked for only in a text that
-    // holds one, as the classes below are.
-    if digit {
-        hex_ids_and_uuids(text, runs, covers, candidates);
-    }
     for (search, class, may_hold) in classes {
+        // A hex id holds a digit by its shape; a UUID is looked for only in a text
+        // that holds one, as the classes below are. After the ARNs, URLs and paths,
+        // that span whole the runs they stand in, which need no other search.
+        if class == C::ResourceId && digit {
+            hex_ids_and_uuids(text, runs, covers, candidates);
+        }
         if !may_hold {
             continue;
         }
@@ -2173,7 +2185,7 @@ mod tests {
     }
 
     #[test]
-    fn a_cover_passes_over_the_classes_above_its_lowest_and_numbered_tokens() {
+    fn a_cover_passes_over_the_classes_above_its_lowest_and_those_that_cannot_tie() {
         let run = Run {
             start: 4,
             end: 12,
@@ -2187,15 +2199,12 @@ mod tests {
         cover.note(&run, &found(4, 12, TokenClass::Hex));
         cover.note(&run, &found(4, 12, TokenClass::Path));
         // The lowest class that spans it: a class below could still win the tie.
-        for class in [
-            TokenClass::Uuid,
-            TokenClass::Arn,
-            TokenClass::Url,
-            TokenClass::Path,
-        ] {
+        for class in [TokenClass::Arn, TokenClass::Url, TokenClass::Path] {
             assert!(!cover.passes_over(class), "{class:?}");
         }
+        // Above it, and the classes that span no run another class spans.
         for class in [
+            TokenClass::Uuid,
             TokenClass::ResourceId,
             TokenClass::Numbered,
             TokenClass::Hex,
