@@ -9,7 +9,7 @@ use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
-use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count};
+use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count, word_runs_at};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
     Summary, TokenClass, TokenId,
@@ -1175,14 +1175,6 @@ fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(move |run| (run.as_ptr() as usize - start, run))
 }
 
-/// [`word_runs`] with where each starts.
-fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let start = text.as_ptr() as usize;
-    text.split(|c: char| !is_word_char(c))
-        .filter(|run| !run.is_empty())
-        .map(move |run| (run.as_ptr() as usize - start, run))
-}
-
 /// Whether `written` names declared token `token` (a path in any form of the same file).
 pub(super) fn same_token(
     session: &Session,
@@ -1321,9 +1313,10 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The runs from the last are the runs, reversed.
+        /// The runs from the last (split at each character that is no word
+        /// character) are the runs the byte table finds, reversed.
         #[test]
-        fn runs_from_the_last_are_the_runs_reversed(text in "[a-z0-9_/ .:é日→-]{0,24}") {
+        fn runs_from_the_last_are_the_runs_reversed(text in "[a-zA-Z0-9_/ .:éß日→\u{2070}-]{0,24}") {
             let mut forward: Vec<(usize, &str)> = word_runs_at(&text).collect();
             forward.reverse();
             let backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();

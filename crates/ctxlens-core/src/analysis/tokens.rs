@@ -711,8 +711,8 @@ fn is_uuid(word: &[u8]) -> bool {
 /// a character outside it is decoded (it is a word character or not, and no hex digit).
 fn word_segments(text: &str, range: Span) -> impl Iterator<Item = (Span, u8, u8)> + '_ {
     let bytes = text.as_bytes();
+    let end = range.end.min(bytes.len());
     let mut pos = range.start;
-    let end = range.end;
     // What the character at `at` is to a segment, and its length.
     let kind_at = move |at: usize| -> Option<(u8, usize)> {
         let byte = *bytes.get(at)?;
@@ -727,21 +727,36 @@ fn word_segments(text: &str, range: Span) -> impl Iterator<Item = (Span, u8, u8)
         };
         Some((kind, c.len_utf8()))
     };
+    let ascii_kind = |b: u8| b.is_ascii().then(|| byte_in(&SEGMENT_BYTES, b));
     std::iter::from_fn(move || {
-        let (start, mut all, mut any) = loop {
-            if pos >= end {
-                return None;
-            }
+        // To the next word character: ASCII bytes that are none are passed over in a
+        // loop of their own, a character outside ASCII is decoded.
+        loop {
+            let rest = bytes.get(pos..end)?;
+            pos += rest
+                .iter()
+                .position(|&b| ascii_kind(b).is_none_or(|kind| kind & segment_byte::WORD != 0))?;
             let (kind, len) = kind_at(pos)?;
-            let at = pos;
-            pos += len;
             if kind & segment_byte::WORD != 0 {
-                break (at, kind, kind);
+                break;
             }
-        };
+            pos += len;
+        }
+        let start = pos;
+        let (mut all, mut any) = (u8::MAX, 0);
         while pos < end {
+            for &b in bytes.get(pos..end).unwrap_or_default() {
+                match ascii_kind(b) {
+                    Some(kind) if kind & segment_byte::WORD != 0 => {
+                        all &= kind;
+                        any |= kind;
+                        pos += 1;
+                    }
+                    _ => break,
+                }
+            }
             match kind_at(pos) {
-                Some((kind, len)) if kind & segment_byte::WORD != 0 => {
+                Some((kind, len)) if pos < end && kind & segment_byte::WORD != 0 => {
                     all &= kind;
                     any |= kind;
                     pos += len;
@@ -751,6 +766,13 @@ fn word_segments(text: &str, range: Span) -> impl Iterator<Item = (Span, u8, u8)
         }
         Some((start..pos, all, any))
     })
+}
+
+/// The runs of word characters ([`is_word_char`]) of `text`, each with where it
+/// starts: ASCII read a byte at a time from a table.
+pub fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+    word_segments(text, 0..text.len())
+        .filter_map(move |(run, _, _)| Some((run.start, text.get(run)?)))
 }
 
 /// What an ASCII byte is to [`word_segments`].
