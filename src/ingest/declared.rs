@@ -264,11 +264,17 @@ impl Matcher {
     /// tokens, and takes a few MiB for the tokens a session declares (past that the
     /// NFA keeps memory small); leftmost-first, it scans twice as fast again (measured
     /// on the benchmark's logs), and whether a text holds a token does not depend on
-    /// the kind.
+    /// the kind. Up to [`FEW_TOKENS`] the automaton skips to its matches with vector
+    /// instructions whatever its kind, and only the texts that hold a rare piece are
+    /// searched: a contiguous NFA, quicker to build (the DFA was 1% of `gate`'s
+    /// instructions, on one core before the search starts).
     fn leftmost_first(texts: &[&str]) -> io::Result<aho_corasick::AhoCorasick> {
+        use aho_corasick::AhoCorasickKind::{ContiguousNFA, DFA};
         let pattern_bytes: usize = texts.iter().map(|t| t.len()).sum();
-        let kind =
-            (pattern_bytes <= MAX_DFA_PATTERN_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
+        let kind = match texts.len() <= FEW_TOKENS {
+            true => Some(ContiguousNFA),
+            false => (pattern_bytes <= MAX_DFA_PATTERN_BYTES).then_some(DFA),
+        };
         aho_corasick::AhoCorasick::builder()
             .kind(kind)
             .match_kind(aho_corasick::MatchKind::LeftmostFirst)

@@ -9,7 +9,9 @@ use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
-use super::tokens::{contains_whole_word, is_whole_word, is_word_char, word_count, word_runs_at};
+use super::tokens::{
+    contains_whole_word, is_ascii_word_byte, is_whole_word, is_word_char, word_count, word_runs_at,
+};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
     Summary, TokenClass, TokenId,
@@ -973,7 +975,7 @@ impl RunTails {
 fn word_tail(text: &str) -> Option<u64> {
     let tail = text.as_bytes().last_chunk::<TAIL>()?;
     tail.iter()
-        .all(|&b| b.is_ascii() && is_word_char(char::from(b)))
+        .all(|&b| is_ascii_word_byte(b))
         .then(|| u64::from_le_bytes(*tail))
 }
 

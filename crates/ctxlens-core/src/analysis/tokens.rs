@@ -775,6 +775,11 @@ pub fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
         .filter_map(move |(run, _, _)| Some((run.start, text.get(run)?)))
 }
 
+/// Whether a byte is an ASCII word character ([`is_word_char`]), from a table.
+pub fn is_ascii_word_byte(b: u8) -> bool {
+    byte_in(&SEGMENT_BYTES, b) & segment_byte::WORD != 0
+}
+
 /// What an ASCII byte is to [`word_segments`].
 mod segment_byte {
     /// A word character ([`super::is_word_char`]).
@@ -2203,6 +2208,17 @@ mod tests {
             let mut bytes = b"abcdefghij klmnopqrstu vwxyz ".repeat(long_prose * 3);
             bytes.extend(&text);
             proptest::prop_assert_eq!(runs(&bytes), runs_byte_by_byte(&bytes));
+        }
+    }
+
+    #[test]
+    fn a_word_byte_is_an_ascii_word_character() {
+        for b in 0..=255u8 {
+            assert_eq!(
+                is_ascii_word_byte(b),
+                b.is_ascii() && is_word_char(char::from(b)),
+                "{b:#x}"
+            );
         }
     }
 
