@@ -10,7 +10,8 @@ use super::paths::path_key;
 use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
 use super::tokens::{
-    contains_whole_word, is_ascii_word_byte, is_whole_word, is_word_char, word_count, word_runs_at,
+    contains_whole_word, is_ascii_word_byte, is_whole_word, word_count, word_runs_at,
+    word_runs_from_last,
 };
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
@@ -971,7 +972,7 @@ impl RunTails {
 }
 
 /// The last [`TAIL`] bytes of `text`, if they are all ASCII word bytes
-/// ([`is_word_char`]).
+/// ([`super::tokens::is_word_char`]).
 fn word_tail(text: &str) -> Option<u64> {
     let tail = text.as_bytes().last_chunk::<TAIL>()?;
     tail.iter()
@@ -1168,15 +1169,6 @@ fn word_runs(text: &str) -> impl Iterator<Item = &str> {
     word_runs_at(text).map(|(_, run)| run)
 }
 
-/// [`word_runs_at`] from the last run to the first: a token's last run (a number, a
-/// file, a hash) sets it apart more often than its first (`https`, `arn`, `srv`).
-fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let start = text.as_ptr() as usize;
-    text.rsplit(|c: char| !is_word_char(c))
-        .filter(|run| !run.is_empty())
-        .map(move |run| (run.as_ptr() as usize - start, run))
-}
-
 /// Whether `written` names declared token `token` (a path in any form of the same file).
 pub(super) fn same_token(
     session: &Session,
@@ -1315,14 +1307,22 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// The runs from the last (split at each character that is no word
-        /// character) are the runs the byte table finds, reversed.
+        /// The runs, and the runs from the last, are the text split at each character
+        /// that is no word character (a token's last run, a number, a file or a hash,
+        /// sets it apart more often than its first: `https`, `arn`, `srv`).
         #[test]
-        fn runs_from_the_last_are_the_runs_reversed(text in "[a-zA-Z0-9_/ .:éß日→\u{2070}-]{0,24}") {
-            let mut forward: Vec<(usize, &str)> = word_runs_at(&text).collect();
-            forward.reverse();
-            let backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();
-            prop_assert_eq!(backward, forward);
+        fn runs_are_the_text_split_at_what_is_no_word(text in "[a-zA-Z0-9_/ .:éß日→\u{2070}-]{0,24}") {
+            let start = text.as_ptr() as usize;
+            let split: Vec<(usize, &str)> = text
+                .split(|c: char| !crate::analysis::tokens::is_word_char(c))
+                .filter(|run| !run.is_empty())
+                .map(|run| (run.as_ptr() as usize - start, run))
+                .collect();
+            let forward: Vec<(usize, &str)> = word_runs_at(&text).collect();
+            prop_assert_eq!(&forward, &split);
+            let mut backward: Vec<(usize, &str)> = word_runs_from_last(&text).collect();
+            backward.reverse();
+            prop_assert_eq!(backward, split);
         }
 
         /// A text the tails rule out ends with a run that is none of the runs.

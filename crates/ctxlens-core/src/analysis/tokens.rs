@@ -775,6 +775,35 @@ pub fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
         .filter_map(move |(run, _, _)| Some((run.start, text.get(run)?)))
 }
 
+/// [`word_runs_at`] from the last run to the first.
+pub fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    // Whether the character that ends at `at` is a word character, and its length.
+    let word_before = move |at: usize| -> Option<(bool, usize)> {
+        let &b = bytes.get(at.checked_sub(1)?)?;
+        if b.is_ascii() {
+            return Some((is_ascii_word_byte(b), 1));
+        }
+        let c = text.get(..at)?.chars().next_back()?;
+        Some((is_word_char(c), c.len_utf8()))
+    };
+    std::iter::from_fn(move || {
+        loop {
+            let (word, len) = word_before(end)?;
+            if word {
+                break;
+            }
+            end -= len;
+        }
+        let run_end = end;
+        while let Some((true, len)) = word_before(end) {
+            end -= len;
+        }
+        Some((end, text.get(end..run_end)?))
+    })
+}
+
 /// Whether a byte is an ASCII word character ([`is_word_char`]), from a table.
 pub fn is_ascii_word_byte(b: u8) -> bool {
     byte_in(&SEGMENT_BYTES, b) & segment_byte::WORD != 0
