@@ -97,13 +97,9 @@ struct Patterns {
     branch: LazyRegex,
     vendor_id: LazyRegex,
     reverse_dns: LazyRegex,
-    /// Words one of which every match of the branch class holds, looked for before its
-    /// regex runs: in one pass, by the packed searcher of `aho-corasick` (leftmost-first:
-    /// only that kind uses it), where a substring search for each read every text four
-    /// times. Built once a thread: building a search costs more than a short text's
-    /// search. `None` if it could not be built: then every text is searched with the
-    /// regex.
-    branch_words: Option<aho_corasick::AhoCorasick>,
+    /// `branch` and `origin/`, which a text is searched for before the branch
+    /// class's regex runs (see [`may_name_a_branch`]). Built once a thread.
+    branch_words: [memchr::memmem::Finder<'static>; 2],
 }
 
 impl Patterns {
@@ -145,18 +141,28 @@ impl Patterns {
                 r"(?:(?:group|iCloud|merchant)\.)?(?:{})\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
                 TOP_LEVEL_DOMAINS.join("|")
             )),
-            branch_words: branch_words(),
+            branch_words: [
+                memchr::memmem::Finder::new("branch"),
+                memchr::memmem::Finder::new("origin/"),
+            ],
         }
     }
 }
 
-/// The search for the words every match of the branch class holds (four short words
-/// build: the only error is a pattern set past the automaton's limits).
-fn branch_words() -> Option<aho_corasick::AhoCorasick> {
-    aho_corasick::AhoCorasick::builder()
-        .match_kind(aho_corasick::MatchKind::LeftmostFirst)
-        .build(["branch", "origin/", "checkout", "switch"])
-        .ok()
+/// Whether the branch class's regex may match in a text with these runs: every match
+/// holds `branch` (`branch X`, `--branch X`), a run `-b` or `-B` (after `checkout`),
+/// `-c` or `-C` (after `switch`), each a run between blanks, or `origin/`, which holds
+/// a `/` (so a text without one holds none). A search for the four words (`checkout`,
+/// `switch` too) read every text: 3% of `gate`.
+fn may_name_a_branch(p: &Patterns, text: &[u8], runs: &[Run]) -> bool {
+    let option = |run: &Run| {
+        let bytes = text.get(run.start..run.end).unwrap_or_default();
+        matches!(bytes, b"-b" | b"-B" | b"-c" | b"-C")
+    };
+    let [branch, origin] = &p.branch_words;
+    runs.iter().any(option)
+        || branch.find(text).is_some()
+        || runs.iter().any(|run| run.holds & holds::SLASH != 0) && origin.find(text).is_some()
 }
 
 thread_local! {
@@ -1436,10 +1442,7 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
     covers.resize(runs.len(), Cover::default());
     let held = runs.iter().fold(0, |all, run| all | run.holds);
     let digit = held & DIGIT != 0;
-    let branch = p
-        .branch_words
-        .as_ref()
-        .is_none_or(|words| words.is_match(bytes));
+    let branch = may_name_a_branch(p, bytes, runs);
     // How each class is looked for, the class, and whether the text may hold it at
     // all. A run must hold what a class's [`RunFit`] says, be that long and hold its
     // piece of text for a match to fit in it.
@@ -2297,7 +2300,7 @@ mod tests {
                 "(snap|i|vol)-[0-9a-f]{8,17}",
                 "[a-z]{2,6}(-[a-z0-9]{1,4})?-[bcdfghjklmnpqrstvwxz2-9]{5,11}-[bcdfghjklmnpqrstvwxz2-9]{4,6}",
                 "(revision|PR|port|Run) ?[#:]? ?[0-9]{1,5}",
-                "(checkout -b|origin/|branch) [a-z0-9/_-]{2,12}",
+                "(checkout -[bB]|switch\t-[cC]|--branch=?|origin/|branch) ?[a-z0-9/_-]{2,12}",
                 "[a-z]{2,5}(_[a-z]{2,4})?_[A-Za-z0-9]{14,20}",
                 "(com|io|dev)\\.[a-z-]{1,6}\\.[a-z]{1,6}",
                 "[a-zA-Z→。é]{1,8}",
