@@ -315,14 +315,17 @@ fn trim_trailing(text: &str, start: usize, mut end: usize, class: TokenClass) ->
 fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
     let candidate = &text[start..end];
     let bytes = candidate.as_bytes();
+    // Every cut but the dots and grep's suffix is at a character outside ASCII: most
+    // candidates have none, and are not read a character at a time for them.
+    let ascii = candidate.is_ascii();
     let dots = memchr::memchr_iter(b'.', bytes).find(|&i| bytes.get(i..i + 3) == Some(b"..."));
-    let ellipsis = candidate.find('…');
+    let ellipsis = (!ascii).then(|| candidate.find('…')).flatten();
     let mut cut = dots
         .into_iter()
         .chain(ellipsis)
         .min()
         .unwrap_or(candidate.len());
-    if class == TokenClass::Url {
+    if class == TokenClass::Url && !ascii {
         let mut prev: Option<char> = None;
         for (i, c) in candidate.char_indices() {
             let after_break =
@@ -338,7 +341,8 @@ fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -> usize {
     }
     if class == TokenClass::Path {
         let mut prev: Option<char> = None;
-        for (i, c) in candidate[..cut].char_indices() {
+        let unspaced_after = if ascii { "" } else { &candidate[..cut] };
+        for (i, c) in unspaced_after.char_indices() {
             let after_ascii = prev.is_some_and(|p| p.is_ascii_alphanumeric());
             if !c.is_ascii()
                 && is_unspaced_script(c)
@@ -640,14 +644,21 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
                 .iter()
                 .position(u8::is_ascii_alphabetic)?;
         let after = colon + "://".len();
-        let tail: usize = text
-            .get(after..)?
-            .chars()
-            .take_while(|&c| {
-                !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\')
-            })
-            .map(char::len_utf8)
-            .sum();
+        let goes_on =
+            |c: char| !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\');
+        // ASCII a byte at a time, then characters from the first that is not.
+        let rest = text.get(after..)?;
+        let ascii = rest
+            .bytes()
+            .take_while(|&b| b.is_ascii() && goes_on(char::from(b)))
+            .count();
+        let tail: usize = ascii
+            + rest
+                .get(ascii..)?
+                .chars()
+                .take_while(|&c| goes_on(c))
+                .map(char::len_utf8)
+                .sum::<usize>();
         (tail > 0).then_some(start..after + tail)
     })
 }
