@@ -68,7 +68,6 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         .next()
         .unwrap();
     let allowed = [
-        "aho-corasick",
         "foldhash",
         "hashbrown",
         "memchr",
