@@ -580,12 +580,16 @@ mod tests {
     }
 
     proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1000))]
         /// A line whose bytes are not looked at first finds what one read whole finds,
         /// whatever escapes it holds (JSON's own, `\/`, `\u`) and whatever the tokens
         /// hold.
         #[test]
         fn a_line_passed_over_holds_no_declared_token(
-            tokens in proptest::collection::vec("[ab1/\"\\\n._-]{2,6}", 1..4),
+            tokens in proptest::collection::vec(
+                proptest::prop_oneof!["[ab1/._-]{2,6}", "[ab1/\"\\\n._-]{2,6}"],
+                1..4,
+            ),
             pieces in proptest::collection::vec("[ab1 /\"\\\n\té._-]{0,12}", 0..6),
             picks in proptest::collection::vec(0usize..4, 0..6),
             (slash, letter) in (proptest::bool::ANY, proptest::bool::ANY),
