@@ -5,16 +5,13 @@
 
 use super::canonical::{CanonicalParser, ParsedBatch};
 use super::lines::{Line, LineReader};
-use std::collections::BTreeMap;
+use crate::threads::{InOrder, Jobs};
 use std::io::{self, BufRead};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{sync_channel, Receiver};
 
 /// Bytes of lines per batch: large enough that a batch costs far more to parse than to
 /// hand over, small enough that the batches in flight stay a few MiB.
 const BATCH_BYTES: usize = 256 << 10;
-/// Batches waiting per worker, each way.
-const QUEUED_BATCHES: usize = 2;
 /// Batches dealt and not yet joined, per worker: what bounds the memory in flight.
 const IN_FLIGHT_PER_WORKER: usize = 5;
 /// More workers than this wait on the one thread that joins the records.
@@ -90,49 +87,28 @@ fn parse_rest_with<R: BufRead>(
         }
         return Ok(());
     }
+    let parse = |batch: Batch| batch.parse();
     std::thread::scope(|scope| {
         // Batches go to whichever worker is free (a batch dealt to a worker that was
-        // descheduled left the other idle at the end of the log), numbered so that
-        // the joining thread takes them in the log's order. The workers share the
-        // queue: when the last one stops, the queue goes, and the reader's next send
-        // fails rather than waits.
-        let (to_workers, queue) = sync_channel::<(usize, Batch)>(workers * QUEUED_BATCHES);
-        let queue = Arc::new(Mutex::new(queue));
-        let (done_tx, done) = sync_channel::<(usize, ParsedBatch)>(workers * QUEUED_BATCHES);
-        for _ in 0..workers {
-            let (queue, done_tx) = (Arc::clone(&queue), done_tx.clone());
-            scope.spawn(move || loop {
-                // The lock is held while waiting: the others would wait for a batch too.
-                let next = queue.lock().map(|queue| queue.recv());
-                let Ok(Ok((number, batch))) = next else {
-                    break;
-                };
-                if done_tx.send((number, batch.parse())).is_err() {
-                    break;
-                }
-            });
-        }
-        drop((queue, done_tx));
+        // descheduled left the other idle at the end of the log), and the joining
+        // thread takes them in the log's order.
+        let (mut to_workers, parsed) = InOrder::start(scope, workers, &parse).split();
         // A batch may be dealt only when one is joined: what bounds the batches in
-        // flight, parsed or waiting for one before them.
+        // flight, waiting for a worker, parsed or waiting for one before them.
         let in_flight = workers * IN_FLIGHT_PER_WORKER;
         let (joined, may_deal) = sync_channel::<()>(in_flight);
         for _ in 0..in_flight {
             let _ = joined.send(());
         }
         let joiner = scope.spawn(move || {
-            let mut early: BTreeMap<usize, ParsedBatch> = BTreeMap::new();
-            let mut next = 0;
-            for (number, parsed) in done {
-                early.insert(number, parsed);
-                while let Some(parsed) = early.remove(&next) {
-                    parser.accept(parsed);
-                    next += 1;
-                    let _ = joined.send(());
-                }
+            for parsed in parsed {
+                parser.accept(parsed);
+                let _ = joined.send(());
             }
         });
-        let read = read_batches(lines, &to_workers, &may_deal, batch_bytes);
+        let read = read_batches(lines, &mut to_workers, &may_deal, batch_bytes);
+        // The workers end once their queue is gone and empty, and the joiner after
+        // them.
         drop(to_workers);
         if let Err(panic) = joiner.join() {
             std::panic::resume_unwind(panic);
@@ -141,10 +117,10 @@ fn parse_rest_with<R: BufRead>(
     })
 }
 
-/// Reads lines into batches and deals them, numbered in order, to the workers' queue.
+/// Reads lines into batches and deals them, in order, to the workers.
 fn read_batches<R: BufRead>(
     lines: &mut LineReader<R>,
-    workers: &SyncSender<(usize, Batch)>,
+    workers: &mut Jobs<Batch>,
     may_deal: &Receiver<()>,
     batch_bytes: usize,
 ) -> io::Result<()> {
@@ -155,11 +131,8 @@ fn read_batches<R: BufRead>(
         lines: Vec::new(),
     };
     let mut batch = empty();
-    let mut number = 0;
     let mut deal = |batch: Batch| -> io::Result<()> {
-        let dealt = may_deal.recv().is_ok() && workers.send((number, batch)).is_ok();
-        number += 1;
-        dealt
+        (may_deal.recv().is_ok() && workers.hand_out(batch))
             .then_some(())
             .ok_or_else(|| io::Error::other("a parsing thread stopped"))
     };

@@ -106,11 +106,26 @@ const CHUNKS_PER_THREAD: usize = 8;
 
 /// Jobs worked on a number of threads, each taking the next job as it is free, whose
 /// results are taken in the order the jobs were handed out (a result that is done
-/// before an older one waits for it). Its threads end when it is dropped.
+/// before an older one waits for it). Its threads end when its jobs' side is dropped
+/// and the jobs handed out are done. The two sides may go to two threads
+/// ([`InOrder::split`]).
 pub struct InOrder<J, R> {
-    jobs: std::sync::mpsc::Sender<(usize, J)>,
-    results: std::sync::mpsc::Receiver<(usize, std::thread::Result<R>)>,
+    jobs: Jobs<J>,
+    results: InOrderResults<R>,
+}
+
+/// Jobs (and results) waiting per thread of an [`InOrder`].
+const WAITING_PER_THREAD: usize = 2;
+
+/// The side of an [`InOrder`] that hands jobs out.
+pub struct Jobs<J> {
+    queue: std::sync::mpsc::SyncSender<(usize, J)>,
     handed_out: usize,
+}
+
+/// The side of an [`InOrder`] that takes results, in the order the jobs went out.
+pub struct InOrderResults<R> {
+    done: std::sync::mpsc::Receiver<(usize, std::thread::Result<R>)>,
     taken: usize,
     arrived: std::collections::BTreeMap<usize, R>,
 }
@@ -127,8 +142,11 @@ impl<J: Send, R: Send> InOrder<J, R> {
         J: 'scope,
         R: 'scope,
     {
-        let (jobs, queue) = std::sync::mpsc::channel::<(usize, J)>();
-        let (done, results) = std::sync::mpsc::channel();
+        // A few jobs wait for each thread, each way: a thread that hands out more
+        // waits (one that read ahead of the workers took the cores from them).
+        let waiting = threads.max(1) * WAITING_PER_THREAD;
+        let (jobs, queue) = std::sync::mpsc::sync_channel::<(usize, J)>(waiting);
+        let (done, results) = std::sync::mpsc::sync_channel(waiting);
         let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
         for _ in 0..threads {
             let (queue, done) = (std::sync::Arc::clone(&queue), done.clone());
@@ -147,42 +165,70 @@ impl<J: Send, R: Send> InOrder<J, R> {
             });
         }
         InOrder {
-            jobs,
-            results,
-            handed_out: 0,
-            taken: 0,
-            arrived: std::collections::BTreeMap::new(),
+            jobs: Jobs {
+                queue: jobs,
+                handed_out: 0,
+            },
+            results: InOrderResults {
+                done: results,
+                taken: 0,
+                arrived: std::collections::BTreeMap::new(),
+            },
         }
     }
 
     /// Hands `job` out; false if the threads are gone.
     pub fn hand_out(&mut self, job: J) -> bool {
-        if self.jobs.send((self.handed_out, job)).is_err() {
-            return false;
-        }
-        self.handed_out += 1;
-        true
+        self.jobs.hand_out(job)
     }
 
     /// The jobs handed out so far.
     pub fn handed_out(&self) -> usize {
-        self.handed_out
+        self.jobs.handed_out
     }
 
     /// The results taken so far.
     pub fn taken(&self) -> usize {
-        self.taken
+        self.results.taken
     }
 
     /// The result of the oldest job whose result is not taken yet, once it is done (a
     /// panic in that job is raised here); `None` if every result handed out was taken,
     /// or the threads are gone.
     pub fn next_result(&mut self) -> Option<R> {
-        if self.taken == self.handed_out {
+        if self.results.taken == self.jobs.handed_out {
             return None;
         }
+        self.results.next()
+    }
+
+    /// The two sides, for a thread that hands jobs out and another that takes the
+    /// results: the results end once the jobs' side is dropped and every job is done.
+    pub fn split(self) -> (Jobs<J>, InOrderResults<R>) {
+        (self.jobs, self.results)
+    }
+}
+
+impl<J> Jobs<J> {
+    /// Hands `job` out, once a thread is free for it or few wait; false if the threads
+    /// are gone.
+    pub fn hand_out(&mut self, job: J) -> bool {
+        if self.queue.send((self.handed_out, job)).is_err() {
+            return false;
+        }
+        self.handed_out += 1;
+        true
+    }
+}
+
+impl<R> Iterator for InOrderResults<R> {
+    type Item = R;
+
+    /// The result of the oldest job whose result is not taken yet, once it is done (a
+    /// panic in that job is raised here); `None` once the threads are gone.
+    fn next(&mut self) -> Option<R> {
         while !self.arrived.contains_key(&self.taken) {
-            let (number, result) = self.results.recv().ok()?;
+            let (number, result) = self.done.recv().ok()?;
             let result = result.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             self.arrived.insert(number, result);
         }
