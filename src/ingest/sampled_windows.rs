@@ -140,27 +140,73 @@ impl SampledWindows {
         let Some(last) = bytes.len().checked_sub(self.width) else {
             return false;
         };
-        for at in (0..=last).step_by(self.step) {
-            let value = window(bytes, at, self.mask);
-            let bit = hashed(value, self.shift);
-            let set = self
-                .bits
-                .get(bit / 64)
-                .is_some_and(|word| word & (1 << (bit % 64)) != 0);
-            if !set {
-                continue;
+        let mut at = 0;
+        while at <= last {
+            let Some((place, value)) = self.next_set(bytes, at, last) else {
+                return false;
+            };
+            if self.occurrences_at(bytes, place, value, &mut found) {
+                return true;
             }
-            for &(_, token, offset) in self.bucket_of(value).iter().filter(|kept| kept.0 == value) {
-                let Some(start) = at.checked_sub(offset as usize) else {
-                    continue;
-                };
-                let Some(token) = self.tokens.get(token as usize) else {
-                    continue;
-                };
-                let end = start + token.len();
-                if bytes.get(start..end) == Some(&token[..]) && found(start..end) {
-                    return true;
-                }
+            at = place + self.step;
+        }
+        false
+    }
+
+    /// The first place from `at` (in steps, up to `last`) whose window's bit is set,
+    /// and the window. Most places stop at the bit: a loop of its own, where the
+    /// window is read whole.
+    fn next_set(&self, bytes: &[u8], mut at: usize, last: usize) -> Option<(usize, u64)> {
+        let is_set = |value: u64| {
+            // `shift` is 42 to 52 (see `new`): the shift needs no check.
+            let bit = (value.wrapping_mul(HASH_FACTOR) >> (self.shift & 63)) as usize;
+            self.bits
+                .get(bit / 64)
+                .is_some_and(|word| word & (1 << (bit % 64)) != 0)
+        };
+        // Windows whose eight bytes lie in `bytes`.
+        while let Some(eight) = bytes
+            .get(at..)
+            .and_then(|rest| rest.first_chunk::<WIDEST>())
+        {
+            if at > last {
+                return None;
+            }
+            let value = u64::from_le_bytes(*eight) & self.mask;
+            if is_set(value) {
+                return Some((at, value));
+            }
+            at += self.step;
+        }
+        while at <= last {
+            let value = window(bytes, at, self.mask);
+            if is_set(value) {
+                return Some((at, value));
+            }
+            at += self.step;
+        }
+        None
+    }
+
+    /// Calls `found` with each occurrence that holds the kept window `value` at `at`
+    /// until it answers true; whether it did.
+    fn occurrences_at(
+        &self,
+        bytes: &[u8],
+        at: usize,
+        value: u64,
+        found: &mut impl FnMut(std::ops::Range<usize>) -> bool,
+    ) -> bool {
+        for &(_, token, offset) in self.bucket_of(value).iter().filter(|kept| kept.0 == value) {
+            let Some(start) = at.checked_sub(offset as usize) else {
+                continue;
+            };
+            let Some(token) = self.tokens.get(token as usize) else {
+                continue;
+            };
+            let end = start + token.len();
+            if bytes.get(start..end) == Some(&token[..]) && found(start..end) {
+                return true;
             }
         }
         false
@@ -197,9 +243,12 @@ fn window(bytes: &[u8], at: usize, mask: u64) -> u64 {
     value & mask
 }
 
+/// The multiplier of the windows' hash (Fibonacci hashing).
+const HASH_FACTOR: u64 = 0x9e37_79b9_7f4a_7c15;
+
 /// The top `64 - shift` bits of a multiplicative hash of a window value (none: 0).
 fn hashed(value: u64, shift: u32) -> usize {
-    let hash = value.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let hash = value.wrapping_mul(HASH_FACTOR);
     hash.checked_shr(shift).unwrap_or(0) as usize
 }
 
