@@ -77,16 +77,7 @@ impl DeclaredPass {
             .iter()
             .filter_map(|(index, found)| {
                 let digest = session.events.get(*index)?.kind.region_text()?;
-                let mut present = FastSet::with_capacity_and_hasher(
-                    digest.tokens.len() + found.len(),
-                    Default::default(),
-                );
-                present.extend(digest.tokens.iter().copied());
-                let beyond: Box<[TokenId]> = found
-                    .iter()
-                    .copied()
-                    .filter(|&id| present.insert(id))
-                    .collect();
+                let beyond = beyond_digest(&digest.tokens, found);
                 (!beyond.is_empty()).then_some((*index, beyond))
             })
             .collect();
@@ -96,6 +87,32 @@ impl DeclaredPass {
         Ok(())
     }
 }
+
+/// The tokens of `found` that `digest` lacks, each once, in the order of `found`.
+fn beyond_digest(digest: &[TokenId], found: &[TokenId]) -> Box<[TokenId]> {
+    // Most lines hold a declared token or two among a few dozen: a set for each was
+    // most of the time the pass took after its search, on one thread.
+    if found.len().saturating_mul(digest.len() + found.len()) <= FEW_TO_COMPARE {
+        let mut beyond: Vec<TokenId> = Vec::with_capacity(found.len());
+        for &id in found {
+            if !digest.contains(&id) && !beyond.contains(&id) {
+                beyond.push(id);
+            }
+        }
+        return beyond.into_boxed_slice();
+    }
+    let mut present =
+        FastSet::with_capacity_and_hasher(digest.len() + found.len(), Default::default());
+    present.extend(digest.iter().copied());
+    found
+        .iter()
+        .copied()
+        .filter(|&id| present.insert(id))
+        .collect()
+}
+
+/// Comparisons up to which [`beyond_digest`] compares ids one with another.
+const FEW_TO_COMPARE: usize = 1024;
 
 /// The declared tokens, in order of declaration, and the events whose region text is
 /// in some compaction's range.
@@ -576,6 +593,26 @@ mod tests {
         assert_eq!(one.len(), events / 7 * 2 + 1);
         for threads in [2, 3, 4] {
             assert_eq!(search_on(threads, &wanted, search_in).unwrap(), one);
+        }
+    }
+
+    proptest::proptest! {
+        /// The ids beyond a digest, compared one by one or through a set: each found id
+        /// the digest lacks, once, in the order found.
+        #[test]
+        fn ids_beyond_a_digest_are_those_it_lacks(
+            digest in proptest::collection::vec(0u32..60, 0..80),
+            found in proptest::collection::vec(0u32..60, 0..40),
+        ) {
+            let digest: Vec<TokenId> = digest.into_iter().map(TokenId).collect();
+            let found: Vec<TokenId> = found.into_iter().map(TokenId).collect();
+            let mut expected: Vec<TokenId> = Vec::new();
+            for id in &found {
+                if !digest.contains(id) && !expected.contains(id) {
+                    expected.push(*id);
+                }
+            }
+            proptest::prop_assert_eq!(beyond_digest(&digest, &found).to_vec(), expected);
         }
     }
 
