@@ -76,6 +76,10 @@ pub struct CompactionAnalysis {
     /// The tokens of the bindings before the compaction that it dropped, in the
     /// bindings' order (what a diverging step is matched against).
     pub dropped_bindings: Arc<Vec<TokenId>>,
+    /// How many tokens the summary dropped, by class: counted with the region, on
+    /// its thread (counted as the report was written, it was the one thread's work
+    /// after the regions').
+    pub dropped_counts: BTreeMap<&'static str, usize>,
 }
 
 impl CompactionAnalysis {
@@ -92,14 +96,23 @@ impl CompactionAnalysis {
             .filter(|t| t.survived == Some(false))
             .map(|t| t.id)
     }
+}
 
-    pub fn dropped_counts(&self, session: &Session) -> BTreeMap<&'static str, usize> {
-        let mut counts = BTreeMap::new();
-        for id in self.dropped_ids() {
-            *counts.entry(session.tokens.class(id).as_str()).or_insert(0) += 1;
+/// How many of `tokens` were dropped, by class.
+fn dropped_counts(session: &Session, tokens: &[RegionToken]) -> BTreeMap<&'static str, usize> {
+    let mut by_class = [0usize; TokenClass::Declared as usize + 1];
+    let dropped = tokens.iter().filter(|t| t.survived == Some(false));
+    for class in dropped.map(|t| session.tokens.class(t.id)) {
+        if let Some(count) = by_class.get_mut(class as usize) {
+            *count += 1;
         }
-        counts
     }
+    TokenClass::ALL
+        .iter()
+        .zip(by_class)
+        .filter(|&(_, count)| count > 0)
+        .map(|(class, count)| (class.as_str(), count))
+        .collect()
 }
 
 /// The tokens of the bindings in `state` that the region dropped, in the bindings'
@@ -160,6 +173,7 @@ pub(super) fn region_part(
         decision: None,
         extra: def.extra.clone(),
         dropped_bindings: Arc::default(),
+        dropped_counts: BTreeMap::new(),
     };
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
@@ -227,6 +241,7 @@ pub(super) fn region_part(
     // Kept for the analysis's life, and pushed one by one: up to half of it was room
     // (the eight regions of the 256 MiB benchmark log held 5.5 MiB).
     tokens.shrink_to_fit();
+    out.dropped_counts = dropped_counts(session, &tokens);
     out.tokens = Arc::new(tokens);
     ctx.density(def.summary, &mut out);
     let needs = ctx.needs_of_dropped(&out.tokens);

@@ -60,10 +60,13 @@ impl KeptPasses {
         newest: Option<usize>,
     ) -> Passes<'s> {
         let kept = std::mem::take(self);
-        let first_seen = kept.first_seen.update(kept.events.len(), common, session);
         Passes {
             session,
-            first_seen,
+            first_seen: FirstSeenPass::Pending {
+                kept: kept.first_seen,
+                before: kept.events.len(),
+                common,
+            },
             marked: kept.marked,
             state: StatePass {
                 builder: StateBuilder::default(),
@@ -76,12 +79,17 @@ impl KeptPasses {
     }
 
     /// Keeps what `passes` computed, for the next look.
-    pub fn keep(&mut self, passes: Passes<'_>) {
+    pub fn keep(&mut self, mut passes: Passes<'_>) {
+        passes.first_seen();
+        let first_seen = match passes.first_seen {
+            FirstSeenPass::Done(first_seen) => first_seen,
+            FirstSeenPass::Pending { .. } => FirstSeen::default(),
+        };
         let state = passes.state;
         *self = KeptPasses {
             events: passes.session.events.clone(),
             declared: passes.session.declared.clone(),
-            first_seen: passes.first_seen,
+            first_seen,
             checkpoint: state.kept.or(state.checkpoint),
             marked: passes.marked,
         };
@@ -90,12 +98,42 @@ impl KeptPasses {
 
 pub struct Passes<'s> {
     session: &'s Session,
-    pub first_seen: FirstSeen,
+    first_seen: FirstSeenPass,
     marked: Vec<usize>,
     pub state: StatePass,
 }
 
+/// The first event of each token: brought up to the session when first asked, so that
+/// it can be worked out while the threads analyse the first regions (done before them,
+/// it was one thread's work while the other core waited).
+enum FirstSeenPass {
+    /// What the last look kept, over `before` events of which `common` are unchanged.
+    Pending {
+        kept: FirstSeen,
+        before: usize,
+        common: usize,
+    },
+    Done(FirstSeen),
+}
+
 impl Passes<'_> {
+    /// The first event of each token in the session.
+    pub fn first_seen(&mut self) -> &FirstSeen {
+        if let FirstSeenPass::Pending {
+            kept,
+            before,
+            common,
+        } = &mut self.first_seen
+        {
+            let kept = std::mem::take(kept);
+            self.first_seen = FirstSeenPass::Done(kept.update(*before, *common, self.session));
+        }
+        match &self.first_seen {
+            FirstSeenPass::Done(first_seen) => first_seen,
+            FirstSeenPass::Pending { kept, .. } => kept,
+        }
+    }
+
     /// The state just before event `index` (asked in increasing order).
     pub fn state_at(&mut self, index: usize) -> StateAt {
         self.state.advance(self.session, index);

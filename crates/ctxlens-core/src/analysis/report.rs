@@ -360,6 +360,8 @@ impl<'a> FreshRegions<'a> {
                         break;
                     }
                 }
+                // Worked out while the threads analyse the regions handed out.
+                passes.first_seen();
                 pool.next_result()
             }
         };
@@ -444,7 +446,7 @@ fn analyze_with(
                 info,
                 part.clone(),
                 *until,
-                &passes.first_seen,
+                passes.first_seen(),
                 unchanged,
             );
             done(info, *until, applied, Some(&part), &analysis);
@@ -749,7 +751,7 @@ pub fn report(
             opaque_tokens: c.tokens.len(),
             opaque_kept: c.kept(),
             dropped: c.dropped.to_vec(),
-            dropped_counts: c.dropped_counts(session),
+            dropped_counts: c.dropped_counts.clone(),
             dropped_tokens: options.list_tokens.then(|| {
                 c.tokens
                     .iter()

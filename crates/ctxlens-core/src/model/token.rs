@@ -28,6 +28,21 @@ pub enum TokenClass {
 }
 
 impl TokenClass {
+    /// Every class, in the table's order.
+    pub const ALL: [TokenClass; 11] = [
+        TokenClass::Uuid,
+        TokenClass::Arn,
+        TokenClass::Url,
+        TokenClass::Path,
+        TokenClass::ResourceId,
+        TokenClass::Numbered,
+        TokenClass::Hex,
+        TokenClass::Branch,
+        TokenClass::VendorId,
+        TokenClass::ReverseDns,
+        TokenClass::Declared,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TokenClass::Uuid => "uuid",
@@ -402,6 +417,14 @@ impl Intern for BatchTokens {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+
+    #[test]
+    fn every_class_is_listed_at_its_place() {
+        for (at, class) in TokenClass::ALL.iter().enumerate() {
+            assert_eq!(*class as usize, at, "{class:?}");
+        }
+        assert_eq!(TokenClass::ALL.len(), TokenClass::Declared as usize + 1);
+    }
     use proptest::prelude::*;
 
     proptest! {
