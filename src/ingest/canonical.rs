@@ -8,6 +8,7 @@ use crate::model::{
     Joining, Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,
 };
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// Turns lines into events, one at a time, so the same code serves a whole file and a
 /// file that is still being written.
@@ -439,6 +440,18 @@ fn parse_range(value: Option<&Value>) -> RangeSpec {
 
 /// The texts of a parsed canonical line that count as region text, for the second look
 /// that finds declared tokens (see `super::declared`).
+/// The region texts of the record `bytes`, as [`region_texts`] reads them from the
+/// record read whole: a message's or a tool result's read typed and borrowed (the
+/// declared pass reads every line that may hold a declared token, most of them long
+/// tool results, which reading whole copied three times). `None` if it is no record.
+pub fn region_texts_of_line(bytes: &[u8]) -> Option<Vec<Cow<'_, str>>> {
+    if let Some(text) = super::text_record::message_text(bytes) {
+        return Some(vec![text]);
+    }
+    let value = super::lines::json_record(bytes).ok()?;
+    Some(region_texts(&value).into_iter().map(Cow::Owned).collect())
+}
+
 pub fn region_texts(value: &Value) -> Vec<String> {
     let Some(obj) = value.as_object() else {
         return Vec::new();
@@ -567,6 +580,28 @@ mod tests {
             let record = format!("{{{}}}", fields.join(","));
             let (general, typed) = both_ways(record.as_bytes());
             proptest::prop_assert_eq!(typed, general, "{}", record);
+        }
+
+        /// The declared pass's reading of a line's region texts is the general one's,
+        /// whatever the record's type, fields, escapes and repeated keys.
+        #[test]
+        fn region_texts_read_typed_are_those_read_whole(
+            fields in proptest::collection::vec(proptest::prop_oneof![
+                "\"type\":(\"(message|tool_call|tool_result|compaction|plan)\"|3|null)",
+                "\"(text|summary|name)\":(\"[a-z/ .0-9\\\\n\"-]{0,12}\"|null|3|true|\\[\"x\"\\]|\\{\\})",
+                "\"text\":\"(a\\\\/b|\\\\u0041z|\\\\ud800x|\\\\ud83d\\\\ude00)\"",
+                "\"input\":(\\{\"cmd\":\"ls /a/b.rs\"\\}|\"/x/y.md\"|null|\\[1\\])",
+            ], 0..6),
+            array in proptest::option::weighted(0.2, "\\[\"(message|tool_result)\"(,\"[a-z]{0,5}\")?\\]"),
+        ) {
+            // A struct reads from a JSON array too: such a line is no record.
+            let record = array.unwrap_or_else(|| format!("{{{}}}", fields.join(",")));
+            let whole = super::super::lines::json_record(record.as_bytes())
+                .ok()
+                .map(|value| region_texts(&value));
+            let typed = region_texts_of_line(record.as_bytes())
+                .map(|texts| texts.into_iter().map(Cow::into_owned).collect::<Vec<_>>());
+            proptest::prop_assert_eq!(typed, whole, "{}", record);
         }
     }
 }

@@ -4,7 +4,7 @@
 //! declared tokens they hold as whole words.
 
 use super::anchors::{rare_pieces, SAMPLE_BYTES};
-use super::canonical::region_texts;
+use super::canonical::region_texts_of_line;
 use super::sampled_windows::SampledWindows;
 use super::source::LineSource;
 use crate::analysis::tokens::is_whole_word;
@@ -470,10 +470,9 @@ fn declared_in_record(
     bytes: &[u8],
     (matcher, classes, declared): (&Matcher, &[TokenClass], &[TokenId]),
 ) -> Option<Vec<TokenId>> {
-    let value = super::lines::json_record(bytes).ok()?;
     let mut found: Vec<TokenId> = Vec::new();
-    for text in &region_texts(&value) {
-        for m in matcher.every_in(text.as_str()) {
+    for text in &region_texts_of_line(bytes)? {
+        for m in matcher.every_in(text) {
             let at = m.pattern().as_usize();
             if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
                 if is_whole_word(text, m.start(), m.end(), class) {

@@ -82,3 +82,24 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
         kind,
     })
 }
+
+/// The text of a message or a tool result read typed, borrowed from the line where it
+/// holds no escape: the one region text such a record has. `None` for any other
+/// record, and one whose fields do not have their types or that holds a key twice.
+/// A lone surrogate escape, which the general reading repairs first (see
+/// [`super::lines::json_record`]), fails here too: the JSON parser rejects it.
+pub fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
+    #[derive(Deserialize)]
+    struct TextOnly<'a> {
+        #[serde(rename = "type", borrow)]
+        type_name: Cow<'a, str>,
+        #[serde(borrow)]
+        text: Option<Field<'a>>,
+    }
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let record: TextOnly = serde_json::from_slice(bytes).ok()?;
+    matches!(record.type_name.as_ref(), "message" | "tool_result")
+        .then(|| record.text.map_or(Cow::Borrowed(""), |text| text.0))
+}
