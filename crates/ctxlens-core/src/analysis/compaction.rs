@@ -19,6 +19,7 @@ use crate::model::{
 };
 use serde::Serialize;
 use std::borrow::Cow;
+use smallvec::SmallVec;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
@@ -960,7 +961,9 @@ impl<'a> Ctx<'a> {
 
 /// Where each run of word characters of a summary stands (see [`word_runs`]).
 struct SummaryRuns<'s> {
-    places: FastMap<&'s str, Vec<usize>>,
+    /// Most runs of a large summary stand once (its identifiers): one place is
+    /// kept in the map, not in a vector of its own.
+    places: FastMap<&'s str, SmallVec<[usize; 1]>>,
     tails: RunTails,
 }
 
@@ -997,7 +1000,7 @@ fn word_tail(text: &str) -> Option<u64> {
 
 impl<'s> SummaryRuns<'s> {
     fn of(text: &'s str) -> Self {
-        let mut places: FastMap<&str, Vec<usize>> = FastMap::default();
+        let mut places: FastMap<&str, SmallVec<[usize; 1]>> = FastMap::default();
         for (at, run) in word_runs_at(text) {
             places.entry(run).or_default().push(at);
         }
@@ -1038,7 +1041,7 @@ fn exact_survivors(
         // one, most often their last.
         let mut rarest: Option<(usize, &[usize])> = None;
         for (offset, run) in word_runs_from_last(token) {
-            let at = places.get(run).map_or(&[][..], Vec::as_slice);
+            let at = places.get(run).map_or(&[][..], SmallVec::as_slice);
             if rarest.is_none_or(|(_, fewest)| at.len() < fewest.len()) {
                 rarest = Some((offset, at));
             }
