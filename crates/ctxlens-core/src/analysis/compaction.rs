@@ -18,8 +18,8 @@ use crate::model::{
     Summary, TokenClass, TokenId,
 };
 use serde::Serialize;
-use std::borrow::Cow;
 use smallvec::SmallVec;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
