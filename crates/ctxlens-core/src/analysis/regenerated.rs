@@ -4,8 +4,7 @@
 //! of a token the compaction dropped: the agent made up the value it had lost.
 
 use super::paths::folder_and_extension;
-use crate::model::{Event, EventKind, FastSet, Session, TokenClass, TokenId};
-use std::collections::HashMap;
+use crate::model::{Event, EventKind, FastMap, FastSet, Session, TokenClass, TokenId};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
 #[derive(Debug, Clone, PartialEq)]
@@ -140,7 +139,9 @@ pub struct WindowScan {
     from: usize,
     /// Events `from..to` are scanned.
     to: usize,
-    calls: HashMap<Box<str>, usize>,
+    /// The window's calls by id (hashed as the token table's texts are: a
+    /// window holds thousands).
+    calls: FastMap<Box<str>, usize>,
     found: Vec<Regenerated>,
 }
 

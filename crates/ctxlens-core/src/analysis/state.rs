@@ -1,9 +1,10 @@
 //! What holds at a compaction: declared bindings, open obligations, the plan in force and
 //! its steps not yet acted on. Read from the events strictly before the compaction.
 
-use crate::model::{entity_key, Event, EventKind, ObligationStatus, PlanStep, Polarity, TokenId};
+use crate::model::{
+    entity_key, Event, EventKind, FastMap, FastSet, ObligationStatus, PlanStep, Polarity, TokenId,
+};
 use serde_json::Value;
-use std::collections::HashMap;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeclaredBinding {
@@ -48,12 +49,13 @@ pub struct StateAt {
 #[derive(Debug, Clone, Default)]
 pub struct StateBuilder {
     state: StateAt,
-    claimed: std::collections::HashSet<String>,
+    claimed: FastSet<String>,
     /// Where each binding, obligation and choice (by entity key) stands in `state`: a
-    /// long log declares thousands, and each event is one lookup, not a scan.
-    binding_at: HashMap<TokenId, usize>,
-    obligation_at: HashMap<String, usize>,
-    choice_at: HashMap<String, usize>,
+    /// long log declares thousands, and each event is one lookup, not a scan (hashed
+    /// as the token table's texts are: the state pass reads every event of the log).
+    binding_at: FastMap<TokenId, usize>,
+    obligation_at: FastMap<String, usize>,
+    choice_at: FastMap<String, usize>,
     /// How many events were applied: the index of the next one.
     applied: usize,
 }
