@@ -11,6 +11,7 @@ use crate::analysis::tokens::is_whole_word;
 use crate::model::{
     Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io;
 
@@ -322,10 +323,17 @@ impl Matcher {
     }
 
     /// Whether any declared token may occur in `bytes`: false only where none does.
+    #[cfg(test)]
     fn may_hold_any(&self, bytes: &[u8]) -> bool {
+        self.where_any_may_start(bytes).is_some()
+    }
+
+    /// `None` where no declared token occurs in `bytes`; else a place before which
+    /// none starts (0 when the first look does not tell).
+    fn where_any_may_start(&self, bytes: &[u8]) -> Option<usize> {
         match &self.first {
-            FirstFound::Sampled(sampled) => sampled.holds_any(bytes),
-            FirstFound::Automaton { pieces, .. } => pieces.is_match(bytes),
+            FirstFound::Sampled(sampled) => sampled.first_start(bytes),
+            FirstFound::Automaton { pieces, .. } => pieces.is_match(bytes).then_some(0),
         }
     }
 
@@ -337,9 +345,16 @@ impl Matcher {
     /// - from where it stands, the leftmost-first search finds the leftmost place
     ///   where any token starts, so every occurrence starts inside one of its
     ///   matches, and ends within the longest token of it.
-    fn every_in<'t>(&'t self, text: &'t str) -> impl Iterator<Item = aho_corasick::Match> + 't {
+    ///
+    /// No occurrence starts before `from` (a place [`Self::where_any_may_start`]
+    /// gave): sampled windows look from there.
+    fn every_in<'t>(
+        &'t self,
+        text: &'t str,
+        from: usize,
+    ) -> impl Iterator<Item = aho_corasick::Match> + 't {
         let stretches: Vec<std::ops::Range<usize>> = match &self.first {
-            FirstFound::Sampled(sampled) => sampled.occurrences(text.as_bytes()),
+            FirstFound::Sampled(sampled) => sampled.occurrences_from(text.as_bytes(), from),
             FirstFound::Automaton {
                 automaton, reach, ..
             } => automaton
@@ -458,21 +473,31 @@ fn declared_in_line(
 ) -> Option<Vec<TokenId>> {
     // A line that holds its tokens verbatim: if no declared token occurs in its bytes,
     // none occurs in its texts, and it is not parsed (a tool output's newlines made
-    // every line of a realistic log parse, three times the pass's time).
-    if matcher.holds_verbatim(bytes) && !matcher.may_hold_any(bytes) {
-        return None;
-    }
-    declared_in_record(bytes, (matcher, classes, declared))
+    // every line of a realistic log parse, three times the pass's time). If one does,
+    // none starts before the place the look gives, in the bytes or in a text that
+    // stands in them as it is.
+    let from = match matcher.holds_verbatim(bytes) {
+        true => matcher.where_any_may_start(bytes)?,
+        false => 0,
+    };
+    declared_in_record(bytes, from, (matcher, classes, declared))
 }
 
-/// [`declared_in_line`] of a line read whole, with no look at its bytes first.
+/// [`declared_in_line`] of a line read whole, no declared token starting before `from`
+/// in its bytes.
 fn declared_in_record(
     bytes: &[u8],
+    from: usize,
     (matcher, classes, declared): (&Matcher, &[TokenClass], &[TokenId]),
 ) -> Option<Vec<TokenId>> {
     let mut found: Vec<TokenId> = Vec::new();
     for text in &region_texts_of_line(bytes)? {
-        for m in matcher.every_in(text) {
+        // A text borrowed from the line is its bytes as they are, where it stands.
+        let from = match text {
+            Cow::Borrowed(text) => place_in(bytes, text).map_or(0, |at| from.saturating_sub(at)),
+            Cow::Owned(_) => 0,
+        };
+        for m in matcher.every_in(text, from) {
             let at = m.pattern().as_usize();
             if let (Some(&class), Some(&id)) = (classes.get(at), declared.get(at)) {
                 if is_whole_word(text, m.start(), m.end(), class) {
@@ -482,6 +507,12 @@ fn declared_in_record(
         }
     }
     (!found.is_empty()).then_some(found)
+}
+
+/// Where `part`, a slice of `whole`, starts in it.
+fn place_in(whole: &[u8], part: &str) -> Option<usize> {
+    let at = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    (at.checked_add(part.len())? <= whole.len()).then_some(at)
 }
 
 /// Whether `seq` lies in one of `ranges` (sorted and merged).
@@ -628,36 +659,68 @@ mod tests {
             ),
             pieces in proptest::collection::vec("[ab1 /\"\\\n\té._-]{0,12}", 0..6),
             picks in proptest::collection::vec(0usize..4, 0..6),
-            (slash, letter) in (proptest::bool::ANY, proptest::bool::ANY),
+            escapes in (proptest::bool::ANY, proptest::bool::ANY),
         ) {
-            let mut text = String::new();
-            for (i, piece) in pieces.iter().enumerate() {
-                text.push_str(piece);
-                if let Some(token) = picks.get(i).and_then(|&k| tokens.get(k)) {
-                    text.push(' ');
-                    text.push_str(token);
-                    text.push(' ');
-                }
-            }
-            let record = serde_json::json!({"type": "tool_result", "seq": 1, "text": text});
-            let mut line = record.to_string();
-            if slash {
-                line = line.replace('/', "\\/");
-            }
-            if letter {
-                line = line.replace('a', "\\u0061");
-            }
-            let texts: Vec<&str> = tokens.iter().map(String::as_str).collect();
-            let matcher = Matcher::new(&texts, || Ok(Vec::new())).unwrap();
-            let classes: Vec<TokenClass> =
-                texts.iter().map(|t| crate::analysis::tokens::classify(t)).collect();
-            let ids: Vec<TokenId> = (0..texts.len() as u32).map(TokenId).collect();
-            let asked = (&matcher, classes.as_slice(), ids.as_slice());
-            proptest::prop_assert_eq!(
-                declared_in_line(line.as_bytes(), asked),
-                declared_in_record(line.as_bytes(), asked)
-            );
+            line_passed_over_holds_no_declared_token(&tokens, (&pieces, &picks), escapes, 64)?;
         }
+
+        /// The same with sampled windows, which say where in the line the first
+        /// occurrence may start: a text that stands in the line as it is is searched
+        /// from there.
+        #[test]
+        fn a_line_looked_at_from_its_first_occurrence_holds_every_declared_token(
+            tokens in proptest::collection::vec(
+                proptest::prop_oneof!["[ab1/._-]{4,9}", "[ab1/\"\\\n._-]{4,9}"],
+                1..4,
+            ),
+            pieces in proptest::collection::vec("[ab1 /\"\\\n\té._-]{0,12}", 0..6),
+            picks in proptest::collection::vec(0usize..4, 0..6),
+            escapes in (proptest::bool::ANY, proptest::bool::ANY),
+        ) {
+            line_passed_over_holds_no_declared_token(&tokens, (&pieces, &picks), escapes, 0)?;
+        }
+    }
+
+    /// A tool result of `pieces` with `tokens` between them as `picks` says, its line
+    /// rewritten with `\/` and `\u` escapes as `(slash, letter)` say: what
+    /// [`declared_in_line`] finds in it is what reading it whole finds. Sampled windows
+    /// past `few` tokens.
+    fn line_passed_over_holds_no_declared_token(
+        tokens: &[String],
+        (pieces, picks): (&[String], &[usize]),
+        (slash, letter): (bool, bool),
+        few: usize,
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        let mut text = String::new();
+        for (i, piece) in pieces.iter().enumerate() {
+            text.push_str(piece);
+            if let Some(token) = picks.get(i).and_then(|&k| tokens.get(k)) {
+                text.push(' ');
+                text.push_str(token);
+                text.push(' ');
+            }
+        }
+        let record = serde_json::json!({"type": "tool_result", "seq": 1, "text": text});
+        let mut line = record.to_string();
+        if slash {
+            line = line.replace('/', "\\/");
+        }
+        if letter {
+            line = line.replace('a', "\\u0061");
+        }
+        let texts: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let matcher = Matcher::sampled_past(&texts, few, || Ok(Vec::new())).unwrap();
+        let classes: Vec<TokenClass> = texts
+            .iter()
+            .map(|t| crate::analysis::tokens::classify(t))
+            .collect();
+        let ids: Vec<TokenId> = (0..texts.len() as u32).map(TokenId).collect();
+        let asked = (&matcher, classes.as_slice(), ids.as_slice());
+        proptest::prop_assert_eq!(
+            declared_in_line(line.as_bytes(), asked),
+            declared_in_record(line.as_bytes(), 0, asked)
+        );
+        Ok(())
     }
 
     const LOG: &str = r#"{"type":"session","seq":1}
@@ -862,7 +925,11 @@ mod tests {
         proptest::prop_assert_eq!(sampled, tokens.len() > few && long);
 
         let as_triple = |m: aho_corasick::Match| (m.pattern().as_usize(), m.start(), m.end());
-        let near: Vec<_> = matcher.every_in(text).map(as_triple).collect();
+        let near: Vec<_> = matcher.every_in(text, 0).map(as_triple).collect();
+        // From where the first look says the first occurrence may start: the same.
+        let from = matcher.where_any_may_start(text.as_bytes()).unwrap_or(0);
+        let from_first: Vec<_> = matcher.every_in(text, from).map(as_triple).collect();
+        proptest::prop_assert_eq!(&from_first, &near);
         let whole: Vec<_> = matcher
             .every
             .find_overlapping_iter(text)

@@ -24,6 +24,8 @@ const MOST_BYTES: usize = 1 << 20;
 
 pub struct SampledWindows {
     tokens: Vec<Box<[u8]>>,
+    /// The longest token's length.
+    longest: usize,
     width: usize,
     step: usize,
     /// The low `width` bytes of a `u64`.
@@ -102,6 +104,7 @@ impl SampledWindows {
         }
         Some(SampledWindows {
             tokens: tokens.iter().map(|t| Box::from(t.as_bytes())).collect(),
+            longest: tokens.iter().map(|t| t.len()).max().unwrap_or(0),
             width,
             step,
             mask,
@@ -114,43 +117,57 @@ impl SampledWindows {
     }
 
     /// Whether any token occurs in `bytes`.
+    #[cfg(test)]
     pub fn holds_any(&self, bytes: &[u8]) -> bool {
-        self.each_occurrence(bytes, |_| true)
+        self.first_start(bytes).is_some()
     }
 
-    /// Every occurrence of every token in `bytes` (start and end), by start, then
-    /// by end.
-    pub fn occurrences(&self, bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    /// `None` if no token occurs in `bytes`; else a place before which none starts.
+    /// The look stops at the first occurrence found: every occurrence is found at the
+    /// place of one of its kept windows, so one that starts a token's length or more
+    /// before that place would have been found before it.
+    pub fn first_start(&self, bytes: &[u8]) -> Option<usize> {
+        let place = self.each_occurrence(bytes, |_| true)?;
+        Some(place.saturating_sub(self.longest))
+    }
+
+    /// Every occurrence of every token in `bytes` from `from` on (start and end), by
+    /// start, then by end.
+    pub fn occurrences_from(&self, bytes: &[u8], from: usize) -> Vec<std::ops::Range<usize>> {
         let mut out = Vec::new();
-        self.each_occurrence(bytes, |found| {
-            out.push(found);
+        let rest = bytes.get(from..).unwrap_or_default();
+        self.each_occurrence(rest, |found| {
+            out.push(found.start + from..found.end + from);
             false
         });
         out.sort_unstable_by_key(|found| (found.start, found.end));
         out
     }
 
+    /// Every occurrence of every token in `bytes` (start and end), by start, then
+    /// by end.
+    #[cfg(test)]
+    pub fn occurrences(&self, bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+        self.occurrences_from(bytes, 0)
+    }
+
     /// Calls `found` with each occurrence (each once, in no order) until it answers
-    /// true; whether it did.
+    /// true; the place looked at when it did.
     fn each_occurrence(
         &self,
         bytes: &[u8],
         mut found: impl FnMut(std::ops::Range<usize>) -> bool,
-    ) -> bool {
-        let Some(last) = bytes.len().checked_sub(self.width) else {
-            return false;
-        };
+    ) -> Option<usize> {
+        let last = bytes.len().checked_sub(self.width)?;
         let mut at = 0;
         while at <= last {
-            let Some((place, value)) = self.next_set(bytes, at, last) else {
-                return false;
-            };
+            let (place, value) = self.next_set(bytes, at, last)?;
             if self.occurrences_at(bytes, place, value, &mut found) {
-                return true;
+                return Some(place);
             }
             at = place + self.step;
         }
-        false
+        None
     }
 
     /// The first place from `at` (in steps, up to `last`) whose window's bit is set,
@@ -324,7 +341,12 @@ pub(super) mod tests {
             let windows = SampledWindows::new(&tokens).unwrap();
             let every = by_every_place(&tokens, &text);
             proptest::prop_assert_eq!(windows.holds_any(text.as_bytes()), !every.is_empty());
-            proptest::prop_assert_eq!(windows.occurrences(text.as_bytes()), every);
+            proptest::prop_assert_eq!(&windows.occurrences(text.as_bytes()), &every);
+            // No occurrence starts before the place the first look gives.
+            if let Some(from) = windows.first_start(text.as_bytes()) {
+                proptest::prop_assert!(every.iter().all(|found| found.start >= from));
+                proptest::prop_assert_eq!(windows.occurrences_from(text.as_bytes(), from), every);
+            }
         }
     }
 }
