@@ -10,10 +10,7 @@ mod generate;
 mod measure;
 
 use generate::Shape;
-use measure::{
-    installed, median, percentile, three_exits, three_rounds, three_rounds_of_exits, three_runs,
-    Tui,
-};
+use measure::{installed, median, percentile, three_exits, three_runs, Tui};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -110,48 +107,38 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
         Shape::CompactEvery(32 * MIB),
     );
     let mb = mib_of(&path);
-    let (has_rg, has_jq) = (installed("rg"), installed("jq"));
-    let mut ours = || ctxlens(&["audit", "--json"], &path);
-    let mut rg = || {
-        let mut cmd = Command::new("rg");
-        cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
-        cmd
-    };
-    let mut jq = || {
-        let mut cmd = Command::new("jq");
-        cmd.args(["-c", r#"select(.type=="compaction")"#])
-            .arg(&path);
-        cmd
-    };
-    // Ours and the baselines in turns (see `three_rounds`).
-    let mut makers: Vec<&mut dyn FnMut() -> Command> = vec![&mut ours];
-    if has_rg {
-        makers.push(&mut rg);
-    }
-    if has_jq {
-        makers.push(&mut jq);
-    }
-    let mut timed = three_rounds(&mut makers).into_iter();
-    let (ours, peak) = timed.next().unwrap_or((f64::NAN, f64::NAN));
+    let (ours, peak) = three_runs(|| ctxlens(&["audit", "--json"], &path));
     eprintln!("audit {mb:.0} MiB: {ours:.2} s, peak RssAnon {peak:.0} MiB");
     let ours_text = format!("{ours:.2} s ({:.0} MiB/s)", mb / ours);
-    match has_rg.then(|| timed.next()).flatten() {
-        Some((rg, _)) => rows.push(row(
+    if installed("rg") {
+        let (rg, _) = three_runs(|| {
+            let mut cmd = Command::new("rg");
+            cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
+            cmd
+        });
+        rows.push(row(
             &format!("`audit --json` on {mb:.0} MiB vs `rg --count-matches -e PATTERN`"),
             "≤ 1.0x",
             format!("{ours_text}: {:.2}x", ours / rg),
             format!("rg {rg:.2} s"),
             Some(ours / rg <= 1.0),
-        )),
-        None => rows.push(row(
+        ));
+    } else {
+        rows.push(row(
             "`audit --json` vs `rg` (rg not installed: `apt-get install ripgrep`)",
             "≤ 1.0x",
             ours_text.clone(),
             "-".into(),
             None,
-        )),
+        ));
     }
-    if let Some((jq, _)) = has_jq.then(|| timed.next()).flatten() {
+    if installed("jq") {
+        let (jq, _) = three_runs(|| {
+            let mut cmd = Command::new("jq");
+            cmd.args(["-c", r#"select(.type=="compaction")"#])
+                .arg(&path);
+            cmd
+        });
         rows.push(row(
             "`audit --json` vs `jq -c 'select(.type==\"compaction\")'`",
             "≤ 0.35x",
@@ -189,14 +176,14 @@ fn growth_row(big: f64, rows: &mut Vec<Row>) {
 
 fn gate_row(rows: &mut Vec<Row>) {
     let path = log("gate-10m", 10.0, Shape::OneRegion);
-    let mut ours = || {
+    // Both timed by their exit: the memory sampler's 5 ms step was a tenth of `gate`.
+    let ours = three_exits(|| {
         let mut cmd = ctxlens(&["gate", "--json"], &path);
         cmd.arg("k1");
         cmd
-    };
+    });
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/scale/reference_gate.py");
     if !installed("python3") {
-        let ours = three_exits(ours);
         rows.push(row(
             "`gate` on a 10 MiB region vs the Python reference",
             "≥ 50x faster",
@@ -206,18 +193,11 @@ fn gate_row(rows: &mut Vec<Row>) {
         ));
         return;
     }
-    let mut theirs = || {
+    let theirs = three_exits(|| {
         let mut cmd = Command::new("python3");
         cmd.arg(&script).arg(&path).arg("k1");
         cmd
-    };
-    // Both timed by their exit (the memory sampler's 5 ms step was a tenth of
-    // `gate`), in turns (see `three_rounds`).
-    let timed = three_rounds_of_exits(&mut [&mut ours, &mut theirs]);
-    let (ours, theirs) = match timed.as_slice() {
-        [ours, theirs] => (*ours, *theirs),
-        _ => (f64::NAN, f64::NAN),
-    };
+    });
     rows.push(row(
         "`gate` on one 10 MiB region vs the seed's reference (a Python set of tokens, each `tok in summary`), whole process",
         "≥ 50x faster",

@@ -58,44 +58,6 @@ pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
     (median(runs.into_iter().map(|r| r.0).collect()), peak)
 }
 
-/// Each command `makers` builds, run in three rounds (one run of each in turn): the
-/// median wall time of each and the peak memory of any of its runs. Taken in turns,
-/// the runs a ratio compares see the same phases of a shared, noisy host, where three
-/// runs of one command and then three of the other could fall in two different ones
-/// (a run of the README's table once took 1.10x `rg`, the next one 0.95x).
-pub fn three_rounds(makers: &mut [&mut dyn FnMut() -> Command]) -> Vec<(f64, f64)> {
-    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); makers.len()];
-    for _ in 0..3 {
-        for (make, runs) in makers.iter_mut().zip(&mut runs) {
-            runs.push(run(&mut make()));
-        }
-    }
-    runs.into_iter()
-        .map(|runs| {
-            let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-            (median(runs.into_iter().map(|r| r.0).collect()), peak)
-        })
-        .collect()
-}
-
-/// [`three_rounds`] timed by the exits alone, as [`three_exits`] is: the median wall
-/// time of each command.
-pub fn three_rounds_of_exits(makers: &mut [&mut dyn FnMut() -> Command]) -> Vec<f64> {
-    let mut runs: Vec<Vec<f64>> = vec![Vec::new(); makers.len()];
-    for _ in 0..3 {
-        for (make, runs) in makers.iter_mut().zip(&mut runs) {
-            let started = Instant::now();
-            make()
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("the command runs");
-            runs.push(started.elapsed().as_secs_f64());
-        }
-    }
-    runs.into_iter().map(median).collect()
-}
-
 /// Median wall time of three runs of the command `make` builds, timed by their exit
 /// alone (no memory sampled): for runs of a few milliseconds, below the sampler's step.
 pub fn three_exits(mut make: impl FnMut() -> Command) -> f64 {
