@@ -62,11 +62,8 @@ impl KeptPasses {
         let kept = std::mem::take(self);
         Passes {
             session,
-            first_seen: FirstSeenPass::Pending {
-                kept: kept.first_seen,
-                before: kept.events.len(),
-                common,
-            },
+            first_seen: kept.first_seen,
+            first_seen_from: Some((kept.events.len(), common)),
             marked: kept.marked,
             state: StatePass {
                 builder: StateBuilder::default(),
@@ -81,10 +78,7 @@ impl KeptPasses {
     /// Keeps what `passes` computed, for the next look.
     pub fn keep(&mut self, mut passes: Passes<'_>) {
         passes.first_seen();
-        let first_seen = match passes.first_seen {
-            FirstSeenPass::Done(first_seen) => first_seen,
-            FirstSeenPass::Pending { .. } => FirstSeen::default(),
-        };
+        let first_seen = passes.first_seen;
         let state = passes.state;
         *self = KeptPasses {
             events: passes.session.events.clone(),
@@ -98,40 +92,26 @@ impl KeptPasses {
 
 pub struct Passes<'s> {
     session: &'s Session,
-    first_seen: FirstSeenPass,
+    /// The first event of each token, once [`Passes::first_seen`] brought it up to the
+    /// session: until then, what the last look kept.
+    first_seen: FirstSeen,
+    /// Until then, the events the last look read and how many of them are unchanged.
+    /// Brought up to date when first asked, so that it is worked out while the threads
+    /// analyse the first regions (done before them, it was one thread's work while the
+    /// other core waited).
+    first_seen_from: Option<(usize, usize)>,
     marked: Vec<usize>,
     pub state: StatePass,
-}
-
-/// The first event of each token: brought up to the session when first asked, so that
-/// it can be worked out while the threads analyse the first regions (done before them,
-/// it was one thread's work while the other core waited).
-enum FirstSeenPass {
-    /// What the last look kept, over `before` events of which `common` are unchanged.
-    Pending {
-        kept: FirstSeen,
-        before: usize,
-        common: usize,
-    },
-    Done(FirstSeen),
 }
 
 impl Passes<'_> {
     /// The first event of each token in the session.
     pub fn first_seen(&mut self) -> &FirstSeen {
-        if let FirstSeenPass::Pending {
-            kept,
-            before,
-            common,
-        } = &mut self.first_seen
-        {
-            let kept = std::mem::take(kept);
-            self.first_seen = FirstSeenPass::Done(kept.update(*before, *common, self.session));
+        if let Some((before, common)) = self.first_seen_from.take() {
+            let kept = std::mem::take(&mut self.first_seen);
+            self.first_seen = kept.update(before, common, self.session);
         }
-        match &self.first_seen {
-            FirstSeenPass::Done(first_seen) => first_seen,
-            FirstSeenPass::Pending { kept, .. } => kept,
-        }
+        &self.first_seen
     }
 
     /// The state just before event `index` (asked in increasing order).

@@ -76,13 +76,28 @@ pub struct TokenInfo<'a> {
     pub class: TokenClass,
 }
 
-/// Where a token's text lies (a chunk of the table's texts, and a span in it), and
-/// its class.
+/// Where a token's text lies: a chunk of the table's texts, and a span in it.
 #[derive(Debug, Clone, Copy)]
-struct Entry {
+struct TextAt {
     chunk: u32,
     start: u32,
     len: u32,
+}
+
+impl TextAt {
+    fn text<'a>(&self, texts: &'a [Arc<String>]) -> &'a str {
+        let start = self.start as usize;
+        texts
+            .get(self.chunk as usize)
+            .and_then(|chunk| chunk.get(start..start + self.len as usize))
+            .unwrap_or("")
+    }
+}
+
+/// Where a token's text lies, and its class.
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    at: TextAt,
     class: TokenClass,
 }
 
@@ -92,19 +107,7 @@ struct Entry {
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     id: TokenId,
-    chunk: u32,
-    start: u32,
-    len: u32,
-}
-
-impl Slot {
-    fn text<'a>(&self, texts: &'a [Arc<String>]) -> &'a str {
-        let start = self.start as usize;
-        texts
-            .get(self.chunk as usize)
-            .and_then(|chunk| chunk.get(start..start + self.len as usize))
-            .unwrap_or("")
-    }
+    at: TextAt,
 }
 
 /// Bytes per chunk of token texts: what an append copies at most while a snapshot
@@ -156,15 +159,7 @@ impl std::fmt::Debug for TokenTable {
 
 /// The text of `id` in `entries` and `texts` ("" for an id the table never made).
 fn text_in<'a>(entries: &Chunked<Entry>, texts: &'a [Arc<String>], id: TokenId) -> &'a str {
-    entries
-        .get(id.0 as usize)
-        .and_then(|e| {
-            let start = e.start as usize;
-            texts
-                .get(e.chunk as usize)?
-                .get(start..start + e.len as usize)
-        })
-        .unwrap_or("")
+    entries.get(id.0 as usize).map_or("", |e| e.at.text(texts))
 }
 
 impl TokenTable {
@@ -185,19 +180,14 @@ impl TokenTable {
     fn insert_new(&mut self, hash: u64, text: &str, class: TokenClass) -> TokenId {
         let id = TokenId(self.entries.len() as u32);
         let (chunk, start) = self.store(text);
-        self.entries.push(Entry {
-            chunk,
-            start,
-            len: text.len() as u32,
-            class,
-        });
-        let slot = Slot {
-            id,
+        let at = TextAt {
             chunk,
             start,
             len: text.len() as u32,
         };
-        let rehash = |slot: &Slot| self.hasher.hash(slot.text(&self.texts));
+        self.entries.push(Entry { at, class });
+        let slot = Slot { id, at };
+        let rehash = |slot: &Slot| self.hasher.hash(slot.at.text(&self.texts));
         self.recent.insert_unique(hash, slot, rehash);
         if self.recent.len() > (self.settled.len() / 8).max(4096) {
             self.settle();
@@ -229,7 +219,7 @@ impl TokenTable {
     /// Merges the recent ids into a new settled part (the clones keep the old one).
     fn settle(&mut self) {
         let mut settled = Arc::unwrap_or_clone(std::mem::take(&mut self.settled));
-        let rehash = |slot: &Slot| self.hasher.hash(slot.text(&self.texts));
+        let rehash = |slot: &Slot| self.hasher.hash(slot.at.text(&self.texts));
         settled.reserve(self.recent.len(), rehash);
         for slot in self.recent.drain() {
             settled.insert_unique(rehash(&slot), slot, rehash);
@@ -238,7 +228,7 @@ impl TokenTable {
     }
 
     fn find_hashed(&self, hash: u64, text: &str) -> Option<TokenId> {
-        let same = |slot: &Slot| slot.text(&self.texts) == text;
+        let same = |slot: &Slot| slot.at.text(&self.texts) == text;
         self.settled
             .find(hash, same)
             .or_else(|| self.recent.find(hash, same))
