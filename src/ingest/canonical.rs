@@ -438,8 +438,6 @@ fn parse_range(value: Option<&Value>) -> RangeSpec {
     }
 }
 
-/// The texts of a parsed canonical line that count as region text, for the second look
-/// that finds declared tokens (see `super::declared`).
 /// The region texts of the record `bytes`, as [`region_texts`] reads them from the
 /// record read whole: a message's or a tool result's read typed and borrowed (the
 /// declared pass reads every line that may hold a declared token, most of them long
@@ -452,6 +450,8 @@ pub fn region_texts_of_line(bytes: &[u8]) -> Option<Vec<Cow<'_, str>>> {
     Some(region_texts(&value).into_iter().map(Cow::Owned).collect())
 }
 
+/// The texts of a parsed canonical line that count as region text, for the second look
+/// that finds declared tokens (see `super::declared`).
 pub fn region_texts(value: &Value) -> Vec<String> {
     let Some(obj) = value.as_object() else {
         return Vec::new();
@@ -592,9 +592,14 @@ mod tests {
                 "\"text\":\"(a\\\\/b|\\\\u0041z|\\\\ud800x|\\\\ud83d\\\\ude00)\"",
                 "\"input\":(\\{\"cmd\":\"ls /a/b.rs\"\\}|\"/x/y.md\"|null|\\[1\\])",
             ], 0..6),
-            array in proptest::option::weighted(0.2, "\\[\"(message|tool_result)\"(,\"[a-z]{0,5}\")?\\]"),
+            array in proptest::option::weighted(
+                0.2,
+                "\\[\"(message|tool_result)\"(,null){0,2},\"[a-z]{0,5}\"(,null){0,6}\\]",
+            ),
         ) {
-            // A struct reads from a JSON array too: such a line is no record.
+            // A struct reads from a JSON array too, its fields in order (the declared
+            // pass's: type, text; the parse's: type, seq, ts, text and five more): such
+            // a line is no record.
             let record = array.unwrap_or_else(|| format!("{{{}}}", fields.join(",")));
             let whole = super::super::lines::json_record(record.as_bytes())
                 .ok()

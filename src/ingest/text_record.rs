@@ -54,11 +54,7 @@ pub struct Read {
 /// The record of `bytes` if it is a message, a tool call or a tool result whose fields
 /// all have their types; `None` sends the line the general way.
 pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
-    // A record is an object: serde would also read a struct from a JSON array.
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return None;
-    }
-    let record: TextRecord = serde_json::from_slice(bytes).ok()?;
+    let record: TextRecord = object(bytes)?;
     let text = record.text.as_deref().unwrap_or_default();
     let kind = match record.type_name.as_ref() {
         "message" => message(record.role.as_deref().unwrap_or_default(), text, table),
@@ -89,6 +85,8 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
 /// A lone surrogate escape, which the general reading repairs first (see
 /// [`super::lines::json_record`]), fails here too: the JSON parser rejects it.
 pub fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
+    // Two fields, not [`TextRecord`]'s nine: read whole, the other fields (a tool
+    // call's input into a tree) cost the declared pass 3%.
     #[derive(Deserialize)]
     struct TextOnly<'a> {
         #[serde(rename = "type", borrow)]
@@ -96,10 +94,16 @@ pub fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
         #[serde(borrow)]
         text: Option<Field<'a>>,
     }
+    let record: TextOnly = object(bytes)?;
+    matches!(record.type_name.as_ref(), "message" | "tool_result")
+        .then(|| record.text.map_or(Cow::Borrowed(""), |text| text.0))
+}
+
+/// `bytes` read as `T`, if it is an object whose fields have `T`'s types.
+fn object<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
+    // A record is an object: serde would also read a struct from a JSON array.
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
-    let record: TextOnly = serde_json::from_slice(bytes).ok()?;
-    matches!(record.type_name.as_ref(), "message" | "tool_result")
-        .then(|| record.text.map_or(Cow::Borrowed(""), |text| text.0))
+    serde_json::from_slice(bytes).ok()
 }

@@ -90,13 +90,6 @@ impl CompactionAnalysis {
             .filter(|t| t.survived == Some(true))
             .count()
     }
-
-    pub fn dropped_ids(&self) -> impl Iterator<Item = TokenId> + '_ {
-        self.tokens
-            .iter()
-            .filter(|t| t.survived == Some(false))
-            .map(|t| t.id)
-    }
 }
 
 /// How many of `tokens` were dropped, by class.

@@ -434,6 +434,7 @@ impl Intern for BatchTokens {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn every_class_is_listed_at_its_place() {
@@ -442,7 +443,6 @@ mod tests {
         }
         assert_eq!(TokenClass::ALL.len(), TokenClass::Declared as usize + 1);
     }
-    use proptest::prelude::*;
 
     proptest! {
         /// The table interns as a map from text to the first id and class would.
