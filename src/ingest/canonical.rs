@@ -101,6 +101,10 @@ impl CanonicalParser {
     }
 }
 
+/// Bytes of log per distinct token of a batch, about: the benchmark's logs (an identifier
+/// every 25 words) have one every 200 bytes, transcripts fewer.
+const BYTES_PER_TOKEN: usize = 256;
+
 /// Lines parsed apart from the session, as any thread can, with the tokens they met:
 /// events whose token ids are the batch's own, or why a line is not one.
 /// [`CanonicalParser::accept`] joins them to the session.
@@ -111,6 +115,15 @@ pub struct ParsedBatch {
 }
 
 impl ParsedBatch {
+    /// A batch with room for `lines` lines of `bytes` bytes in all: one token about
+    /// every [`BYTES_PER_TOKEN`] bytes.
+    pub fn with_room(lines: usize, bytes: usize) -> Self {
+        ParsedBatch {
+            lines: Vec::with_capacity(lines),
+            tokens: BatchTokens::with_room(bytes / BYTES_PER_TOKEN),
+        }
+    }
+
     /// Parses `line` into the batch (a blank line adds nothing).
     pub fn parse_line(&mut self, line: &Line) {
         if line.bytes.iter().all(u8::is_ascii_whitespace) && !line.oversized {

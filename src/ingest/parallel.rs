@@ -48,7 +48,7 @@ impl Batch {
 
     fn parse(&self) -> ParsedBatch {
         let mut start = 0;
-        let mut parsed = ParsedBatch::default();
+        let mut parsed = ParsedBatch::with_room(self.lines.len(), self.bytes.len());
         for at in &self.lines {
             let line = Line {
                 number: at.number,

@@ -308,6 +308,9 @@ pub struct BatchTokens {
     record: u32,
 }
 
+/// Bytes of text a token takes, about (a UUID 36, a commit 40, a path or URL more).
+const TEXT_BYTES_EACH: usize = 32;
+
 /// A session id not given yet to a local id (see [`BatchTokens::intern_record`]).
 const NOT_INTERNED: TokenId = TokenId(u32::MAX);
 
@@ -330,6 +333,19 @@ impl Joining {
 }
 
 impl BatchTokens {
+    /// A table with room for about `tokens` distinct tokens, and as many listed: one
+    /// grown from empty rehashed its index and copied its texts once per doubling.
+    pub fn with_room(tokens: usize) -> Self {
+        BatchTokens {
+            texts: String::with_capacity(tokens * TEXT_BYTES_EACH),
+            entries: Vec::with_capacity(tokens),
+            index: HashTable::with_capacity(tokens),
+            met: Vec::with_capacity(tokens),
+            listed_by: Vec::with_capacity(tokens),
+            ..BatchTokens::default()
+        }
+    }
+
     fn text(&self, id: TokenId) -> &str {
         self.entries
             .get(id.0 as usize)
