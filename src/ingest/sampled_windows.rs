@@ -24,6 +24,10 @@ const MOST_BYTES: usize = 1 << 20;
 
 pub struct SampledWindows {
     tokens: Vec<Box<[u8]>>,
+    /// Each token's last [`WIDEST`] bytes (0 for a shorter token), compared before
+    /// the whole token: tokens that share a kept window (URLs and paths of one host or
+    /// folder, names with one prefix) are mostly told apart by their ends.
+    tails: Vec<u64>,
     /// The longest token's length.
     longest: usize,
     width: usize,
@@ -104,6 +108,7 @@ impl SampledWindows {
         }
         Some(SampledWindows {
             tokens: tokens.iter().map(|t| Box::from(t.as_bytes())).collect(),
+            tails: tokens.iter().map(|t| tail(t.as_bytes())).collect(),
             longest: tokens.iter().map(|t| t.len()).max().unwrap_or(0),
             width,
             step,
@@ -218,11 +223,17 @@ impl SampledWindows {
             let Some(start) = at.checked_sub(offset as usize) else {
                 continue;
             };
-            let Some(token) = self.tokens.get(token as usize) else {
+            let (Some(text), Some(&tail)) = (
+                self.tokens.get(token as usize),
+                self.tails.get(token as usize),
+            ) else {
                 continue;
             };
-            let end = start + token.len();
-            if bytes.get(start..end) == Some(&token[..]) && found(start..end) {
+            let end = start + text.len();
+            let Some(here) = bytes.get(start..end) else {
+                continue;
+            };
+            if self::tail(here) == tail && here == &text[..] && found(start..end) {
                 return true;
             }
         }
@@ -237,6 +248,13 @@ impl SampledWindows {
             .get(at(bucket)..at(bucket + 1))
             .unwrap_or_default()
     }
+}
+
+/// The last [`WIDEST`] bytes of `bytes` as a `u64` (0 if it is shorter).
+fn tail(bytes: &[u8]) -> u64 {
+    bytes
+        .last_chunk::<WIDEST>()
+        .map_or(0, |last| u64::from_le_bytes(*last))
 }
 
 /// The bytes of `bytes` from `at`, up to 8 of them, as a little-endian `u64` cut by
