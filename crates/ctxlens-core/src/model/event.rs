@@ -36,26 +36,38 @@ impl TextDigest {
     /// A digest of `ids`, each kept once in order of first occurrence.
     pub fn from_ids(words: u64, ids: impl IntoIterator<Item = TokenId>) -> TextDigest {
         // Most texts hold a few distinct tokens: those are compared with the list kept
-        // so far, and only a longer list is indexed.
+        // so far, and only a longer list is indexed. The list is kept where the ids
+        // came (a digest's list grew by doubling, and its index from empty).
         const COMPARED: usize = 16;
-        let mut tokens: SmallVec<[TokenId; 4]> = SmallVec::new();
+        let mut ids: Vec<TokenId> = ids.into_iter().collect();
         let mut seen: super::FastSet<TokenId> = super::FastSet::default();
-        for id in ids {
-            let first_time = if tokens.len() < COMPARED {
-                !tokens.contains(&id)
+        let mut kept = 0;
+        for at in 0..ids.len() {
+            let (before, rest) = ids.split_at_mut(at);
+            let Some(&mut id) = rest.first_mut() else {
+                break;
+            };
+            let first_time = if kept < COMPARED {
+                !before.get(..kept).unwrap_or_default().contains(&id)
             } else {
                 if seen.is_empty() {
-                    seen.extend(tokens.iter().copied());
+                    seen.reserve(kept + rest.len());
+                    seen.extend(before.get(..kept).unwrap_or_default().iter().copied());
                 }
                 seen.insert(id)
             };
             if first_time {
-                tokens.push(id);
+                // At or before `at`: no id still to be read is written over.
+                if let Some(slot) = before.get_mut(kept).or(rest.first_mut()) {
+                    *slot = id;
+                }
+                kept += 1;
             }
         }
-        // Kept for the session's life: no room to grow (a long text's list doubled
-        // as it was collected).
-        tokens.shrink_to_fit();
+        ids.truncate(kept);
+        // Kept for the session's life: no room to grow.
+        ids.shrink_to_fit();
+        let tokens = SmallVec::from_vec(ids);
         TextDigest { words, tokens }
     }
 }
