@@ -202,7 +202,7 @@ impl TokenTable {
             .last()
             .is_some_and(|last| last.is_empty() || last.len() + text.len() <= TEXT_CHUNK);
         if !fits {
-            self.texts.push(Arc::new(String::new()));
+            self.texts.push(Arc::new(String::with_capacity(TEXT_CHUNK)));
         }
         let chunk = self.texts.len() - 1;
         match self.texts.last_mut() {
