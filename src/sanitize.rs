@@ -19,10 +19,17 @@ pub fn is_unsafe(c: char) -> bool {
             | '\u{e0000}'..='\u{e007f}')
 }
 
+/// Whether `text` holds no unsafe character: printable ASCII is asked a block at a
+/// time (a report of a large log is a megabyte of it), anything else a character at a
+/// time.
+fn all_safe(text: &str) -> bool {
+    text.bytes().all(|b| matches!(b, 0x20..=0x7e)) || !text.chars().any(is_unsafe)
+}
+
 /// One line of text, every unsafe character (newlines and tabs included) escaped as
 /// `\u{..}`, `\n` or `\t`.
 pub fn line(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(is_unsafe) {
+    if all_safe(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -58,7 +65,7 @@ pub fn block(text: &str) -> Cow<'_, str> {
 /// escapes DEL, C1 controls and bidi overrides too (they can only stand inside strings,
 /// so the result is the same JSON).
 pub fn json(text: String) -> String {
-    if !text.chars().any(is_unsafe) {
+    if all_safe(text.as_str()) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 8);
