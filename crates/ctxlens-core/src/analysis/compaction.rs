@@ -993,10 +993,7 @@ fn word_tail(text: &str) -> Option<u64> {
 
 impl<'s> SummaryRuns<'s> {
     fn of(text: &'s str) -> Self {
-        // Room for about a distinct run every 32 bytes (a summary of the benchmark's
-        // holds one every 32): grown from empty, the map rehashed as often as it doubled.
-        let mut places: FastMap<&str, SmallVec<[usize; 1]>> =
-            FastMap::with_capacity_and_hasher(text.len() / 32, Default::default());
+        let mut places: FastMap<&str, SmallVec<[usize; 1]>> = FastMap::default();
         for (at, run) in word_runs_at(text) {
             places.entry(run).or_default().push(at);
         }

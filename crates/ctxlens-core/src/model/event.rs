@@ -64,10 +64,10 @@ impl TextDigest {
                 kept += 1;
             }
         }
-        ids.truncate(kept);
-        // Kept for the session's life: no room to grow.
-        ids.shrink_to_fit();
-        let tokens = SmallVec::from_vec(ids);
+        // Kept for the session's life, at its exact size: a copy, where shrinking the
+        // list in place left the allocator's block as large as it was (by up to 32
+        // bytes a text: 2 MiB of a 256 MiB log's session).
+        let tokens = SmallVec::from_slice(ids.get(..kept).unwrap_or_default());
         TextDigest { words, tokens }
     }
 }
