@@ -148,21 +148,21 @@ impl<R: BufRead> LineReader<R> {
     /// there, not copied (a copy of every byte of the log, most lines).
     fn whole_line_buffered(&mut self) -> io::Result<Option<usize>> {
         let available = filled(&mut self.inner)?;
-        // One look for the newline and the first escape: most lines have none, and
-        // the bytes before the first backslash hold no escape to repair.
-        let (newline, escapes) = match memchr::memchr2(b'\n', b'\\', available) {
-            Some(at) if available.get(at) == Some(&b'\n') => (at, None),
-            Some(at) => match memchr::memchr(b'\n', available.get(at..).unwrap_or_default()) {
-                Some(after) => (at + after, Some(at)),
-                None => return Ok(None),
-            },
-            None => return Ok(None),
+        // One look for the newline and the first backslash: most lines have none, and
+        // the bytes before the first one hold no escape to repair.
+        let Some(first) = memchr::memchr2(b'\n', b'\\', available) else {
+            return Ok(None);
         };
-        let repairs = |from: usize| {
-            let line = available.get(from..=newline).unwrap_or_default();
-            lone_surrogates(line).next().is_some()
+        let Some(newline) = available
+            .get(first..)
+            .and_then(|rest| memchr::memchr(b'\n', rest))
+            .map(|after| first + after)
+        else {
+            return Ok(None);
         };
-        Ok((newline <= self.max_line && !escapes.is_some_and(repairs)).then_some(newline + 1))
+        let line_from_first = available.get(first..=newline).unwrap_or_default();
+        let repairs = lone_surrogates(line_from_first).next().is_some();
+        Ok((newline <= self.max_line && !repairs).then_some(newline + 1))
     }
 
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {

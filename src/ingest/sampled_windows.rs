@@ -24,7 +24,7 @@ const MOST_BYTES: usize = 1 << 20;
 
 pub struct SampledWindows {
     tokens: Vec<Box<[u8]>>,
-    /// Each token's last [`WIDEST`] bytes (0 for a shorter token), compared before
+    /// Each token's last [`WIDEST`] bytes ([`tail`]), compared before
     /// the whole token: tokens that share a kept window (URLs and paths of one host or
     /// folder, names with one prefix) are mostly told apart by their ends.
     tails: Vec<u64>,
@@ -223,7 +223,7 @@ impl SampledWindows {
             let Some(start) = at.checked_sub(offset as usize) else {
                 continue;
             };
-            let (Some(text), Some(&tail)) = (
+            let (Some(text), Some(&text_tail)) = (
                 self.tokens.get(token as usize),
                 self.tails.get(token as usize),
             ) else {
@@ -233,7 +233,7 @@ impl SampledWindows {
             let Some(here) = bytes.get(start..end) else {
                 continue;
             };
-            if self::tail(here) == tail && here == &text[..] && found(start..end) {
+            if tail(here) == text_tail && here == &text[..] && found(start..end) {
                 return true;
             }
         }
@@ -250,11 +250,9 @@ impl SampledWindows {
     }
 }
 
-/// The last [`WIDEST`] bytes of `bytes` as a `u64` (0 if it is shorter).
+/// The last [`WIDEST`] bytes of `bytes` (all of a shorter one) as a `u64`.
 fn tail(bytes: &[u8]) -> u64 {
-    bytes
-        .last_chunk::<WIDEST>()
-        .map_or(0, |last| u64::from_le_bytes(*last))
+    window(bytes, bytes.len().saturating_sub(WIDEST), u64::MAX)
 }
 
 /// The bytes of `bytes` from `at`, up to 8 of them, as a little-endian `u64` cut by

@@ -35,39 +35,27 @@ pub struct TextDigest {
 impl TextDigest {
     /// A digest of `ids`, each kept once in order of first occurrence.
     pub fn from_ids(words: u64, ids: impl IntoIterator<Item = TokenId>) -> TextDigest {
-        // Most texts hold a few distinct tokens: those are compared with the list kept
-        // so far, and only a longer list is indexed. The list is kept where the ids
-        // came (a digest's list grew by doubling, and its index from empty).
+        // Most texts hold a few ids: those are compared with the ones kept so far (no
+        // index built), and a longer list is indexed once, at its size. The ids are
+        // kept in the vector they came in, then copied at their exact size for the
+        // session's life (shrunk in place, the allocator's block stayed as large).
         const COMPARED: usize = 16;
         let mut ids: Vec<TokenId> = ids.into_iter().collect();
-        let mut seen: super::FastSet<TokenId> = super::FastSet::default();
-        let mut kept = 0;
-        for at in 0..ids.len() {
-            let (before, rest) = ids.split_at_mut(at);
-            let Some(&mut id) = rest.first_mut() else {
-                break;
-            };
-            let first_time = if kept < COMPARED {
-                !before.get(..kept).unwrap_or_default().contains(&id)
-            } else {
-                if seen.is_empty() {
-                    seen.reserve(kept + rest.len());
-                    seen.extend(before.get(..kept).unwrap_or_default().iter().copied());
+        if ids.len() <= COMPARED {
+            let mut seen: SmallVec<[TokenId; COMPARED]> = SmallVec::new();
+            ids.retain(|&id| {
+                let first_time = !seen.contains(&id);
+                if first_time {
+                    seen.push(id);
                 }
-                seen.insert(id)
-            };
-            if first_time {
-                // At or before `at`: no id still to be read is written over.
-                if let Some(slot) = before.get_mut(kept).or(rest.first_mut()) {
-                    *slot = id;
-                }
-                kept += 1;
-            }
+                first_time
+            });
+        } else {
+            let mut seen: super::FastSet<TokenId> =
+                super::FastSet::with_capacity_and_hasher(ids.len(), Default::default());
+            ids.retain(|&id| seen.insert(id));
         }
-        // Kept for the session's life, at its exact size: a copy, where shrinking the
-        // list in place left the allocator's block as large as it was (by up to 32
-        // bytes a text: 2 MiB of a 256 MiB log's session).
-        let tokens = SmallVec::from_slice(ids.get(..kept).unwrap_or_default());
+        let tokens = SmallVec::from_slice(&ids);
         TextDigest { words, tokens }
     }
 }
