@@ -598,7 +598,15 @@ fn colons(bytes: &[u8], pos: usize) -> impl Iterator<Item = usize> + '_ {
 /// Where an ARN that starts at `at` (with `arn:`) ends, if one does.
 fn arn_end(bytes: &[u8], at: usize) -> Option<usize> {
     let field = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
-    let resource = |b: u8| b.is_ascii_alphanumeric() || b"_./:+=,@*-".contains(&b);
+    // A `matches!`, which compiles to a test of bits; a search of the ten punctuation
+    // bytes for every byte of the resource was a third of the time candidates took.
+    let resource = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'_' | b'.' | b'/' | b':' | b'+' | b'=' | b',' | b'@' | b'*' | b'-'
+            )
+    };
     let span = |from: usize, class: &dyn Fn(u8) -> bool| {
         bytes
             .get(from..)
@@ -712,14 +720,11 @@ const UUID_LEN: usize = 36;
 /// Whether `word` is a UUID: 8-4-4-4-12 hex digits.
 fn is_uuid(word: &[u8]) -> bool {
     const DASHES: [usize; 4] = [8, 13, 18, 23];
+    // No dash is a hex digit: with the four dashes in place, 32 hex digits are the
+    // other 32 bytes (counted in one loop the compiler works on many bytes at once).
     word.len() == UUID_LEN
-        && word.iter().enumerate().all(|(i, &b)| {
-            if DASHES.contains(&i) {
-                b == b'-'
-            } else {
-                b.is_ascii_hexdigit()
-            }
-        })
+        && DASHES.iter().all(|&i| word.get(i) == Some(&b'-'))
+        && word.iter().filter(|b| b.is_ascii_hexdigit()).count() == UUID_LEN - DASHES.len()
 }
 
 /// The stretches of word characters (see [`is_word_char`]) in `text[range]`, which
@@ -1933,6 +1938,8 @@ mod tests {
             parts in proptest::collection::vec(proptest::prop_oneof![
                 "[0-9a-fA-F]{0,70}",
                 "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                // A UUID's shape with a byte or two that is no hex digit.
+                "[0-9a-fg_]{8}-[0-9a-f]{4}-[0-9a-fg]{4}-[0-9a-f]{4}-[0-9a-f_]{12}",
                 "[-_g: é日。]{1,2}",
                 "[ \n]",
             ], 0..8),
