@@ -1530,12 +1530,9 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
 /// Leftmost candidates first, the longest of those starting together, then the class's
 /// row in the spec table; a candidate inside one already chosen is dropped.
 fn resolve_overlaps(candidates: &mut [Found]) -> Vec<Found> {
-    candidates.sort_by(|a, b| {
-        a.start
-            .cmp(&b.start)
-            .then((b.end - b.start).cmp(&(a.end - a.start)))
-            .then(a.class.cmp(&b.class))
-    });
+    // Candidates with the same key are the same candidate: an unstable sort gives the
+    // stable one's order, without its scratch buffer.
+    candidates.sort_unstable_by_key(|f| (f.start, std::cmp::Reverse(f.end - f.start), f.class));
     let mut chosen: Vec<Found> = Vec::with_capacity(candidates.len());
     let mut covered_to = 0;
     for found in candidates.iter().cloned() {
