@@ -652,8 +652,9 @@ fn arn_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// at or after `pos`: the first `://` that has such a scheme and a character after it
 /// gives the leftmost match.
 fn find_url(text: &str, pos: usize) -> Option<Span> {
+    use url_byte::{SCHEME, TAIL};
     let bytes = text.as_bytes();
-    let is_scheme = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+    let is_scheme = |b: u8| byte_in(&URL_BYTES, b) & SCHEME != 0;
     scheme_separators(bytes, pos).find_map(|colon| {
         let scheme = bytes.get(pos..colon).unwrap_or_default();
         let run = scheme.iter().rev().take_while(|&&b| is_scheme(b)).count();
@@ -670,7 +671,7 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
         let rest = text.get(after..)?;
         let ascii = rest
             .bytes()
-            .take_while(|&b| b.is_ascii() && goes_on(char::from(b)))
+            .take_while(|&b| byte_in(&URL_BYTES, b) & TAIL != 0)
             .count();
         let tail: usize = ascii
             + rest
@@ -682,6 +683,25 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
         (tail > 0).then_some(start..after + tail)
     })
 }
+
+/// What an ASCII byte is to the URL pattern ([`URL_BYTES`]).
+mod url_byte {
+    /// `[a-zA-Z0-9+.-]`: the scheme.
+    pub const SCHEME: u8 = 1;
+    /// What goes on after `://`: no whitespace, nor `<>'`"\`.
+    pub const TAIL: u8 = 2;
+
+    pub const fn of(b: u8) -> u8 {
+        let scheme = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
+        let tail = b.is_ascii()
+            && !(b as char).is_whitespace()
+            && !matches!(b, b'<' | b'>' | b'\'' | b'`' | b'"' | b'\\');
+        (if scheme { SCHEME } else { 0 }) | (if tail { TAIL } else { 0 })
+    }
+}
+
+/// Looked up (see [`ARN_BYTES`]).
+static URL_BYTES: [u8; 256] = byte_table!(url_byte::of);
 
 /// The hex ids (`[0-9a-fA-F]{7,64}`) and UUIDs (8-4-4-4-12 hex digits) of the runs
 /// that could hold them, as searching for the patterns and keeping the whole words
@@ -1307,8 +1327,20 @@ static ENDS_AN_AWS_PREFIX: [bool; 256] = {
 const POD_HASH_ALPHABET: &str = "bcdfghjklmnpqrstvwxz2-9";
 
 fn is_pod_hash_byte(b: u8) -> bool {
-    matches!(b, b'2'..=b'9')
-        || (b.is_ascii_lowercase() && !matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'))
+    byte_in(&POD_HASH_BYTES, b) != 0
+}
+
+/// Looked up (see [`ARN_BYTES`]).
+static POD_HASH_BYTES: [u8; 256] = byte_table!(pod_hash_byte);
+
+const fn pod_hash_byte(b: u8) -> u8 {
+    let hash = matches!(b, b'2'..=b'9')
+        || (b.is_ascii_lowercase() && !matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'));
+    if hash {
+        1
+    } else {
+        0
+    }
 }
 
 /// Whether `run` can hold a resource id the extractor keeps (see
