@@ -105,5 +105,35 @@ fn object<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
-    serde_json::from_slice(bytes).ok()
+    // The line checked as UTF-8 once, not each of its strings as it is read: a check
+    // for every key and value, most of them a few bytes, cost more than the line's.
+    match std::str::from_utf8(bytes) {
+        Ok(line) => serde_json::from_str(line).ok(),
+        Err(_) => serde_json::from_slice(bytes).ok(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::BatchTokens;
+
+    fn kind(line: &[u8]) -> Option<String> {
+        read(line, &mut BatchTokens::default()).map(|read| format!("{:?}", read.kind))
+    }
+
+    /// The line is checked as UTF-8 whole before it is read, and a line that fails
+    /// the check reads as it did when each string was checked as it was read: bytes
+    /// that are not UTF-8 in a field no kind reads are skipped unchecked, and in a
+    /// text they send the line the general way.
+    #[test]
+    fn a_line_that_is_not_utf8_reads_as_when_each_string_was_checked() {
+        let clean = kind(br#"{"type":"message","text":"ok r-77aa"}"#);
+        assert!(clean.is_some());
+        assert_eq!(
+            kind(b"{\"type\":\"message\",\"text\":\"ok r-77aa\",\"junk\":\"\xff\"}"),
+            clean
+        );
+        assert_eq!(kind(b"{\"type\":\"message\",\"text\":\"ok \xff\"}"), None);
+    }
 }
