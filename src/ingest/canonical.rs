@@ -226,7 +226,7 @@ fn event_of(line: &Line, seq: u64, ts: Option<Box<str>>, kind: EventKind) -> Eve
 
 /// Any record, read into a JSON tree: what a wrong record is wrong in comes from here.
 fn read_general(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine> {
-    let value: Value = serde_json::from_slice(line.bytes).map_err(BadLine::NotJson)?;
+    let value: Value = super::lines::from_json(line.bytes).map_err(BadLine::NotJson)?;
     let Value::Object(mut obj) = value else {
         return Err(BadLine::NotObject);
     };

@@ -105,12 +105,7 @@ fn object<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Option<T> {
     if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return None;
     }
-    // The line checked as UTF-8 once, not each of its strings as it is read: a check
-    // for every key and value, most of them a few bytes, cost more than the line's.
-    match std::str::from_utf8(bytes) {
-        Ok(line) => serde_json::from_str(line).ok(),
-        Err(_) => serde_json::from_slice(bytes).ok(),
-    }
+    super::lines::from_json(bytes).ok()
 }
 
 #[cfg(test)]
@@ -122,10 +117,10 @@ mod tests {
         read(line, &mut BatchTokens::default()).map(|read| format!("{:?}", read.kind))
     }
 
-    /// The line is checked as UTF-8 whole before it is read, and a line that fails
-    /// the check reads as it did when each string was checked as it was read: bytes
-    /// that are not UTF-8 in a field no kind reads are skipped unchecked, and in a
-    /// text they send the line the general way.
+    /// A line that is not UTF-8 reads as it did when each string was checked as it
+    /// was read ([`super::super::lines::from_json`]): bytes that are not UTF-8 in a
+    /// field no kind reads are skipped unchecked, and in a text they send the line the
+    /// general way.
     #[test]
     fn a_line_that_is_not_utf8_reads_as_when_each_string_was_checked() {
         let clean = kind(br#"{"type":"message","text":"ok r-77aa"}"#);

@@ -256,7 +256,7 @@ pub fn parse_record(line: &Line, malformed: &mut crate::model::MalformedLines) -
     if line.bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    let reason = match serde_json::from_slice(line.bytes) {
+    let reason = match super::lines::from_json(line.bytes) {
         Ok(Value::Object(o)) => return Some(Value::Object(o)),
         Ok(_) => "not a JSON object".to_owned(),
         Err(e) => format!("not valid JSON: {e}"),
