@@ -22,6 +22,15 @@ macro_rules! byte_table {
     }};
 }
 
+/// `bit` where `yes`, else 0: a byte's entry in a table of flags (see [`byte_table!`]).
+const fn bit_if(yes: bool, bit: u8) -> u8 {
+    if yes {
+        bit
+    } else {
+        0
+    }
+}
+
 /// One token found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
@@ -611,9 +620,9 @@ mod arn_byte {
                 b,
                 b'_' | b'.' | b'/' | b':' | b'+' | b'=' | b',' | b'@' | b'*' | b'-'
             );
-        (if field { FIELD } else { 0 })
-            | (if b.is_ascii_digit() { DIGIT } else { 0 })
-            | (if resource { RESOURCE } else { 0 })
+        super::bit_if(field, FIELD)
+            | super::bit_if(b.is_ascii_digit(), DIGIT)
+            | super::bit_if(resource, RESOURCE)
     }
 }
 
@@ -665,8 +674,6 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
                 .iter()
                 .position(u8::is_ascii_alphabetic)?;
         let after = colon + "://".len();
-        let goes_on =
-            |c: char| !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\');
         // ASCII a byte at a time, then characters from the first that is not.
         let rest = text.get(after..)?;
         let ascii = rest
@@ -677,7 +684,7 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
             + rest
                 .get(ascii..)?
                 .chars()
-                .take_while(|&c| goes_on(c))
+                .take_while(|&c| url_goes_on(c))
                 .map(char::len_utf8)
                 .sum::<usize>();
         (tail > 0).then_some(start..after + tail)
@@ -688,16 +695,19 @@ fn find_url(text: &str, pos: usize) -> Option<Span> {
 mod url_byte {
     /// `[a-zA-Z0-9+.-]`: the scheme.
     pub const SCHEME: u8 = 1;
-    /// What goes on after `://`: no whitespace, nor `<>'`"\`.
+    /// What goes on after `://` ([`super::url_goes_on`]).
     pub const TAIL: u8 = 2;
 
     pub const fn of(b: u8) -> u8 {
         let scheme = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
-        let tail = b.is_ascii()
-            && !(b as char).is_whitespace()
-            && !matches!(b, b'<' | b'>' | b'\'' | b'`' | b'"' | b'\\');
-        (if scheme { SCHEME } else { 0 }) | (if tail { TAIL } else { 0 })
+        let tail = b.is_ascii() && super::url_goes_on(b as char);
+        super::bit_if(scheme, SCHEME) | super::bit_if(tail, TAIL)
     }
+}
+
+/// Whether a URL goes on over `c` after its `://`: no whitespace, nor `<>'`"\`.
+const fn url_goes_on(c: char) -> bool {
+    !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\')
 }
 
 /// Looked up (see [`ARN_BYTES`]).
@@ -894,11 +904,7 @@ static PATH_NAME_BYTES: [u8; 256] = byte_table!(path_name_byte);
 
 const fn path_name_byte(b: u8) -> u8 {
     let name = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'@' | b'+' | b'~' | b'-');
-    if name {
-        1
-    } else {
-        0
-    }
+    bit_if(name, 1)
 }
 
 /// The first match of the path pattern
@@ -1361,11 +1367,7 @@ static POD_HASH_BYTES: [u8; 256] = byte_table!(pod_hash_byte);
 const fn pod_hash_byte(b: u8) -> u8 {
     let hash = matches!(b, b'2'..=b'9')
         || (b.is_ascii_lowercase() && !matches!(b, b'a' | b'e' | b'i' | b'o' | b'u' | b'y'));
-    if hash {
-        1
-    } else {
-        0
-    }
+    bit_if(hash, 1)
 }
 
 /// Whether `run` can hold a resource id the extractor keeps (see
