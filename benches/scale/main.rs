@@ -1,7 +1,8 @@
 //! `cargo bench --bench scale`: the performance goals, each beside its baseline from
 //! the same run, on seeded logs it generates under `target/bench-data/` (kept for the
-//! next run). Medians of 3. The largest log is `CTXLENS_BENCH_MIB` (default 256) times
-//! four; set it lower for a quick look (the goals are stated for 256).
+//! next run). Medians of 3; a ratio's commands run in turns. The largest log is
+//! `CTXLENS_BENCH_MIB` (default 256) times four; set it lower for a quick look (the
+//! goals are stated for 256).
 //! `CTXLENS_BENCH_ROWS=small,audit,real,growth,gate,first,tail,folder` picks rows;
 //! `CTXLENS_BENCH_SEED` generates the logs from another seed (held-out logs).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // a benchmark fails loudly
@@ -10,7 +11,9 @@ mod generate;
 mod measure;
 
 use generate::Shape;
-use measure::{installed, median, percentile, three_exits, three_runs, Tui};
+use measure::{
+    installed, median, percentile, three_exits, three_runs, three_turns, three_turns_by_exit, Tui,
+};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -107,15 +110,26 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
         Shape::CompactEvery(32 * MIB),
     );
     let mb = mib_of(&path);
-    let (ours, peak) = three_runs(|| ctxlens(&["audit", "--json"], &path));
+    // The baselines run in turns with `audit`: a ratio is of runs made side by side.
+    let rg = installed("rg").then(|| {
+        let mut cmd = Command::new("rg");
+        cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
+        cmd
+    });
+    let jq = installed("jq").then(|| {
+        let mut cmd = Command::new("jq");
+        cmd.args(["-c", r#"select(.type=="compaction")"#])
+            .arg(&path);
+        cmd
+    });
+    let mut commands = vec![ctxlens(&["audit", "--json"], &path)];
+    commands.extend(rg.into_iter().chain(jq));
+    let mut times = three_turns(&mut commands).into_iter();
+    let (ours, peak) = times.next().expect("audit ran");
     eprintln!("audit {mb:.0} MiB: {ours:.2} s, peak RssAnon {peak:.0} MiB");
     let ours_text = format!("{ours:.2} s ({:.0} MiB/s)", mb / ours);
     if installed("rg") {
-        let (rg, _) = three_runs(|| {
-            let mut cmd = Command::new("rg");
-            cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
-            cmd
-        });
+        let (rg, _) = times.next().expect("rg ran");
         rows.push(row(
             &format!("`audit --json` on {mb:.0} MiB vs `rg --count-matches -e PATTERN`"),
             "≤ 1.0x",
@@ -133,12 +147,7 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
         ));
     }
     if installed("jq") {
-        let (jq, _) = three_runs(|| {
-            let mut cmd = Command::new("jq");
-            cmd.args(["-c", r#"select(.type=="compaction")"#])
-                .arg(&path);
-            cmd
-        });
+        let (jq, _) = times.next().expect("jq ran");
         rows.push(row(
             "`audit --json` vs `jq -c 'select(.type==\"compaction\")'`",
             "≤ 0.35x",
@@ -176,14 +185,11 @@ fn growth_row(big: f64, rows: &mut Vec<Row>) {
 
 fn gate_row(rows: &mut Vec<Row>) {
     let path = log("gate-10m", 10.0, Shape::OneRegion);
-    // Both timed by their exit: the memory sampler's 5 ms step was a tenth of `gate`.
-    let ours = three_exits(|| {
-        let mut cmd = ctxlens(&["gate", "--json"], &path);
-        cmd.arg("k1");
-        cmd
-    });
+    let mut ours = ctxlens(&["gate", "--json"], &path);
+    ours.arg("k1");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/scale/reference_gate.py");
     if !installed("python3") {
+        let ours = three_turns_by_exit(&mut [ours])[0];
         rows.push(row(
             "`gate` on a 10 MiB region vs the Python reference",
             "≥ 50x faster",
@@ -193,11 +199,13 @@ fn gate_row(rows: &mut Vec<Row>) {
         ));
         return;
     }
-    let theirs = three_exits(|| {
-        let mut cmd = Command::new("python3");
-        cmd.arg(&script).arg(&path).arg("k1");
-        cmd
-    });
+    let mut theirs = Command::new("python3");
+    theirs.arg(&script).arg(&path).arg("k1");
+    // Both timed by their exit (the memory sampler's 5 ms step was a tenth of
+    // `gate`), in turns.
+    let [ours, theirs] = three_turns_by_exit(&mut [ours, theirs])[..] else {
+        unreachable!("two commands, two times")
+    };
     rows.push(row(
         "`gate` on one 10 MiB region vs the seed's reference (a Python set of tokens, each `tok in summary`), whole process",
         "≥ 50x faster",

@@ -58,21 +58,53 @@ pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
     (median(runs.into_iter().map(|r| r.0).collect()), peak)
 }
 
+/// Each command run three times in turns (one run of each, in order, then again), so
+/// that a host that slows down or speeds up during the rows weighs on every command of
+/// a ratio alike (run one after the other, three runs each, a slow phase that began
+/// during the first command's runs counted against it alone): each command's median
+/// wall time and its peak `RssAnon`.
+pub fn three_turns(commands: &mut [Command]) -> Vec<(f64, f64)> {
+    turns(commands, run)
+}
+
+/// [`three_turns`], timed by the commands' exit alone (see [`three_exits`]).
+pub fn three_turns_by_exit(commands: &mut [Command]) -> Vec<f64> {
+    let by_exit = |cmd: &mut Command| (exit_time(cmd), 0.0);
+    turns(commands, by_exit)
+        .into_iter()
+        .map(|(wall, _)| wall)
+        .collect()
+}
+
+fn turns(commands: &mut [Command], time: impl Fn(&mut Command) -> (f64, f64)) -> Vec<(f64, f64)> {
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); commands.len()];
+    for _ in 0..3 {
+        for (cmd, runs) in commands.iter_mut().zip(&mut runs) {
+            runs.push(time(cmd));
+        }
+    }
+    runs.into_iter()
+        .map(|runs| {
+            let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
+            (median(runs.into_iter().map(|r| r.0).collect()), peak)
+        })
+        .collect()
+}
+
+/// Wall time of one run of `cmd`, by its exit, its output discarded.
+fn exit_time(cmd: &mut Command) -> f64 {
+    let started = Instant::now();
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .expect("the command runs");
+    started.elapsed().as_secs_f64()
+}
+
 /// Median wall time of three runs of the command `make` builds, timed by their exit
 /// alone (no memory sampled): for runs of a few milliseconds, below the sampler's step.
 pub fn three_exits(mut make: impl FnMut() -> Command) -> f64 {
-    let runs = (0..3)
-        .map(|_| {
-            let started = Instant::now();
-            make()
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status()
-                .expect("the command runs");
-            started.elapsed().as_secs_f64()
-        })
-        .collect();
-    median(runs)
+    median((0..3).map(|_| exit_time(&mut make())).collect())
 }
 
 /// Whether a program is on PATH.
