@@ -64,23 +64,10 @@ pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
 /// during the first command's runs counted against it alone): each command's median
 /// wall time and its peak `RssAnon`.
 pub fn three_turns(commands: &mut [Command]) -> Vec<(f64, f64)> {
-    turns(commands, run)
-}
-
-/// [`three_turns`], timed by the commands' exit alone (see [`three_exits`]).
-pub fn three_turns_by_exit(commands: &mut [Command]) -> Vec<f64> {
-    let by_exit = |cmd: &mut Command| (exit_time(cmd), 0.0);
-    turns(commands, by_exit)
-        .into_iter()
-        .map(|(wall, _)| wall)
-        .collect()
-}
-
-fn turns(commands: &mut [Command], time: impl Fn(&mut Command) -> (f64, f64)) -> Vec<(f64, f64)> {
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); commands.len()];
     for _ in 0..3 {
         for (cmd, runs) in commands.iter_mut().zip(&mut runs) {
-            runs.push(time(cmd));
+            runs.push(run(cmd));
         }
     }
     runs.into_iter()
