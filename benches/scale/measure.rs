@@ -58,24 +58,70 @@ pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
     (median(runs.into_iter().map(|r| r.0).collect()), peak)
 }
 
+/// A command's runs: the median wall time, the peak `RssAnon`, and the share of the
+/// machine's CPU time that the hypervisor took back while they ran (`steal`), where the
+/// system tells it.
+pub struct Turns {
+    pub wall: f64,
+    pub peak: f64,
+    pub steal: Option<f64>,
+}
+
 /// Each command run three times in turns (one run of each, in order, then again), so
 /// that a host that slows down or speeds up during the rows weighs on every command of
 /// a ratio alike (run one after the other, three runs each, a slow phase that began
-/// during the first command's runs counted against it alone): each command's median
-/// wall time and its peak `RssAnon`.
-pub fn three_turns(commands: &mut [Command]) -> Vec<(f64, f64)> {
+/// during the first command's runs counted against it alone).
+pub fn three_turns(commands: &mut [Command]) -> Vec<Turns> {
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); commands.len()];
+    let mut ticks: Vec<Option<CpuTicks>> = vec![Some(CpuTicks::default()); commands.len()];
     for _ in 0..3 {
-        for (cmd, runs) in commands.iter_mut().zip(&mut runs) {
+        for ((cmd, runs), ticks) in commands.iter_mut().zip(&mut runs).zip(&mut ticks) {
+            let before = CpuTicks::now();
             runs.push(run(cmd));
+            *ticks = ticks
+                .zip(before.zip(CpuTicks::now()))
+                .map(|(sum, (before, after))| CpuTicks {
+                    stolen: sum.stolen + after.stolen.saturating_sub(before.stolen),
+                    all: sum.all + after.all.saturating_sub(before.all),
+                });
         }
     }
     runs.into_iter()
-        .map(|runs| {
-            let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-            (median(runs.into_iter().map(|r| r.0).collect()), peak)
+        .zip(ticks)
+        .map(|(runs, ticks)| Turns {
+            peak: runs.iter().map(|r| r.1).fold(0.0, f64::max),
+            wall: median(runs.into_iter().map(|r| r.0).collect()),
+            steal: ticks
+                .filter(|t| t.all > 0)
+                .map(|t| t.stolen as f64 / t.all as f64),
         })
         .collect()
+}
+
+/// The machine's CPU time since boot, in clock ticks: what the hypervisor took back
+/// (`steal`) and all of it (the first line of `/proc/stat`).
+#[derive(Clone, Copy, Default)]
+struct CpuTicks {
+    stolen: u64,
+    all: u64,
+}
+
+impl CpuTicks {
+    fn now() -> Option<CpuTicks> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let fields: Vec<u64> = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|field| field.parse().ok())
+            .collect::<Option<_>>()?;
+        Some(CpuTicks {
+            stolen: *fields.get(7)?,
+            all: fields.iter().sum(),
+        })
+    }
 }
 
 /// Wall time of one run of `cmd`, by its exit, its output discarded.
