@@ -162,11 +162,16 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
     let names = names.filter(|&name| name == "audit" || installed(name));
     let steal: Vec<String> = names
         .zip(&turns)
-        .filter_map(|(name, t)| Some(format!("{name} {:.0}%", t.steal? * 100.0)))
+        .filter_map(|(name, t)| {
+            let cpu = t
+                .cpu
+                .map_or(String::new(), |cpu| format!(", CPU {cpu:.2} s"));
+            Some(format!("{name} {:.0}%{cpu}", t.steal? * 100.0))
+        })
         .collect();
     if let Some((ours, theirs)) = steal.split_first() {
         rows.push(Row {
-            goal: "the host's CPU taken back while each ran (`steal`, `/proc/stat`)".into(),
+            goal: "the host's CPU taken back while each ran (`steal`, `/proc/stat`), and each one's CPU time (user and system)".into(),
             target: "(the run's conditions)".into(),
             measured: ours.clone(),
             baseline: theirs.join(", "),

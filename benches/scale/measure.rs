@@ -58,13 +58,42 @@ pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
     (median(runs.into_iter().map(|r| r.0).collect()), peak)
 }
 
-/// A command's runs: the median wall time, the peak `RssAnon`, and the share of the
-/// machine's CPU time that the hypervisor took back while they ran (`steal`), where the
-/// system tells it.
+/// A command's runs: the median wall time, the peak `RssAnon`, the share of the
+/// machine's CPU time that the hypervisor took back while they ran (`steal`), and the
+/// median CPU time the command used (user and system), where the system tells them.
 pub struct Turns {
     pub wall: f64,
     pub peak: f64,
     pub steal: Option<f64>,
+    pub cpu: Option<f64>,
+}
+
+/// One run of a command, with what the machine and the command used meanwhile.
+struct Measured {
+    wall: f64,
+    peak: f64,
+    ticks: Option<CpuTicks>,
+    cpu: Option<f64>,
+}
+
+fn measured(cmd: &mut Command) -> Measured {
+    let (ticks_before, cpu_before) = (CpuTicks::now(), children_cpu());
+    let (wall, peak) = run(cmd);
+    let ticks = ticks_before
+        .zip(CpuTicks::now())
+        .map(|(before, after)| CpuTicks {
+            stolen: after.stolen.saturating_sub(before.stolen),
+            all: after.all.saturating_sub(before.all),
+        });
+    let cpu = cpu_before
+        .zip(children_cpu())
+        .map(|(before, after)| after - before);
+    Measured {
+        wall,
+        peak,
+        ticks,
+        cpu,
+    }
 }
 
 /// Each command run three times in turns (one run of each, in order, then again), so
@@ -72,30 +101,41 @@ pub struct Turns {
 /// a ratio alike (run one after the other, three runs each, a slow phase that began
 /// during the first command's runs counted against it alone).
 pub fn three_turns(commands: &mut [Command]) -> Vec<Turns> {
-    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new(); commands.len()];
-    let mut ticks: Vec<Option<CpuTicks>> = vec![Some(CpuTicks::default()); commands.len()];
+    let mut runs: Vec<Vec<Measured>> = commands.iter().map(|_| Vec::new()).collect();
     for _ in 0..3 {
-        for ((cmd, runs), ticks) in commands.iter_mut().zip(&mut runs).zip(&mut ticks) {
-            let before = CpuTicks::now();
-            runs.push(run(cmd));
-            *ticks = ticks
-                .zip(before.zip(CpuTicks::now()))
-                .map(|(sum, (before, after))| CpuTicks {
-                    stolen: sum.stolen + after.stolen.saturating_sub(before.stolen),
-                    all: sum.all + after.all.saturating_sub(before.all),
-                });
+        for (cmd, runs) in commands.iter_mut().zip(&mut runs) {
+            runs.push(measured(cmd));
         }
     }
     runs.into_iter()
-        .zip(ticks)
-        .map(|(runs, ticks)| Turns {
-            peak: runs.iter().map(|r| r.1).fold(0.0, f64::max),
-            wall: median(runs.into_iter().map(|r| r.0).collect()),
-            steal: ticks
-                .filter(|t| t.all > 0)
-                .map(|t| t.stolen as f64 / t.all as f64),
+        .map(|runs| {
+            let ticks: Option<Vec<CpuTicks>> = runs.iter().map(|r| r.ticks).collect();
+            let (stolen, all) = ticks
+                .unwrap_or_default()
+                .iter()
+                .fold((0, 0), |(s, a), t| (s + t.stolen, a + t.all));
+            let cpu: Option<Vec<f64>> = runs.iter().map(|r| r.cpu).collect();
+            Turns {
+                wall: median(runs.iter().map(|r| r.wall).collect()),
+                peak: runs.iter().map(|r| r.peak).fold(0.0, f64::max),
+                steal: (all > 0).then(|| stolen as f64 / all as f64),
+                cpu: cpu.map(median),
+            }
         })
         .collect()
+}
+
+/// The CPU time, user and system, of this process's children that ended and were
+/// waited for, in seconds (`cutime` and `cstime` in `/proc/self/stat`, at the usual
+/// 100 ticks a second).
+fn children_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command's name, which is in parentheses and may hold
+    // spaces: `cutime` and `cstime` are the 16th and 17th fields of the line.
+    let after_name = stat.get(stat.rfind(')')? + 1..)?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    let ticks = |at: usize| fields.get(at)?.parse::<f64>().ok();
+    Some((ticks(13)? + ticks(14)?) / 100.0)
 }
 
 /// The machine's CPU time since boot, in clock ticks: what the hypervisor took back
