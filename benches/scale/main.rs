@@ -109,44 +109,44 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
     );
     let mb = mib_of(&path);
     // The baselines run in turns with `audit`: a ratio is of runs made side by side.
-    let rg = installed("rg").then(|| {
+    let mut named = vec![("audit", ctxlens(&["audit", "--json"], &path))];
+    if installed("rg") {
         let mut cmd = Command::new("rg");
         cmd.args(["--count-matches", "-e", PATTERN]).arg(&path);
-        cmd
-    });
-    let jq = installed("jq").then(|| {
+        named.push(("rg", cmd));
+    }
+    if installed("jq") {
         let mut cmd = Command::new("jq");
         cmd.args(["-c", r#"select(.type=="compaction")"#])
             .arg(&path);
-        cmd
-    });
-    let mut commands = vec![ctxlens(&["audit", "--json"], &path)];
-    commands.extend(rg.into_iter().chain(jq));
+        named.push(("jq", cmd));
+    }
+    let (names, mut commands): (Vec<&str>, Vec<Command>) = named.into_iter().unzip();
     let turns = three_turns(&mut commands);
-    let mut times = turns.iter().map(|t| (t.wall, t.peak));
-    let (ours, peak) = times.next().expect("audit ran");
+    let timed = |name: &str| {
+        let at = names.iter().position(|&n| n == name)?;
+        turns.get(at).map(|t| t.wall)
+    };
+    let (ours, peak) = (turns[0].wall, turns[0].peak);
     eprintln!("audit {mb:.0} MiB: {ours:.2} s, peak RssAnon {peak:.0} MiB");
     let ours_text = format!("{ours:.2} s ({:.0} MiB/s)", mb / ours);
-    if installed("rg") {
-        let (rg, _) = times.next().expect("rg ran");
-        rows.push(row(
+    match timed("rg") {
+        Some(rg) => rows.push(row(
             &format!("`audit --json` on {mb:.0} MiB vs `rg --count-matches -e PATTERN`"),
             "≤ 1.0x",
             format!("{ours_text}: {:.2}x", ours / rg),
             format!("rg {rg:.2} s"),
             Some(ours / rg <= 1.0),
-        ));
-    } else {
-        rows.push(row(
+        )),
+        None => rows.push(row(
             "`audit --json` vs `rg` (rg not installed: `apt-get install ripgrep`)",
             "≤ 1.0x",
             ours_text.clone(),
             "-".into(),
             None,
-        ));
+        )),
     }
-    if installed("jq") {
-        let (jq, _) = times.next().expect("jq ran");
+    if let Some(jq) = timed("jq") {
         rows.push(row(
             "`audit --json` vs `jq -c 'select(.type==\"compaction\")'`",
             "≤ 0.35x",
@@ -158,9 +158,8 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
     // The CPU time the hypervisor took back while each ran: when it takes back much of
     // the second core, the two cores `audit` works on are worth less than two, and
     // its ratios to one-core baselines swing with it.
-    let names = ["audit", "rg", "jq"].into_iter();
-    let names = names.filter(|&name| name == "audit" || installed(name));
     let steal: Vec<String> = names
+        .iter()
         .zip(&turns)
         .filter_map(|(name, t)| {
             let cpu = t

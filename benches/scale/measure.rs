@@ -52,10 +52,11 @@ pub fn run(cmd: &mut Command) -> (f64, f64) {
 
 /// Median wall time of three runs of the command `make` builds, and the peak memory
 /// of any of them.
-pub fn three_runs(mut make: impl FnMut() -> Command) -> (f64, f64) {
-    let runs: Vec<(f64, f64)> = (0..3).map(|_| run(&mut make())).collect();
-    let peak = runs.iter().map(|r| r.1).fold(0.0, f64::max);
-    (median(runs.into_iter().map(|r| r.0).collect()), peak)
+pub fn three_runs(make: impl FnOnce() -> Command) -> (f64, f64) {
+    let [one] = &three_turns(&mut [make()])[..] else {
+        unreachable!("one command, one result")
+    };
+    (one.wall, one.peak)
 }
 
 /// A command's runs: the median wall time, the peak `RssAnon`, the share of the
@@ -140,7 +141,7 @@ fn children_cpu() -> Option<f64> {
 
 /// The machine's CPU time since boot, in clock ticks: what the hypervisor took back
 /// (`steal`) and all of it (the first line of `/proc/stat`).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct CpuTicks {
     stolen: u64,
     all: u64,

@@ -168,7 +168,7 @@ impl LogParser {
     pub fn feed(&mut self, line: &Line) {
         match self {
             LogParser::Undetected(undecided) => {
-                if let Ok(record) = serde_json::from_slice::<Value>(line.bytes) {
+                if let Ok(record) = super::lines::from_json::<Value>(line.bytes) {
                     if let Some(format) = detect_record(&record) {
                         undecided.vote(format);
                     }
