@@ -1714,7 +1714,7 @@ pub fn word_count(text: &str) -> u64 {
 /// neither follows a word byte nor is joined across one middle byte to the word
 /// before. Words of `_` alone, which hold no letter or digit, are taken off.
 fn ascii_word_count(bytes: &[u8]) -> u64 {
-    use word_kind::{of, DIGIT, LETTER, WORD};
+    use word_kind::{of, DIGIT, LETTER, UNDERSCORE, WORD};
     // Block by block, so that the compiler can work on many bytes at once: the kinds
     // of a block's bytes, after those of the two bytes before it.
     const BLOCK: usize = 256;
@@ -1722,6 +1722,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
     const _: () = assert!(BLOCK / 2 <= u8::MAX as usize);
     let mut kinds = [0u8; BLOCK + 2];
     let mut count = 0u64;
+    let mut held = 0u8;
     for (i, block) in bytes.chunks(BLOCK).enumerate() {
         if i > 0 {
             // Every block but the last is whole: its last two kinds end the array.
@@ -1730,6 +1731,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         if let Some(slots) = kinds.get_mut(2..) {
             for (slot, &b) in slots.iter_mut().zip(block) {
                 *slot = of(b);
+                held |= *slot;
             }
         }
         let n = block.len();
@@ -1748,7 +1750,11 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         }
         count += u64::from(starts);
     }
-    count - underscore_words(bytes)
+    // Most texts hold no `_`: they are not searched for one again.
+    match held & UNDERSCORE != 0 {
+        true => count - underscore_words(bytes),
+        false => count,
+    }
 }
 
 /// The runs of `_` with no word byte on either side: words without a letter or digit.
@@ -1784,14 +1790,15 @@ mod word_kind {
     pub fn of(b: u8) -> u8 {
         let letter = (b | 0x20).wrapping_sub(b'a') < 26;
         let digit = b.wrapping_sub(b'0') < 10;
-        let mid_both = b == b'.' || b == b'\'';
-        let mid_letters = mid_both || b == b':';
-        let mid_digits = mid_both || b == b',' || b == b';';
-        (u8::from(letter) * LETTER)
-            | (u8::from(digit) * DIGIT)
-            | (u8::from(b == b'_') * UNDERSCORE)
-            | (u8::from(mid_letters) * MID_LETTERS)
-            | (u8::from(mid_digits) * MID_DIGITS)
+        let mid_both = (b == b'.') | (b == b'\'');
+        let mid_letters = mid_both | (b == b':');
+        let mid_digits = mid_both | (b == b',') | (b == b';');
+        // Selects, not products: vectors of bytes have no multiplication.
+        (if letter { LETTER } else { 0 })
+            | (if digit { DIGIT } else { 0 })
+            | (if b == b'_' { UNDERSCORE } else { 0 })
+            | (if mid_letters { MID_LETTERS } else { 0 })
+            | (if mid_digits { MID_DIGITS } else { 0 })
     }
 }
 
