@@ -53,10 +53,8 @@ pub fn run(cmd: &mut Command) -> (f64, f64) {
 /// Median wall time of three runs of the command `make` builds, and the peak memory
 /// of any of them.
 pub fn three_runs(make: impl FnOnce() -> Command) -> (f64, f64) {
-    let [one] = &three_turns(&mut [make()])[..] else {
-        unreachable!("one command, one result")
-    };
-    (one.wall, one.peak)
+    let turns = three_turns(&mut [make()]);
+    (turns[0].wall, turns[0].peak)
 }
 
 /// A command's runs: the median wall time, the peak `RssAnon`, the share of the

@@ -1722,7 +1722,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
     const _: () = assert!(BLOCK / 2 <= u8::MAX as usize);
     let mut kinds = [0u8; BLOCK + 2];
     let mut count = 0u64;
-    let mut held = 0u8;
+    let mut kinds_met = 0u8;
     for (i, block) in bytes.chunks(BLOCK).enumerate() {
         if i > 0 {
             // Every block but the last is whole: its last two kinds end the array.
@@ -1731,7 +1731,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         if let Some(slots) = kinds.get_mut(2..) {
             for (slot, &b) in slots.iter_mut().zip(block) {
                 *slot = of(b);
-                held |= *slot;
+                kinds_met |= *slot;
             }
         }
         let n = block.len();
@@ -1751,7 +1751,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         count += u64::from(starts);
     }
     // Most texts hold no `_`: they are not searched for one again.
-    match held & UNDERSCORE != 0 {
+    match kinds_met & UNDERSCORE != 0 {
         true => count - underscore_words(bytes),
         false => count,
     }
@@ -1794,11 +1794,12 @@ mod word_kind {
         let mid_letters = mid_both | (b == b':');
         let mid_digits = mid_both | (b == b',') | (b == b';');
         // Selects, not products: vectors of bytes have no multiplication.
-        (if letter { LETTER } else { 0 })
-            | (if digit { DIGIT } else { 0 })
-            | (if b == b'_' { UNDERSCORE } else { 0 })
-            | (if mid_letters { MID_LETTERS } else { 0 })
-            | (if mid_digits { MID_DIGITS } else { 0 })
+        use super::bit_if;
+        bit_if(letter, LETTER)
+            | bit_if(digit, DIGIT)
+            | bit_if(b == b'_', UNDERSCORE)
+            | bit_if(mid_letters, MID_LETTERS)
+            | bit_if(mid_digits, MID_DIGITS)
     }
 }
 
