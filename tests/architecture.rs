@@ -72,6 +72,7 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         "hashbrown",
         "memchr",
         "regex",
+        "safe_arch",
         "serde",
         "serde_json",
         "smallvec",

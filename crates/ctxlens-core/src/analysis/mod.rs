@@ -21,6 +21,7 @@ pub mod report;
 pub mod state;
 pub mod token_rows;
 pub mod tokens;
+mod word_masks;
 
 pub use finding::{Finding, FindingKind, Severity};
 pub use report::{analyze, report, Degraded, Options, Report, SessionAnalysis};

@@ -1710,48 +1710,38 @@ pub fn word_count(text: &str) -> u64 {
 /// are ASCII, and this is many times faster than segmenting them.
 ///
 /// Whether a word starts at a byte depends only on the two bytes before it, so the
-/// count needs no state carried from byte to byte: a word starts at a word byte that
+/// count reads 64 bytes at once, as masks of their kinds beside those of the 64 before
+/// ([`WordMasks`](super::word_masks::WordMasks)): a word starts at a word byte that
 /// neither follows a word byte nor is joined across one middle byte to the word
 /// before. Words of `_` alone, which hold no letter or digit, are taken off.
 fn ascii_word_count(bytes: &[u8]) -> u64 {
-    use word_kind::{of, DIGIT, LETTER, UNDERSCORE, WORD};
-    // Block by block, so that the compiler can work on many bytes at once: the kinds
-    // of a block's bytes, after those of the two bytes before it.
-    const BLOCK: usize = 256;
-    // A block's word starts are counted in a byte (below).
-    const _: () = assert!(BLOCK / 2 <= u8::MAX as usize);
-    let mut kinds = [0u8; BLOCK + 2];
+    use super::word_masks::{WordMasks, BLOCK};
     let mut count = 0u64;
-    let mut kinds_met = 0u8;
-    for (i, block) in bytes.chunks(BLOCK).enumerate() {
-        if i > 0 {
-            // Every block but the last is whole: its last two kinds end the array.
-            kinds.copy_within(BLOCK.., 0);
+    let mut before = WordMasks::default();
+    let mut holds_underscore = false;
+    let mut count_block = |block: &[u8; BLOCK]| {
+        let masks = WordMasks::of(block);
+        count += u64::from(masks.starts_after(&before));
+        holds_underscore |= masks.holds_underscore();
+        before = masks;
+    };
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        if let Ok(block) = <&[u8; BLOCK]>::try_from(block) {
+            count_block(block);
         }
-        if let Some(slots) = kinds.get_mut(2..) {
-            for (slot, &b) in slots.iter_mut().zip(block) {
-                *slot = of(b);
-                kinds_met |= *slot;
-            }
+    }
+    // The last bytes, then blanks: a blank is no kind of byte.
+    let rest = blocks.remainder();
+    if !rest.is_empty() {
+        let mut last = [b' '; BLOCK];
+        if let Some(head) = last.get_mut(..rest.len()) {
+            head.copy_from_slice(rest);
         }
-        let n = block.len();
-        let now = kinds.get(2..n + 2).unwrap_or_default();
-        let one_back = kinds.get(1..n + 1).unwrap_or_default();
-        let two_back = kinds.get(..n).unwrap_or_default();
-        // A word starts after a byte that is no word byte: at most every other byte of
-        // a block, 128, which a byte holds (a byte-wide sum stays in vector lanes).
-        let mut starts = 0u8;
-        for ((&now, &one_back), &two_back) in now.iter().zip(one_back).zip(two_back) {
-            // A middle byte's kind is the kind it joins, three bits up.
-            let joined = now & two_back & (one_back >> 3) & (LETTER | DIGIT) != 0;
-            starts = starts.wrapping_add(u8::from(
-                (now & WORD != 0) & (one_back & WORD == 0) & !joined,
-            ));
-        }
-        count += u64::from(starts);
+        count_block(&last);
     }
     // Most texts hold no `_`: they are not searched for one again.
-    match kinds_met & UNDERSCORE != 0 {
+    match holds_underscore {
         true => count - underscore_words(bytes),
         false => count,
     }
@@ -1759,7 +1749,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
 
 /// The runs of `_` with no word byte on either side: words without a letter or digit.
 fn underscore_words(bytes: &[u8]) -> u64 {
-    let is_word = |at: Option<&u8>| at.is_some_and(|&b| word_kind::of(b) & word_kind::WORD != 0);
+    let is_word = |at: Option<&u8>| at.is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_');
     let mut count = 0;
     let mut after_run = 0;
     for at in memchr::memchr_iter(b'_', bytes) {
@@ -1772,35 +1762,6 @@ fn underscore_words(bytes: &[u8]) -> u64 {
         count += u64::from(!is_word(before) && !is_word(bytes.get(after_run)));
     }
     count
-}
-
-/// What a byte is to [`ascii_word_count`]; worked out, not looked up, so that many
-/// bytes are worked out at once.
-mod word_kind {
-    pub const LETTER: u8 = 1;
-    pub const DIGIT: u8 = 2;
-    pub const UNDERSCORE: u8 = 4;
-    pub const WORD: u8 = LETTER | DIGIT | UNDERSCORE;
-    /// Joins two letters (`:` `.` `'`): [`LETTER`] three bits up.
-    pub const MID_LETTERS: u8 = LETTER << 3;
-    /// Joins two digits (`,` `;` `.` `'`): [`DIGIT`] three bits up.
-    pub const MID_DIGITS: u8 = DIGIT << 3;
-
-    #[inline(always)]
-    pub fn of(b: u8) -> u8 {
-        let letter = (b | 0x20).wrapping_sub(b'a') < 26;
-        let digit = b.wrapping_sub(b'0') < 10;
-        let mid_both = (b == b'.') | (b == b'\'');
-        let mid_letters = mid_both | (b == b':');
-        let mid_digits = mid_both | (b == b',') | (b == b';');
-        // Selects, not products: vectors of bytes have no multiplication.
-        use super::bit_if;
-        bit_if(letter, LETTER)
-            | bit_if(digit, DIGIT)
-            | bit_if(b == b'_', UNDERSCORE)
-            | bit_if(mid_letters, MID_LETTERS)
-            | bit_if(mid_digits, MID_DIGITS)
-    }
 }
 
 #[cfg(test)]
@@ -1981,7 +1942,7 @@ mod tests {
     }
 
     /// The densest words a block can hold, a word every other byte, counted over
-    /// many blocks and from every offset: the count of a block fits a byte.
+    /// many blocks and from every offset.
     #[test]
     fn the_densest_text_is_counted_whole() {
         let text = "a ".repeat(1000);
