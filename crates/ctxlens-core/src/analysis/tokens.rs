@@ -1725,14 +1725,9 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
         holds_underscore |= masks.holds_underscore();
         before = masks;
     };
-    let mut blocks = bytes.chunks_exact(BLOCK);
-    for block in &mut blocks {
-        if let Ok(block) = <&[u8; BLOCK]>::try_from(block) {
-            count_block(block);
-        }
-    }
+    let (blocks, rest) = bytes.as_chunks::<BLOCK>();
+    blocks.iter().for_each(&mut count_block);
     // The last bytes, then blanks: a blank is no kind of byte.
-    let rest = blocks.remainder();
     if !rest.is_empty() {
         let mut last = [b' '; BLOCK];
         if let Some(head) = last.get_mut(..rest.len()) {

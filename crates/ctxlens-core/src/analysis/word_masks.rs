@@ -30,17 +30,9 @@ impl WordMasks {
     #[inline(always)]
     pub fn of(block: &[u8; BLOCK]) -> WordMasks {
         let mut masks = WordMasks::default();
-        for (i, part) in block.chunks_exact(16).enumerate() {
-            let Ok(part) = <&[u8; 16]>::try_from(part) else {
-                continue;
-            };
-            let lanes = sse2::of(part);
-            let shift = 16 * i;
-            masks.word |= u64::from(lanes.word) << shift;
-            masks.letter |= u64::from(lanes.letter) << shift;
-            masks.digit |= u64::from(lanes.digit) << shift;
-            masks.mid_letters |= u64::from(lanes.mid_letters) << shift;
-            masks.mid_digits |= u64::from(lanes.mid_digits) << shift;
+        let (parts, _) = block.as_chunks::<16>();
+        for (i, part) in parts.iter().enumerate() {
+            sse2::add(part, 16 * i, &mut masks);
         }
         masks
     }
@@ -113,15 +105,6 @@ mod sse2 {
         load_unaligned_m128i, m128i, move_mask_i8_m128i, set_splat_i8_m128i,
     };
 
-    /// [`super::WordMasks`] of 16 bytes.
-    pub struct Lanes {
-        pub word: u16,
-        pub letter: u16,
-        pub digit: u16,
-        pub mid_letters: u16,
-        pub mid_digits: u16,
-    }
-
     /// Bytes `from..from + count` shifted to the bottom of the signed range: below
     /// `count - 128` exactly there (SSE2 compares bytes as signed only).
     fn in_range(v: m128i, from: u8, count: u8) -> m128i {
@@ -130,8 +113,9 @@ mod sse2 {
         cmp_lt_mask_i8_m128i(add_i8_m128i(v, to_bottom), bound)
     }
 
+    /// Adds the kinds of 16 bytes to `masks`, from bit `shift` on.
     #[inline(always)]
-    pub fn of(bytes: &[u8; 16]) -> Lanes {
+    pub fn add(bytes: &[u8; 16], shift: usize, masks: &mut super::WordMasks) {
         let v = load_unaligned_m128i(bytes);
         let is = |b: u8| cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b as i8));
         // `| 0x20` folds upper-case letters onto lower-case ones, and no other byte
@@ -142,14 +126,14 @@ mod sse2 {
         let mid_both = bitor_m128i(is(b'.'), is(b'\''));
         let mid_letters = bitor_m128i(mid_both, is(b':'));
         let mid_digits = bitor_m128i(mid_both, bitor_m128i(is(b','), is(b';')));
-        let bits = |mask: m128i| move_mask_i8_m128i(mask) as u16;
-        Lanes {
-            word: bits(word),
-            letter: bits(letter),
-            digit: bits(digit),
-            mid_letters: bits(mid_letters),
-            mid_digits: bits(mid_digits),
-        }
+        let put = |mask: &mut u64, lanes: m128i| {
+            *mask |= u64::from(move_mask_i8_m128i(lanes) as u16) << shift;
+        };
+        put(&mut masks.word, word);
+        put(&mut masks.letter, letter);
+        put(&mut masks.digit, digit);
+        put(&mut masks.mid_letters, mid_letters);
+        put(&mut masks.mid_digits, mid_digits);
     }
 }
 
