@@ -1744,7 +1744,7 @@ fn ascii_word_count(bytes: &[u8]) -> u64 {
 
 /// The runs of `_` with no word byte on either side: words without a letter or digit.
 fn underscore_words(bytes: &[u8]) -> u64 {
-    let is_word = |at: Option<&u8>| at.is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_');
+    let is_word = |at: Option<&u8>| at.is_some_and(|&b| super::word_masks::is_word_byte(b));
     let mut count = 0;
     let mut after_run = 0;
     for at in memchr::memchr_iter(b'_', bytes) {
