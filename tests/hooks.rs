@@ -166,19 +166,212 @@ fn hold_waits_for_an_operator_and_refuse_blocks() {
     );
     assert_eq!(out.status.code(), Some(0));
     // A held compaction can be spilled: the decision names the hook's handle.
-    let out = ctxlens()
-        .arg("decide")
-        .arg(&path)
-        .args(["pre-compact-2", "spill"])
-        .output()
-        .unwrap();
+    let out = held("claude-code", "pre-compact.json", &path, "spill");
     assert_exit(&out, 0);
-    let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let second = ledger(&path)
+    let decision = &decisions(&path)[1];
+    let third = ledger(&path)
         .into_iter()
-        .find(|e| e["event"] == "pre-compact" && e["id"] == "pre-compact-2")
+        .find(|e| e["event"] == "pre-compact" && e["id"] == "pre-compact-3")
         .unwrap();
-    assert_eq!(decision["handle"], second["handle"]);
+    assert_eq!(decision["compaction"], "pre-compact-3");
+    assert_eq!(decision["handle"], third["handle"]);
+}
+
+fn decisions(transcript: &Path) -> Vec<Value> {
+    let path = format!("{}.decisions.jsonl", transcript.display());
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Claude Code writes the boundary, its summary and what follows.
+fn land(path: &Path, rest: &str) {
+    let mut all = std::fs::read_to_string(path).unwrap();
+    all.push_str(rest);
+    std::fs::write(path, all).unwrap();
+}
+
+#[test]
+fn a_decision_on_a_held_compaction_is_the_decision_of_the_compaction_that_lands() {
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    // Refused first: the agent does not compact, and nothing may link to that hold.
+    assert_exit(&held("claude-code", "pre-compact.json", &path, "refuse"), 2);
+    assert_exit(&held("claude-code", "pre-compact.json", &path, "spill"), 0);
+    land(&path, &rest);
+    let (report, code) = audit_json(&path, &[]);
+    let compaction = &report["compactions"][0];
+    assert_eq!(compaction["held_as"], "pre-compact-2", "{compaction}");
+    assert_eq!(compaction["decision"]["verdict"], "spill", "{compaction}");
+    assert_eq!(compaction["decision"]["compaction"], "pre-compact-2");
+    // The spill resolves what the summary dropped (spec 8.5): a handled compaction
+    // passes CI.
+    let unresolved: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "error" && f["resolved_by"].is_null())
+        .collect();
+    assert!(unresolved.is_empty(), "{unresolved:?}");
+    assert_eq!(code, 0, "{report}");
+    let text = ctxlens().arg("audit").arg(&path).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("decision: spill by ops") && text.contains("held as pre-compact-2"),
+        "{text}"
+    );
+    // A decision recorded on the landed id now finds the held one standing.
+    let id = compaction["id"].as_str().unwrap();
+    let out = decide(&path, id, "approve", "late");
+    assert_exit(&out, 1);
+    assert_eq!(decisions(&path).len(), 2);
+}
+
+#[test]
+fn a_compaction_that_lands_with_no_hold_before_it_carries_no_held_decision() {
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    assert_exit(&held("claude-code", "pre-compact.json", &path, "refuse"), 2);
+    // The agent compacts all the same (no hook ran again): the refused hold is not it.
+    land(&path, &rest);
+    let (report, _) = audit_json(&path, &[]);
+    let compaction = &report["compactions"][0];
+    assert!(compaction.get("held_as").is_none(), "{compaction}");
+    assert!(compaction["decision"].is_null(), "{compaction}");
+}
+
+#[test]
+fn a_codex_compaction_carries_the_decision_its_hook_was_given() {
+    let (_dir, path) = rollout();
+    assert_exit(&held("codex", "codex-pre-compact.json", &path, "spill"), 0);
+    let full = std::fs::read_to_string(sample("codex-rollout.jsonl")).unwrap();
+    let cut = full.find("\"type\": \"compacted\"").unwrap();
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    land(&path, &full[line_start..]);
+    let (report, _) = audit_json(&path, &[]);
+    let compaction = &report["compactions"][0];
+    assert_eq!(compaction["held_as"], "pre-compact-1", "{compaction}");
+    assert_eq!(compaction["decision"]["verdict"], "spill", "{compaction}");
+    // Only the first compaction after the hold is the held one.
+    let second = &report["compactions"][1];
+    assert!(second["decision"].is_null(), "{second}");
+}
+
+#[test]
+fn a_decision_that_differs_from_the_gate_on_a_held_compaction_is_an_override() {
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    // The ledger names identifiers at risk: the gate says spill.
+    assert_exit(
+        &held("claude-code", "pre-compact.json", &path, "approve"),
+        0,
+    );
+    assert_exit(&held("claude-code", "pre-compact.json", &path, "spill"), 0);
+    let recorded = decisions(&path);
+    assert_eq!(recorded[0]["verdict"], "approve");
+    assert_eq!(recorded[0]["override"], true, "{:?}", recorded[0]);
+    assert_eq!(recorded[1]["override"], false, "{:?}", recorded[1]);
+}
+
+#[test]
+fn a_decision_after_the_hold_ended_is_refused_with_exit_2() {
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    let out = hook(
+        &["pre-compact", "--hold", "--timeout", "0.2"],
+        &hook_payload("pre-compact.json", &path),
+    );
+    assert_exit(&out, 0);
+    for verdict in ["refuse", "spill", "approve", "preserve"] {
+        let out = decide(&path, "pre-compact-1", verdict, "late");
+        assert_exit(&out, 2);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("timed out"), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+    // Once decided and released, a second word on it says what was decided.
+    assert_exit(
+        &held("claude-code", "pre-compact.json", &path, "approve"),
+        0,
+    );
+    land(&path, &rest);
+    let out = decide(&path, "pre-compact-2", "refuse", "late");
+    assert_exit(&out, 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("answered the agent with approve"), "{err}");
+    assert!(err.contains("landed as"), "{err}");
+    assert_eq!(decisions(&path).len(), 1);
+}
+
+#[test]
+fn refetch_is_not_offered_on_a_held_compaction() {
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    let child = spawn_hook(
+        &[
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ],
+        &hook_payload("pre-compact.json", &path),
+    );
+    wait_for_ledger(&path, 1);
+    let out = decide(&path, "pre-compact-1", "refetch", "ops");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("refetch is not offered"));
+    assert_exit(&decide(&path, "pre-compact-1", "approve", "ops"), 0);
+    assert_exit(&child.wait_with_output().unwrap(), 0);
+}
+
+/// CPU time (user + system) of a process so far, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after_name.split(' ').collect();
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after the name.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+#[test]
+fn a_held_hook_sleeps_while_it_waits() {
+    if !Path::new("/proc/self/stat").exists() {
+        eprintln!("skipped: no /proc to count CPU ticks in");
+        return;
+    }
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    let child = spawn_hook(
+        &[
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ],
+        &hook_payload("pre-compact.json", &path),
+    );
+    wait_for_ledger(&path, 1);
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let before = cpu_ticks(child.id());
+    let waited = std::time::Duration::from_secs(3);
+    std::thread::sleep(waited);
+    let used = cpu_ticks(child.id()) - before;
+    // Clock ticks are 1/100 s here: 1% of a core over 3 s is 3 ticks.
+    assert!(
+        used <= 3,
+        "the held hook used {used} ticks of CPU in {waited:?}"
+    );
+    // And it still hears a decision at once.
+    assert_exit(&decide(&path, "pre-compact-1", "approve", "ops"), 0);
+    assert_exit(&child.wait_with_output().unwrap(), 0);
+}
+
+fn wait_for_ledger(path: &Path, lines: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ledger_len(path) < lines {
+        assert!(std::time::Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 #[test]
@@ -347,7 +540,10 @@ fn claude_code_hears_each_decision_the_way_it_reads_a_hook() {
     // Refuse: exit 2, which blocks the compaction, with the reason on stderr.
     let out = held("claude-code", "pre-compact.json", &path, "refuse");
     assert_exit(&out, 2);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("refused by ops"));
+    // Claude Code shows a blocking hook's stderr as the reason: one line, no log.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("refused by ops"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
     // Every hook that stopped waiting said so: none is shown as held any more.
     let released = ledger(&path)
         .iter()

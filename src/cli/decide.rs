@@ -5,7 +5,7 @@ use crate::cli::args::DecideArgs;
 use crate::model::Verdict;
 use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry};
-use crate::store::record::{default_operator, record_decision, record_pre_compact, Outcome};
+use crate::store::record::{default_operator, record_decision, Outcome};
 use std::io::Write;
 use std::path::Path;
 
@@ -20,22 +20,14 @@ pub fn record(
     reason: Option<String>,
 ) -> Result<Outcome, CliError> {
     if loaded.analysis.compaction(id).is_none() {
-        // A compaction a pre-compact hook is holding: it is in the ledger, not the log.
+        // A compaction a pre-compact hook announced but no longer holds: a decision now
+        // would reach nobody (spec 9.1).
         let entries = ledger::read(log).unwrap_or_default();
-        let held = entries.iter().find_map(|e| match e {
-            Entry::PreCompact {
-                id: held, handle, ..
-            } if held == id => Some(handle.clone()),
-            _ => None,
-        });
-        if let Some(handle) = held {
-            if verdict == Verdict::Preserve {
-                return Err(CliError::unusable(format!(
-                    "{id} is no longer held: its hook has stopped waiting, so there is nothing to preserve"
-                )));
-            }
-            return record_pre_compact(backend, (id, handle), verdict, by, reason, None)
-                .map_err(|e| CliError::unusable(e.to_string()));
+        if let Some(why) = no_longer_held(&entries, id, loaded) {
+            return Err(CliError::unusable(format!(
+                "{}: {why}; nothing was recorded",
+                crate::sanitize::line(id)
+            )));
         }
     }
     let compaction = require_compaction(loaded, log, id)?;
@@ -49,6 +41,52 @@ pub fn record(
         reason,
     )
     .map_err(|e| CliError::unusable(e.to_string()))
+}
+
+/// Why `id`, a hook's id in the ledger, can no longer be decided; `None` when the
+/// ledger does not know it.
+fn no_longer_held(entries: &[Entry], id: &str, loaded: &Loaded) -> Option<String> {
+    let held = entries
+        .iter()
+        .find(|e| matches!(e, Entry::PreCompact { id: held, .. } if held == id))?;
+    let Entry::PreCompact { hold_until, .. } = held else {
+        return None;
+    };
+    let released = entries.iter().find_map(|e| match e {
+        Entry::Released {
+            id: released,
+            ts,
+            verdict,
+        } if released == id => Some((ts, verdict)),
+        _ => None,
+    });
+    let landed = loaded
+        .analysis
+        .compactions
+        .iter()
+        .find(|c| c.held_as.as_deref() == Some(id))
+        .map(|c| {
+            format!(
+                "; it landed as {}",
+                crate::sanitize::line(crate::analysis::finding::short_id(&c.info.id))
+            )
+        })
+        .unwrap_or_default();
+    Some(match (released, hold_until) {
+        (Some((ts, Some(verdict))), _) => format!(
+            "is no longer held: its hook answered the agent with {} at {ts}{landed}",
+            verdict.as_str()
+        ),
+        (Some((ts, None)), _) => format!(
+            "is no longer held: its hook timed out at {ts} without a decision and the compaction went ahead{landed}"
+        ),
+        (None, Some(until)) => format!(
+            "is no longer held: its hold ended at {until} (or the compaction landed){landed}"
+        ),
+        (None, None) => format!(
+            "was never held: its hook was installed without --hold, so no decision can reach the agent{landed}"
+        ),
+    })
 }
 
 pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {

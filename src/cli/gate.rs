@@ -12,7 +12,7 @@ pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, Cl
     let loaded = super::load_from(&args.log, &*backend.channel, args.strict, &mut |_| {})?;
     let compaction = require_compaction(&loaded, &args.log, &args.id)?;
     let verdict = loaded.analysis.verdict(compaction);
-    let reasons = compaction.flags.reasons(args.strict);
+    let reasons = compaction.reasons(args.strict);
     let text = if args.json {
         let value = serde_json::json!({
             "file": args.log.display().to_string(),

@@ -108,10 +108,24 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
                 .as_deref()
                 .map(|h| format!(" → {}", sanitize::line(h)))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  decision: {} by {by}{handle}", d.verdict.as_str());
+            let held = c
+                .held_as
+                .as_deref()
+                .map(|h| format!(" (decided while held as {})", sanitize::line(h)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  decision: {} by {by}{handle}{held}",
+                d.verdict.as_str()
+            );
         }
         None => {
-            let _ = writeln!(out, "  decision: {}", style.dim("none"));
+            let held = c
+                .held_as
+                .as_deref()
+                .map(|h| format!(" (held as {}, not decided)", sanitize::line(h)))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  decision: {}{held}", style.dim("none"));
         }
     }
     match (c.opaque_ratio, c.prose_ratio) {

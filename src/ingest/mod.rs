@@ -176,9 +176,13 @@ pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
         .iter()
         .filter_map(|entry| match entry {
             Entry::PreCompact {
-                to_byte, tokens, ..
+                id, to_byte, tokens, ..
             } => Some(crate::model::LedgerHint {
+                id: id.clone(),
                 before: *to_byte,
+                refused: entries.iter().any(|e| {
+                    matches!(e, Entry::Released { id: r, verdict: Some(crate::model::Verdict::Refuse), .. } if r == id)
+                }),
                 tokens: tokens
                     .iter()
                     .map(|t| (t.token.clone(), t.why.clone()))

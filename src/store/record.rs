@@ -25,6 +25,8 @@ pub enum RecordError {
         from: u64,
         to: u64,
     },
+    #[error("{id} is held by an agent's pre-compact hook, which cannot re-summarize on request: refetch is not offered there (approve, spill, preserve or refuse); no decision was recorded")]
+    RefetchHeld { id: String },
     #[error("{id} has no region to spill; no decision was recorded")]
     NothingSpilled { id: String },
     #[error("cannot store the spill of {id}: {source}; no decision was recorded")]
@@ -74,10 +76,26 @@ pub fn record_decision(
     } else {
         None
     };
+    let is_override = crate::analysis::gate::is_override(verdict, compaction.flags.verdict(false));
     // Held by a pre-compact hook: its region is spilled already.
     if let Some(held) = &compaction.extra.held {
-        let held = (id.as_str(), held.handle.clone());
-        return record_pre_compact(backend, held, verdict, by, reason, contract);
+        if verdict == Verdict::Refetch {
+            return Err(RecordError::RefetchHeld { id: id.clone() });
+        }
+        if verdict == Verdict::Spill && held.handle.is_none() {
+            return Err(RecordError::NothingSpilled { id: id.clone() });
+        }
+        let decision = Decision {
+            compaction: id.clone(),
+            verdict,
+            by: Some(by.to_owned()),
+            ts: now(),
+            handle: held.handle.clone().filter(|_| verdict == Verdict::Spill),
+            reason,
+            is_override: Some(is_override),
+            contract,
+        };
+        return write(backend, decision);
     }
     let handle = if verdict == Verdict::Spill {
         let RangeSpec::Seqs { from, to } = compaction.info.range else {
@@ -111,10 +129,7 @@ pub fn record_decision(
         ts: now(),
         handle,
         reason,
-        is_override: Some(crate::analysis::gate::is_override(
-            verdict,
-            compaction.flags.verdict(false),
-        )),
+        is_override: Some(is_override),
         contract,
     };
     write(backend, decision)
@@ -134,33 +149,6 @@ fn write(backend: &Backend, decision: Decision) -> Result<Outcome, RecordError> 
 
 fn now() -> Option<String> {
     Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
-}
-
-/// Records a decision for a compaction a `pre-compact` hook announced (`pre-compact-N` in
-/// the binding ledger): it is not in the transcript yet, and its region is already
-/// spilled under `handle`.
-pub fn record_pre_compact(
-    backend: &Backend,
-    (id, handle): (&str, Option<String>),
-    verdict: Verdict,
-    by: &str,
-    reason: Option<String>,
-    contract: Option<String>,
-) -> Result<Outcome, RecordError> {
-    if verdict == Verdict::Spill && handle.is_none() {
-        return Err(RecordError::NothingSpilled { id: id.to_owned() });
-    }
-    let decision = Decision {
-        compaction: id.to_owned(),
-        verdict,
-        by: Some(by.to_owned()),
-        ts: now(),
-        handle: handle.filter(|_| verdict == Verdict::Spill),
-        reason,
-        is_override: None,
-        contract,
-    };
-    write(backend, decision)
 }
 
 /// Who decides when nobody says: the login name, or "operator".

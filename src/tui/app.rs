@@ -405,6 +405,13 @@ impl App {
             self.message = Some("the log is still being read: decide when it is read".into());
             return Vec::new();
         }
+        if verdict == Verdict::Refetch && compaction.extra.held.is_some() {
+            self.message = Some(
+                "refetch is not offered while a hook holds it: a approve · s spill · p preserve · x refuse"
+                    .into(),
+            );
+            return Vec::new();
+        }
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
         if !crate::analysis::gate::is_override(verdict, gate) {

@@ -16,8 +16,30 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// What the hook has to say on stderr, written when it exits: Claude Code shows the
+/// stderr of a hook that blocks as the reason, so a blocking hook says one line only.
+static LOG: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
 fn log(message: &str) {
-    eprintln!("ctxlens hook: {}", crate::sanitize::line(message));
+    if let Ok(mut log) = LOG.lock() {
+        log.push(format!("ctxlens hook: {}", crate::sanitize::line(message)));
+    }
+}
+
+/// Writes the log to stderr, or only `reason` when the hook blocks the compaction.
+fn flush_log(blocking: Option<&str>) {
+    let lines = LOG
+        .lock()
+        .map(|mut l| std::mem::take(&mut *l))
+        .unwrap_or_default();
+    match blocking {
+        Some(reason) => eprintln!("{}", crate::sanitize::line(reason)),
+        None => {
+            for line in lines {
+                eprintln!("{line}");
+            }
+        }
+    }
 }
 
 fn now() -> String {
@@ -115,17 +137,33 @@ pub fn run(
         "pre-compact" => {
             pre_compact(&input, hold, timeout).map(|decision| answer(agent, decision, stdout))
         }
-        "session-start" if agent == Agent::ClaudeCode => session_start(&input, stdout).map(|()| 0),
-        "post-compact" => post_compact(agent, &input, stdout).map(|()| 0),
+        "session-start" if agent == Agent::ClaudeCode => {
+            session_start(&input, stdout).map(|()| Answer::Proceed)
+        }
+        "post-compact" => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
         other => Err(format!("unknown hook {other}")),
     });
     match result {
-        Ok(code) => code,
+        Ok(Answer::Proceed) => {
+            flush_log(None);
+            0
+        }
+        Ok(Answer::Block(reason)) => {
+            flush_log(Some(&reason));
+            2
+        }
         Err(e) => {
             log(&format!("{e}; nothing done"));
+            flush_log(None);
             0
         }
     }
+}
+
+/// How the hook exits: 0, or 2 with one line that says why (Claude Code's block).
+enum Answer {
+    Proceed,
+    Block(String),
 }
 
 /// How long `--hold` waits without `--timeout`: agents kill a hook that outlives their
@@ -134,9 +172,9 @@ pub const DEFAULT_HOLD_SECS: f64 = 300.0;
 
 /// What the agent is told of the operator's decision, in the way each agent reads a
 /// pre-compaction hook (see docs/agents.md for the versions this rests on).
-fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::Write) -> u8 {
+fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::Write) -> Answer {
     let Some(decision) = decision else {
-        return 0;
+        return Answer::Proceed;
     };
     let by = decision.by.as_deref().unwrap_or("an operator");
     let reason = format!(
@@ -151,15 +189,21 @@ fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::W
     match (agent, decision.verdict) {
         // Claude Code blocks a compaction on exit 2 and shows stderr.
         (Agent::ClaudeCode, Verdict::Refuse) => {
-            log(&format!("{reason}: the compaction is blocked"));
-            2
+            let why = decision
+                .reason
+                .as_deref()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default();
+            Answer::Block(format!(
+                "{reason}{why}: the compaction is blocked and the context stays as it is"
+            ))
         }
         // Claude Code appends a successful hook's plain stdout to the compaction
         // instructions: the contract goes to the summarizer.
         (Agent::ClaudeCode, Verdict::Preserve) => {
             let contract = decision.contract.unwrap_or_default();
             let _ = write!(stdout, "{}", crate::sanitize::block(&contract));
-            0
+            Answer::Proceed
         }
         // Codex stops a compaction on `continue: false`; plain stdout is ignored, so a
         // contract cannot reach its summarizer: preserving stops it too, and shows the
@@ -171,9 +215,9 @@ fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::W
             };
             let output = json!({"continue": false, "stopReason": reason, "systemMessage": message});
             let _ = writeln!(stdout, "{}", crate::cli::json_line(&output));
-            0
+            Answer::Proceed
         }
-        _ => 0,
+        _ => Answer::Proceed,
     }
 }
 
@@ -256,7 +300,7 @@ fn pre_compact(
         program(),
         transcript.display()
     ));
-    let decision = wait_for_decision(&backend, &id, wait)?;
+    let decision = wait_for_decision(&transcript, &backend, &id, wait)?;
     // Viewers stop showing it as held the moment the hook answers.
     let released = Entry::Released {
         id,
@@ -269,15 +313,25 @@ fn pre_compact(
     Ok(decision)
 }
 
+/// How often the held hook looks at the channel when no event woke it: a fallback for
+/// file systems that report no file events.
+const HOLD_POLL: Duration = Duration::from_millis(500);
+
 /// Waits up to `wait` for a decision on `id`, on the channel the hook uses: the
-/// decision, or `None` when the time runs out (the compaction goes ahead).
+/// decision, or `None` when the time runs out (the compaction goes ahead). It sleeps
+/// until a file event in the transcript's folder or a decision on the server wakes it.
 fn wait_for_decision(
+    transcript: &std::path::Path,
     backend: &crate::store::channel::Backend,
     id: &str,
     wait: Duration,
 ) -> Result<Option<Decision>, String> {
     let deadline = Instant::now() + wait;
     let (wake, woken) = std::sync::mpsc::channel::<()>();
+    let wake_on_file = wake.clone();
+    let _watcher = crate::ingest::watch::watch_folder_of(transcript, move || {
+        let _ = wake_on_file.send(());
+    });
     let mut channel = backend
         .channel
         .subscribe(
@@ -296,14 +350,21 @@ fn wait_for_decision(
             ));
             return Ok(Some(decision));
         }
-        if Instant::now() >= deadline {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
             log(&format!(
                 "{id}: no decision before the timeout; the compaction goes ahead"
             ));
             return Ok(None);
         }
-        // A decision on the server wakes the wait; the sidecar is looked at often.
-        let _ = woken.recv_timeout(Duration::from_millis(100));
+        // A closed channel (no watcher, a channel that never wakes) must not turn
+        // this into a busy loop: then it sleeps out the poll.
+        if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
+            woken.recv_timeout(left.min(HOLD_POLL))
+        {
+            std::thread::sleep(left.min(HOLD_POLL));
+        }
+        while woken.try_recv().is_ok() {}
     }
 }
 

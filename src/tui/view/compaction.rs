@@ -102,7 +102,7 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
     if c.extra.held.is_some() {
         head.push(Line::styled(
             format!(
-                "at risk: {} identifiers the open todos and recent calls use; the summary is not written yet",
+                "at risk: {} identifiers the open todos and recent calls use, if the summary drops them",
                 c.dropped.len()
             ),
             theme.yellow(),
@@ -112,7 +112,7 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
     }
     head.extend(c.dropped.iter().map(|d| dropped_line(c, d, theme)));
     head.extend(schema_lines(c, theme));
-    let reasons = c.flags.reasons(false);
+    let reasons = c.reasons(false);
     if !reasons.is_empty() {
         head.push(Line::styled(
             format!("because: {}", reasons.join("; ")),
@@ -126,6 +126,11 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
             } else {
                 ""
             };
+            let held_note = c
+                .held_as
+                .as_deref()
+                .map(|h| format!(" · decided while held as {}", sanitize::line(h)))
+                .unwrap_or_default();
             Line::from(vec![
                 Span::raw("decision: "),
                 Span::styled(d.verdict.as_str().to_uppercase(), theme.verdict(d.verdict)),
@@ -136,8 +141,14 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
                         .map(|t| format!(" at {}", sanitize::line(t)))
                         .unwrap_or_default()
                 )),
+                Span::raw(held_note),
             ])
         }
+        // A hook cannot re-summarize on request: no refetch for a held compaction.
+        None if app.pending_selected().is_some() && c.extra.held.is_some() => Line::styled(
+            "waiting: a approve · s spill · p preserve · x refuse",
+            theme.yellow(),
+        ),
         None if app.pending_selected().is_some() => Line::styled(
             "waiting: a approve · s spill · p preserve · r refetch · x refuse",
             theme.yellow(),
@@ -344,11 +355,19 @@ fn draw_tokens(
     let tokens_block = Block::default()
         .borders(Borders::TOP | Borders::RIGHT)
         .border_style(theme.dim())
-        .title(format!(
-            " region · {} events · {} tokens ",
-            c.region.len(),
-            rows.len()
-        ));
+        .title(if c.extra.held.is_some() {
+            format!(
+                " region · {} events · {} identifiers at risk ",
+                c.region.len(),
+                c.dropped.len()
+            )
+        } else {
+            format!(
+                " region · {} events · {} tokens ",
+                c.region.len(),
+                rows.len()
+            )
+        });
     let summary_block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.dim())

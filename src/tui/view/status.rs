@@ -237,7 +237,14 @@ pub fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             ],
         );
     }
+    // A hook cannot re-summarize on request: refetch is not offered for a held one.
+    let held = app
+        .pending_selected()
+        .is_some_and(|c| c.extra.held.is_some());
     for (keys, label, scope) in hints(&scopes) {
+        if held && keys == "r" {
+            continue;
+        }
         // The decision keys and `? help`, `q quit` stay; the rest make room, last first.
         let importance = match (scope, keys) {
             (Scope::Pending, _) | (_, "?") | (_, "q") => ALWAYS,

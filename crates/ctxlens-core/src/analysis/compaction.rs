@@ -72,6 +72,9 @@ pub struct CompactionAnalysis {
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
+    /// The id a pre-compact hook held this compaction as before it landed (spec 9.1);
+    /// its decisions are this compaction's (set by the session analysis).
+    pub held_as: Option<String>,
     /// Trigger, token counts and carried-over tokens, as the transcript gives them.
     pub extra: CompactionExtra,
     /// The tokens of the bindings before the compaction that it dropped, in the
@@ -83,7 +86,25 @@ pub struct CompactionAnalysis {
     pub dropped_counts: BTreeMap<&'static str, usize>,
 }
 
+/// Why the gate says what it says of a held compaction, whose summary is not written
+/// yet: nothing has been dropped, but what the work depends on is at risk.
+pub const HELD_AT_RISK: &str =
+    "identifiers the work depends on are at risk: the summary is not written yet";
+
 impl CompactionAnalysis {
+    /// Why the gate says what it says, in words that fit the compaction's phase.
+    pub fn reasons(&self, strict: bool) -> Vec<&'static str> {
+        let mut reasons = self.flags.reasons(strict);
+        if self.extra.held.is_some() {
+            for reason in &mut reasons {
+                if *reason == super::gate::DROPPED_BINDING {
+                    *reason = HELD_AT_RISK;
+                }
+            }
+        }
+        reasons
+    }
+
     pub fn kept(&self) -> usize {
         self.tokens
             .iter()
@@ -165,6 +186,7 @@ pub(super) fn region_part(
         findings: Arc::default(),
         flags: GateFlags::default(),
         decision: None,
+        held_as: None,
         extra: def.extra.clone(),
         dropped_bindings: Arc::default(),
         dropped_counts: BTreeMap::new(),

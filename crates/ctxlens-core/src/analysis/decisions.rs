@@ -11,8 +11,11 @@ pub enum DecisionSource {
 
 /// Every decision of a session by compaction id, the standing one first: `decision`
 /// events of the log stand ahead of sidecar lines, and within each the earliest stands.
+/// A compaction can be known by two ids (the one it landed with, and the one its hook
+/// held it as, spec 9.1): the decisions of both count, the one recorded first standing.
 pub struct DecisionIndex<'a> {
-    by_id: HashMap<&'a str, Vec<(DecisionSource, &'a Decision)>>,
+    /// Each decision with its place in the order recorded.
+    by_id: HashMap<&'a str, Vec<(usize, DecisionSource, &'a Decision)>>,
 }
 
 impl<'a> DecisionIndex<'a> {
@@ -23,35 +26,42 @@ impl<'a> DecisionIndex<'a> {
     /// The index of the decisions among `events` (in log order) and the sidecar's.
     pub fn of(events: impl Iterator<Item = &'a Event>, sidecar: &'a [Decision]) -> Self {
         let mut by_id: HashMap<&str, Vec<_>> = HashMap::new();
-        for event in events {
-            if let EventKind::Decision(d) = &event.kind {
-                by_id
-                    .entry(&d.compaction)
-                    .or_default()
-                    .push((DecisionSource::Log, &**d));
-            }
-        }
-        for d in sidecar {
+        let log = events.filter_map(|event| match &event.kind {
+            EventKind::Decision(d) => Some((DecisionSource::Log, &**d)),
+            _ => None,
+        });
+        let lines = sidecar.iter().map(|d| (DecisionSource::Sidecar, d));
+        for (order, (source, d)) in log.chain(lines).enumerate() {
             by_id
                 .entry(&d.compaction)
                 .or_default()
-                .push((DecisionSource::Sidecar, d));
+                .push((order, source, d));
         }
         DecisionIndex { by_id }
     }
 
-    fn all(&self, compaction: &str) -> &[(DecisionSource, &'a Decision)] {
-        self.by_id.get(compaction).map_or(&[], Vec::as_slice)
+    /// The decisions recorded under any of `ids`, in the order recorded.
+    fn all(&self, ids: &[&str]) -> Vec<(DecisionSource, &'a Decision)> {
+        let mut all: Vec<_> = ids
+            .iter()
+            .filter_map(|id| self.by_id.get(id))
+            .flatten()
+            .copied()
+            .collect();
+        all.sort_by_key(|&(order, _, _)| order);
+        all.dedup_by_key(|&mut (order, _, _)| order);
+        all.into_iter().map(|(_, source, d)| (source, d)).collect()
     }
 
-    pub fn standing(&self, compaction: &str) -> Option<&'a Decision> {
-        self.all(compaction).first().map(|(_, d)| *d)
+    /// The standing decision of the compaction known by `ids`.
+    pub fn standing(&self, ids: &[&str]) -> Option<&'a Decision> {
+        self.all(ids).first().map(|(_, d)| *d)
     }
 
     /// Decisions written after the standing one that do not simply repeat it: a second
     /// sidecar line (a writer that ignored the lock), or a line that contradicts it.
-    pub fn conflicts(&self, compaction: &str) -> Vec<&'a Decision> {
-        let all = self.all(compaction);
+    pub fn conflicts(&self, ids: &[&str]) -> Vec<&'a Decision> {
+        let all = self.all(ids);
         let Some(&(_, first)) = all.first() else {
             return Vec::new();
         };

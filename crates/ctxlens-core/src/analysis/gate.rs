@@ -61,10 +61,7 @@ impl GateFlags {
             ),
             (self.polarity_flip, "the summary turned a choice around"),
             (strict && self.schema_missing, "no entity schema (strict)"),
-            (
-                self.dropped_binding,
-                "a binding that cannot be re-fetched was dropped",
-            ),
+            (self.dropped_binding, DROPPED_BINDING),
             (
                 self.unreadable,
                 "a line of its region or its summary cannot be read",
@@ -78,6 +75,9 @@ impl GateFlags {
             .collect()
     }
 }
+
+/// The reason a dropped binding gives.
+pub const DROPPED_BINDING: &str = "a binding that cannot be re-fetched was dropped";
 
 /// A decision that differs from the gate's non-strict verdict; preserving what the gate
 /// would spill keeps the same bindings, so it is no override (§8.0).

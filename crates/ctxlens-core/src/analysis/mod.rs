@@ -9,6 +9,7 @@ pub mod decisions;
 pub mod entities;
 pub mod finding;
 pub mod gate;
+pub mod held;
 pub mod inference;
 pub mod instructions;
 pub mod kept;

@@ -463,11 +463,13 @@ fn analyze_with(
         sidecar,
     );
 
+    let held = super::held::held_ids(session, &infos);
     for (index, analysis) in compactions.iter_mut().enumerate() {
         let mine = divergences
             .iter()
             .filter(|(i, _)| *i == index)
             .map(|(_, f)| f.clone());
+        analysis.held_as = held.get(index).cloned().flatten();
         finish_findings(analysis, mine, &decisions, strict);
     }
     let degraded = degraded(&compactions);
@@ -568,7 +570,7 @@ fn finish_findings(
     if !more.is_empty() {
         std::sync::Arc::make_mut(&mut analysis.findings).extend(more);
     }
-    analysis.decision = decisions.standing(&analysis.info.id).cloned();
+    analysis.decision = decisions.standing(&ids_of(analysis)).cloned();
     if let Some(decision) = &analysis.decision {
         let applied = analysis.info.applied_at.is_some();
         let resolves = |f: &Finding| {
@@ -596,11 +598,20 @@ fn finish_findings(
     }
 }
 
+/// The ids a compaction's decisions are recorded under: its own, and the one its hook
+/// held it as.
+fn ids_of(analysis: &CompactionAnalysis) -> Vec<&str> {
+    std::iter::once(analysis.info.id.as_str())
+        .chain(analysis.held_as.as_deref())
+        .collect()
+}
+
 fn decision_findings(index: &DecisionIndex, analysis: &CompactionAnalysis) -> Vec<Finding> {
     let id = analysis.info.id.as_str();
+    let ids = ids_of(analysis);
     let gate = analysis.flags.verdict(false);
     let mut out = Vec::new();
-    match index.standing(id) {
+    match index.standing(&ids) {
         Some(decision) => {
             let is_override = decision
                 .is_override
@@ -621,7 +632,7 @@ fn decision_findings(index: &DecisionIndex, analysis: &CompactionAnalysis) -> Ve
                     ),
                 ));
             }
-            for later in index.conflicts(id) {
+            for later in index.conflicts(&ids) {
                 out.push(Finding::new(
                     FindingKind::DecisionConflict {
                         by: later.by.clone(),
@@ -675,6 +686,9 @@ pub struct CompactionReport {
     pub verdict: Verdict,
     pub reasons: Vec<&'static str>,
     pub decision: Option<Decision>,
+    /// The id a pre-compact hook held it as, whose decision it carries (spec 9.1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held_as: Option<String>,
     pub opaque_ratio: Option<f64>,
     pub prose_ratio: Option<f64>,
     pub opaque_tokens: usize,
@@ -744,8 +758,9 @@ pub fn report(
                 _ => None,
             },
             verdict: analysis.verdict(c),
-            reasons: c.flags.reasons(analysis.strict),
+            reasons: c.reasons(analysis.strict),
             decision: c.decision.clone(),
+            held_as: c.held_as.clone(),
             opaque_ratio: c.opaque_ratio,
             prose_ratio: c.prose_ratio,
             opaque_tokens: c.tokens.len(),

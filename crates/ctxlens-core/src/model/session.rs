@@ -168,7 +168,11 @@ pub struct TokenUsage {
 /// the one whose boundary follows byte `before` of the transcript.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LedgerHint {
+    /// The id the hook announced the compaction as (`pre-compact-N`).
+    pub id: String,
     pub before: u64,
+    /// The hook answered the agent with refuse: the agent did not compact.
+    pub refused: bool,
     /// (token, why it is needed)
     pub tokens: Vec<(String, String)>,
 }
