@@ -1,7 +1,5 @@
 use clap::Parser;
-use ctxlens::cli::args::{
-    ClaudeHook, Cli, CodexHook, Command, HookAgent, InstallArgs, SpillCommand,
-};
+use ctxlens::cli::args::{ClaudeHook, Cli, CodexHook, Command, HookAgent, SpillCommand};
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -63,7 +61,7 @@ fn main() -> ExitCode {
 }
 
 fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> u8 {
-    use ctxlens::cli::hook::{self, Agent};
+    use ctxlens::cli::hook::{self, setup, Agent};
     let stdin = &mut std::io::stdin().lock();
     match hook {
         ClaudeHook::PreCompact(h) => hook::run(
@@ -80,74 +78,22 @@ fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> u8 {
         ClaudeHook::PostCompact => {
             hook::run(Agent::ClaudeCode, "post-compact", false, None, stdin, out)
         }
-        ClaudeHook::Install(args) => install(Agent::ClaudeCode, args, out),
+        ClaudeHook::Install(args) => setup::install(Agent::ClaudeCode, args, out),
+        ClaudeHook::Uninstall(args) => setup::uninstall(Agent::ClaudeCode, args, out),
+        ClaudeHook::Status(args) => setup::status(Agent::ClaudeCode, args, out),
     }
 }
 
 fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> u8 {
-    use ctxlens::cli::hook::{self, Agent};
+    use ctxlens::cli::hook::{self, setup, Agent};
     let stdin = &mut std::io::stdin().lock();
     match hook {
         CodexHook::PreCompact(h) => {
             hook::run(Agent::Codex, "pre-compact", h.hold, h.timeout, stdin, out)
         }
         CodexHook::PostCompact => hook::run(Agent::Codex, "post-compact", false, None, stdin, out),
-        CodexHook::Install(args) => install(Agent::Codex, args, out),
-    }
-}
-
-fn install(
-    agent: ctxlens::cli::hook::Agent,
-    args: &InstallArgs,
-    out: &mut impl std::io::Write,
-) -> u8 {
-    use ctxlens::cli::hook::{self, Agent};
-    let path = match agent {
-        Agent::ClaudeCode => hook::settings_path(args.project.as_deref()),
-        Agent::Codex => hook::codex_hooks_path(args.project.as_deref()),
-    };
-    if let Some(dir) = args.project.as_deref().filter(|d| !d.is_dir()) {
-        eprintln!(
-            "ctxlens: {}: no such project folder; nothing installed",
-            ctxlens::sanitize::line(&dir.display().to_string())
-        );
-        return 2;
-    }
-    let hold = args
-        .hold
-        .then(|| args.timeout.unwrap_or(hook::DEFAULT_HOLD_SECS));
-    let result = path
-        .and_then(|path| hook::install(agent, &path, &hook::program(), hold).map(|a| (path, a)));
-    match result {
-        Ok((path, installed)) if installed.added.is_empty() => {
-            let _ = writeln!(
-                out,
-                "{}: the ctxlens hooks are already installed",
-                ctxlens::sanitize::line(&path.display().to_string())
-            );
-            0
-        }
-        Ok((path, installed)) => {
-            let _ = writeln!(
-                out,
-                "{}: added",
-                ctxlens::sanitize::line(&path.display().to_string())
-            );
-            for line in installed.added {
-                let _ = writeln!(out, "  {}", ctxlens::sanitize::line(&line));
-            }
-            let _ = write!(out, "{}", ctxlens::sanitize::block(&installed.diff));
-            if agent == Agent::Codex {
-                let _ = writeln!(
-                    out,
-                    "Codex runs hooks only with hooks enabled: [features] hooks = true in config.toml"
-                );
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("ctxlens: {}", ctxlens::sanitize::line(&e));
-            2
-        }
+        CodexHook::Install(args) => setup::install(Agent::Codex, args, out),
+        CodexHook::Uninstall(args) => setup::uninstall(Agent::Codex, args, out),
+        CodexHook::Status(args) => setup::status(Agent::Codex, args, out),
     }
 }

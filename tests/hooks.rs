@@ -661,7 +661,7 @@ fn install_writes_timeouts_that_outlast_the_hold_and_absolute_commands() {
         .output()
         .unwrap();
     assert_exit(&out, 0);
-    assert!(String::from_utf8_lossy(&out.stdout).contains("[features] hooks = true"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Hooks need review"));
     let hooks = read_json(&project.path().join(".codex/hooks.json"));
     let pre = &hooks["hooks"]["PreCompact"][0]["hooks"][0];
     assert_eq!(
@@ -696,4 +696,182 @@ fn hooks_at_once_get_distinct_ids() {
     ids.sort();
     ids.dedup();
     assert_eq!(ids.len(), 6, "{ids:?}");
+}
+
+fn install_in(project: &Path, agent: &str, extra: &[&str]) -> std::process::Output {
+    ctxlens()
+        .args(["hook", agent, "install", "--project"])
+        .arg(project)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+fn uninstall_in(project: &Path, agent: &str) -> std::process::Output {
+    ctxlens()
+        .args(["hook", agent, "uninstall", "--project"])
+        .arg(project)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn uninstall_gives_back_the_settings_byte_for_byte() {
+    let project = tempfile::tempdir().unwrap();
+    let settings = project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    // A user's own layout: four spaces, CRLF line ends, a number spelled 1.50, and a
+    // hook of theirs that merely mentions ctxlens's command.
+    let theirs = "{\r\n    \"model\": \"opus\",\r\n    \"ratio\": 1.50,\r\n    \"hooks\": {\r\n        \"SessionStart\": [\r\n            {\r\n                \"matcher\": \"compact\",\r\n                \"hooks\": [\r\n                    {\r\n                        \"type\": \"command\",\r\n                        \"command\": \"echo ctxlens hook claude-code session-start >> notes\"\r\n                    }\r\n                ]\r\n            }\r\n        ]\r\n    }\r\n}\r\n";
+    std::fs::write(&settings, theirs).unwrap();
+    let out = install_in(project.path(), "claude-code", &["--hold"]);
+    assert_exit(&out, 0);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("the hooks run "), "{stdout}");
+    let installed = std::fs::read_to_string(&settings).unwrap();
+    // Minimal: every line of theirs is still there, spelled as it was.
+    assert!(
+        installed.contains("\r\n    \"ratio\": 1.50,\r\n"),
+        "{installed}"
+    );
+    assert!(installed.contains("echo ctxlens hook claude-code session-start >> notes"));
+    assert!(
+        !installed.replace("\r\n", "").contains('\n'),
+        "{installed:?}"
+    );
+    // Installing again (another hold) replaces ctxlens's hook only.
+    assert_exit(
+        &install_in(
+            project.path(),
+            "claude-code",
+            &["--hold", "--timeout", "60"],
+        ),
+        0,
+    );
+    let again: Value = read_json(&settings);
+    let starts = again["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 2, "{again}");
+    let out = uninstall_in(project.path(), "claude-code");
+    assert_exit(&out, 0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs);
+    // A file install made is gone again.
+    let fresh = tempfile::tempdir().unwrap();
+    assert_exit(&install_in(fresh.path(), "codex", &[]), 0);
+    assert_exit(&uninstall_in(fresh.path(), "codex"), 0);
+    assert!(!fresh.path().join(".codex/hooks.json").exists());
+}
+
+#[test]
+fn uninstall_keeps_what_the_user_changed_since_install() {
+    let project = tempfile::tempdir().unwrap();
+    let settings = project.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    assert_exit(&install_in(project.path(), "claude-code", &[]), 0);
+    let mut changed = read_json(&settings);
+    changed["model"] = Value::from("sonnet");
+    std::fs::write(
+        &settings,
+        serde_json::to_string_pretty(&changed).unwrap() + "\n",
+    )
+    .unwrap();
+    assert_exit(&uninstall_in(project.path(), "claude-code"), 0);
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  \"model\": \"sonnet\"\n}\n"
+    );
+}
+
+#[test]
+fn install_refuses_a_timeout_that_is_not_a_number_of_seconds() {
+    let project = tempfile::tempdir().unwrap();
+    for bad in ["nan", "inf", "1e300", "-1", "0", "86401"] {
+        let out = install_in(project.path(), "claude-code", &["--hold", "--timeout", bad]);
+        assert_exit(&out, 2);
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--timeout"),
+            "{bad}"
+        );
+        assert!(!project.path().join(".claude").exists(), "{bad}");
+    }
+    // A hook written by hand with a bad timeout still never breaks the agent: it holds
+    // for the default time, and hears the decision.
+    let (_dir, path, _) = claude_transcript_before_boundary();
+    let child = spawn_hook(
+        &[
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "nan",
+        ],
+        &hook_payload("pre-compact.json", &path),
+    );
+    wait_for_ledger(&path, 1);
+    assert_exit(&decide(&path, "pre-compact-1", "spill", "ops"), 0);
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("holding 300 s"));
+}
+
+#[test]
+fn install_refuses_a_link_to_nothing() {
+    let project = tempfile::tempdir().unwrap();
+    let folder = project.path().join(".claude");
+    std::fs::create_dir_all(&folder).unwrap();
+    let target = project.path().join("elsewhere/deep/settings.json");
+    std::os::unix::fs::symlink(&target, folder.join("settings.json")).unwrap();
+    let out = install_in(project.path(), "claude-code", &[]);
+    assert_exit(&out, 2);
+    assert!(!project.path().join("elsewhere").exists());
+}
+
+#[test]
+fn status_says_installed_current_and_for_codex_trusted() {
+    let project = tempfile::tempdir().unwrap();
+    let codex_home = tempfile::tempdir().unwrap();
+    let status = || {
+        ctxlens()
+            .args(["hook", "codex", "status", "--project"])
+            .arg(project.path())
+            .env("CODEX_HOME", codex_home.path())
+            .output()
+            .unwrap()
+    };
+    let out = status();
+    assert_exit(&out, 1);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("installed: no"));
+    let out = ctxlens()
+        .args(["hook", "codex", "install", "--project"])
+        .arg(project.path())
+        .env("CODEX_HOME", codex_home.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("Hooks need review"), "{said}");
+    assert!(!said.contains("[features]"), "{said}");
+    let out = status();
+    assert_exit(&out, 1);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("installed: yes") && said.contains("current: yes"),
+        "{said}"
+    );
+    assert!(said.contains("trusted: no"), "{said}");
+    // The person trusts them in Codex's review: Codex writes the entries.
+    let hooks_json = project
+        .path()
+        .join(".codex/hooks.json")
+        .canonicalize()
+        .unwrap();
+    let trust = format!(
+        "[hooks.state.\"{0}:pre_compact:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"{0}:post_compact:0:0\"]\ntrusted_hash = \"sha256:11\"\n",
+        hooks_json.display()
+    );
+    std::fs::write(codex_home.path().join("config.toml"), trust).unwrap();
+    let out = status();
+    assert_exit(&out, 0);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("trusted: a trust entry"));
 }

@@ -115,7 +115,12 @@ pub struct HoldArgs {
     #[arg(long)]
     pub hold: bool,
     /// With --hold: give up after this many seconds and let it go ahead (default 300).
-    #[arg(long, value_name = "SECS", requires = "hold")]
+    #[arg(
+        long,
+        value_name = "SECS",
+        requires = "hold",
+        allow_negative_numbers = true
+    )]
     pub timeout: Option<f64>,
 }
 
@@ -151,6 +156,15 @@ pub enum ClaudeHook {
     /// Exit status: 0 written (or already there), 2 the settings could not be read or written.
     #[command(after_help = "Example:\n  ctxlens hook claude-code install --hold --timeout 300")]
     Install(InstallArgs),
+    /// Removes exactly the hooks install added; with nothing else changed since, the
+    /// file is as it was before, byte for byte.
+    ///
+    /// Exit status: 0 removed (or none there), 2 the settings could not be read or written.
+    Uninstall(ProjectArgs),
+    /// Whether the hooks are installed, and current (they run this binary, which exists).
+    ///
+    /// Exit status: 0 installed and current, 1 not, 2 the settings could not be read.
+    Status(ProjectArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -174,6 +188,25 @@ pub enum CodexHook {
     /// Exit status: 0 written (or already there), 2 the file could not be read or written.
     #[command(after_help = "Example:\n  ctxlens hook codex install --hold")]
     Install(InstallArgs),
+    /// Removes exactly the hooks install added; with nothing else changed since, the
+    /// file is as it was before, byte for byte.
+    ///
+    /// Exit status: 0 removed (or none there), 2 the file could not be read or written.
+    Uninstall(ProjectArgs),
+    /// Whether the hooks are installed, current (they run this binary, which exists) and
+    /// trusted (Codex runs only hooks the user trusted in its TUI).
+    ///
+    /// Exit status: 0 installed, current and trusted, 1 not, 2 the files could not be read.
+    Status(ProjectArgs),
+}
+
+/// Which configuration a hook command works on.
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    /// The project's (DIR/.claude/settings.json, DIR/.codex/hooks.json) instead of the
+    /// user's.
+    #[arg(long, value_name = "DIR")]
+    pub project: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -185,8 +218,14 @@ pub struct InstallArgs {
     /// The pre-compact hook holds each compaction for an operator.
     #[arg(long)]
     pub hold: bool,
-    /// With --hold: how long it waits (default 300); the hook timeout is 30 s longer.
-    #[arg(long, value_name = "SECS", requires = "hold")]
+    /// With --hold: how long it waits, 1 to 86400 seconds (default 300); the hook
+    /// timeout is 30 s longer.
+    #[arg(
+        long,
+        value_name = "SECS",
+        requires = "hold",
+        allow_negative_numbers = true
+    )]
     pub timeout: Option<f64>,
 }
 

@@ -57,9 +57,12 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     result
 }
 
-/// The file a link at `path` points to (followed to the end), or `path` itself.
+/// The file a link at `path` points to (followed to the end), or `path` itself. A link
+/// whose target is missing is refused: writing through it would create a file (and
+/// folders) wherever the link points.
 fn resolve_link(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_path_buf();
+    let mut followed = false;
     for _ in 0..40 {
         match fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => {
@@ -68,6 +71,16 @@ fn resolve_link(path: &Path) -> io::Result<PathBuf> {
                     Some(parent) if target.is_relative() => parent.join(target),
                     _ => target,
                 };
+                followed = true;
+            }
+            Err(e) if followed && e.kind() == io::ErrorKind::NotFound => {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!(
+                        "a link to {}, which does not exist; not touched",
+                        path.display()
+                    ),
+                ))
             }
             _ => return Ok(path),
         }

@@ -20,6 +20,11 @@ impl Agent {
         }
     }
 
+    /// The events ctxlens hooks into.
+    pub fn events(self) -> Vec<&'static str> {
+        self.hooks().iter().map(|&(event, ..)| event).collect()
+    }
+
     /// The hooks ctxlens installs: (event, matcher, subcommand).
     fn hooks(self) -> &'static [(&'static str, &'static str, &'static str)] {
         match self {
@@ -122,7 +127,7 @@ impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
 }
 
 /// `path` as one shell word: agents run hook commands through a shell.
-fn shell_word(path: &str) -> String {
+pub fn shell_word(path: &str) -> String {
     let plain = path
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@".contains(&b));
@@ -133,29 +138,121 @@ fn shell_word(path: &str) -> String {
     }
 }
 
-/// What `install` changed: the lines added, and a diff of the file.
-#[derive(Debug, Default)]
-pub struct Installed {
-    pub added: Vec<String>,
-    pub diff: String,
+/// The longest hold `install` writes: a day. Agents kill a hook that outlives its own
+/// timeout, so a longer one would only hide a mistake.
+pub const MAX_HOLD_SECS: f64 = 86_400.0;
+
+/// A `--timeout` for a held hook: a whole number of seconds from 1 to a day.
+pub fn hold_secs(secs: f64) -> Result<u64, String> {
+    if !secs.is_finite() || secs <= 0.0 || secs > MAX_HOLD_SECS {
+        return Err(format!(
+            "--timeout {secs}: give the seconds to hold, from 1 to {MAX_HOLD_SECS}"
+        ));
+    }
+    Ok(secs.ceil() as u64)
 }
 
-/// Merges `agent`'s ctxlens hooks into the configuration at `path`, keeping every other
-/// setting as it was (key order, numbers, mode; a link is edited through); what was
-/// added. With `hold`, the pre-compact hook waits that many seconds for an operator,
-/// and its hook timeout is longer, so the agent never kills it while it waits.
-pub fn install(
-    agent: Agent,
-    path: &Path,
-    program: &str,
-    hold: Option<f64>,
-) -> Result<Installed, String> {
+/// Whether `command` is a hook command ctxlens writes for `agent`'s `sub`: a ctxlens
+/// binary (any path), then exactly `hook AGENT SUB`, and for the pre-compact hook
+/// optionally `--hold --timeout N`. A user's own hook that merely mentions it is not.
+fn is_ours(agent: Agent, sub: &str, command: &str) -> bool {
+    let (program, rest) = match command.strip_prefix('\'') {
+        Some(quoted) => match quoted.split_once("' ") {
+            Some((program, rest)) => (program, rest),
+            None => return false,
+        },
+        None => match command.split_once(' ') {
+            Some(split) => split,
+            None => return false,
+        },
+    };
+    let named_ctxlens = Path::new(program)
+        .file_name()
+        .is_some_and(|name| name == "ctxlens");
+    let Some(args) = rest.strip_prefix(&format!("hook {} {sub}", agent.as_str())) else {
+        return false;
+    };
+    let held = args
+        .strip_prefix(" --hold --timeout ")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    named_ctxlens && (args.is_empty() || (sub == "pre-compact" && held))
+}
+
+/// Whether `command` is any of the hook commands ctxlens writes for `agent`.
+pub fn is_ctxlens_command(agent: Agent, command: &str) -> bool {
+    agent
+        .hooks()
+        .iter()
+        .any(|&(_, _, sub)| is_ours(agent, sub, command))
+}
+
+/// How a JSON file is laid out, so a rewrite keeps it: indent, line ends, last newline.
+#[derive(Debug, Clone, PartialEq)]
+struct Layout {
+    indent: String,
+    crlf: bool,
+    final_newline: bool,
+}
+
+impl Layout {
+    fn of(text: &str) -> Layout {
+        let indent = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .find_map(|l| {
+                let trimmed = l.trim_start_matches([' ', '\t']);
+                (trimmed.len() < l.len() && !trimmed.is_empty())
+                    .then(|| l[..l.len() - trimmed.len()].to_owned())
+            })
+            .unwrap_or_else(|| "  ".into());
+        Layout {
+            indent,
+            crlf: text.contains("\r\n"),
+            final_newline: text.is_empty() || text.ends_with('\n'),
+        }
+    }
+
+    fn write(&self, value: &Value) -> Result<String, String> {
+        use serde::Serialize;
+        let mut bytes = Vec::new();
+        let formatter = serde_json::ser::PrettyFormatter::with_indent(self.indent.as_bytes());
+        let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, formatter);
+        value
+            .serialize(&mut serializer)
+            .map_err(|e| e.to_string())?;
+        let mut text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+        if self.final_newline {
+            text.push('\n');
+        }
+        if self.crlf {
+            text = text.replace('\n', "\r\n");
+        }
+        Ok(text)
+    }
+}
+
+/// A configuration file as read: its bytes (none when missing) and its JSON.
+struct Config {
+    before: Option<Vec<u8>>,
+    value: Value,
+    layout: Layout,
+}
+
+fn read_config(path: &Path) -> Result<Config, String> {
+    if let Ok(meta) = std::fs::symlink_metadata(path) {
+        if meta.file_type().is_symlink() && std::fs::metadata(path).is_err() {
+            return Err(format!(
+                "{}: a link to a file that does not exist; not touched",
+                path.display()
+            ));
+        }
+    }
     let before = match std::fs::read(path) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
-    let mut settings: Value = match &before {
+    let value = match &before {
         Some(bytes) => {
             serde_json::from_slice::<NoDuplicateKeys>(bytes)
                 .map_err(|e| format!("{}: {e}; not touched", path.display()))?;
@@ -164,79 +261,247 @@ pub fn install(
         }
         None => json!({}),
     };
-    let program = shell_word(program);
-    let Some(root) = settings.as_object_mut() else {
+    if !value.is_object() {
         return Err(format!(
             "{}: not a JSON object; not touched",
             path.display()
         ));
-    };
-    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
-    let Some(hooks) = hooks.as_object_mut() else {
-        return Err(format!(
-            "{}: \"hooks\" is not an object; not touched",
-            path.display()
-        ));
-    };
-    let mut added = Vec::new();
-    for (event, matcher, sub) in agent.hooks() {
-        let (command, timeout) = match hold {
-            Some(secs) if *sub == "pre-compact" => (
+    }
+    let layout = Layout::of(&String::from_utf8_lossy(
+        before.as_deref().unwrap_or_default(),
+    ));
+    Ok(Config {
+        before,
+        value,
+        layout,
+    })
+}
+
+/// Where install keeps the file as it was before ctxlens first touched it: the backup
+/// of a rewrite, and what `uninstall` restores byte for byte when nothing else changed.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".before-ctxlens");
+    PathBuf::from(name)
+}
+
+/// What `install` or `uninstall` changed.
+#[derive(Debug, Default)]
+pub struct Installed {
+    /// One line per hook added (or removed).
+    pub added: Vec<String>,
+    pub diff: String,
+    /// Where the file as it was is kept, when it was rewritten.
+    pub backup: Option<PathBuf>,
+}
+
+fn diff(old: &[u8], new: &str) -> String {
+    similar::TextDiff::from_lines(String::from_utf8_lossy(old).as_ref(), new)
+        .unified_diff()
+        .header("before", "after")
+        .to_string()
+}
+
+/// The hook entries (event, command, timeout) `install` writes for `agent`.
+pub fn entries(
+    agent: Agent,
+    program: &str,
+    hold: Option<u64>,
+) -> Vec<(&'static str, &'static str, String, u64)> {
+    let program = shell_word(program);
+    agent
+        .hooks()
+        .iter()
+        .map(|&(event, matcher, sub)| match hold {
+            Some(secs) if sub == "pre-compact" => (
+                event,
+                matcher,
                 format!(
-                    "{program} hook {} {sub} --hold --timeout {}",
-                    agent.as_str(),
-                    secs.ceil()
+                    "{program} hook {} {sub} --hold --timeout {secs}",
+                    agent.as_str()
                 ),
-                secs.ceil() as u64 + HOOK_SECS,
+                secs + HOOK_SECS,
             ),
             _ => (
+                event,
+                matcher,
                 format!("{program} hook {} {sub}", agent.as_str()),
                 HOOK_SECS,
             ),
-        };
-        let list = hooks.entry(*event).or_insert_with(|| json!([]));
-        let Some(list) = list.as_array_mut() else {
-            return Err(format!(
-                "{}: hooks.{event} is not a list; not touched",
-                path.display()
-            ));
-        };
-        // An earlier ctxlens hook for this event is replaced: a new binary path or hold
-        // must not leave the old one running too.
-        let marker = format!("hook {} {sub}", agent.as_str());
-        let ours = |h: &Value| h["command"].as_str().is_some_and(|c| c.contains(&marker));
-        let same = list.iter().any(|group| {
-            group["hooks"].as_array().is_some_and(|hs| {
-                hs.iter()
-                    .any(|h| ours(h) && h["command"] == command && h["timeout"] == timeout)
-            })
-        });
-        if same {
+        })
+        .collect()
+}
+
+/// Removes `agent`'s ctxlens hooks from `hooks`; groups left empty go, and lists left
+/// empty too unless `keep` (the file as it was before install) has them.
+fn remove_ours(
+    agent: Agent,
+    hooks: &mut serde_json::Map<String, Value>,
+    keep: Option<&Value>,
+) -> usize {
+    let mut removed = 0;
+    for &(event, _, sub) in agent.hooks() {
+        let Some(list) = hooks.get_mut(event).and_then(Value::as_array_mut) else {
             continue;
-        }
+        };
         for group in list.iter_mut() {
-            if let Some(hs) = group["hooks"].as_array_mut() {
-                hs.retain(|h| !ours(h));
+            if let Some(hs) = group.get_mut("hooks").and_then(Value::as_array_mut) {
+                let before = hs.len();
+                hs.retain(|h| {
+                    !h.get("command")
+                        .and_then(Value::as_str)
+                        .is_some_and(|c| is_ours(agent, sub, c))
+                });
+                removed += before - hs.len();
             }
         }
-        list.retain(|group| group["hooks"].as_array().is_none_or(|hs| !hs.is_empty()));
-        list.push(json!({"matcher": matcher, "hooks": [
-            {"type": "command", "command": command, "timeout": timeout}
-        ]}));
-        added.push(format!("{event}: {command} (timeout {timeout} s)"));
+        list.retain(|group| {
+            group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .is_none_or(|hs| !hs.is_empty())
+        });
+        let kept_before = keep.is_some_and(|k| k.get("hooks").and_then(|h| h.get(event)).is_some());
+        if list.is_empty() && !kept_before {
+            hooks.remove(event);
+        }
     }
-    if added.is_empty() {
+    removed
+}
+
+/// Merges `agent`'s ctxlens hooks into the configuration at `path`, keeping every other
+/// setting as it was (key order, number spellings, indent, line ends, mode; a link is
+/// edited through, a link to nothing refused). An earlier ctxlens hook (exactly
+/// ctxlens's command) is replaced; a user's own hook is never touched. With `hold`,
+/// the pre-compact hook waits that many seconds for an operator, and its hook timeout
+/// is longer, so the agent never kills it while it waits. The file as it was before
+/// ctxlens first touched it is kept beside it ([`backup_path`]).
+pub fn install(
+    agent: Agent,
+    path: &Path,
+    program: &str,
+    hold: Option<u64>,
+) -> Result<Installed, String> {
+    let Config {
+        before,
+        mut value,
+        layout,
+    } = read_config(path)?;
+    let not_touched = |what: &str| format!("{}: {what}; not touched", path.display());
+    let wanted = entries(agent, program, hold);
+    let root = value
+        .as_object_mut()
+        .ok_or_else(|| not_touched("not a JSON object"))?;
+    let hooks = root.entry("hooks").or_insert_with(|| json!({}));
+    let hooks = hooks
+        .as_object_mut()
+        .ok_or_else(|| not_touched("\"hooks\" is not an object"))?;
+    for &(event, ..) in &wanted {
+        if hooks.get(event).is_some_and(|l| !l.is_array()) {
+            return Err(not_touched(&format!("hooks.{event} is not a list")));
+        }
+    }
+    let has = |hooks: &serde_json::Map<String, Value>, command: &str, timeout: u64| {
+        hooks
+            .values()
+            .filter_map(Value::as_array)
+            .flatten()
+            .any(|group| {
+                group["hooks"].as_array().is_some_and(|hs| {
+                    hs.iter()
+                        .any(|h| h["command"] == command && h["timeout"] == timeout)
+                })
+            })
+    };
+    if wanted
+        .iter()
+        .all(|(_, _, command, timeout)| has(hooks, command, *timeout))
+    {
         return Ok(Installed::default());
     }
-    let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
-    text.push('\n');
+    let had_ours = remove_ours(agent, hooks, None) > 0;
+    let mut added = Vec::new();
+    for (event, matcher, command, timeout) in wanted {
+        let list = hooks.entry(event).or_insert_with(|| json!([]));
+        if let Some(list) = list.as_array_mut() {
+            list.push(json!({"matcher": matcher, "hooks": [
+                {"type": "command", "command": command, "timeout": timeout}
+            ]}));
+        }
+        added.push(format!("{event}: {command} (timeout {timeout} s)"));
+    }
+    let text = layout.write(&value)?;
+    // The file as the user had it, before any ctxlens hook: kept once, so uninstall
+    // can give it back.
+    let backup = match &before {
+        Some(bytes) if !had_ours => {
+            let backup = backup_path(path);
+            atomic::write(&backup, bytes).map_err(|e| format!("{}: {e}", backup.display()))?;
+            Some(backup)
+        }
+        _ => None,
+    };
     atomic::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-    let old = before
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_default();
-    let diff = similar::TextDiff::from_lines(&old, &text)
-        .unified_diff()
-        .header("before", "after")
-        .to_string();
-    Ok(Installed { added, diff })
+    Ok(Installed {
+        added,
+        diff: diff(before.as_deref().unwrap_or_default(), &text),
+        backup,
+    })
+}
+
+/// Removes exactly the hooks `install` adds for `agent` (any ctxlens binary, any hold).
+/// When nothing else changed since install, the file is given back byte for byte (a
+/// file install created is removed); otherwise only ctxlens's entries go.
+pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, String> {
+    let Config {
+        before,
+        mut value,
+        layout,
+    } = read_config(path)?;
+    let Some(before) = before else {
+        return Ok(Installed::default());
+    };
+    let backup = backup_path(path);
+    let kept: Option<(Vec<u8>, Value)> = std::fs::read(&backup)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok().map(|v| (bytes, v)));
+    let Some(hooks) = value.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return Ok(Installed::default());
+    };
+    let removed = remove_ours(agent, hooks, kept.as_ref().map(|(_, v)| v));
+    if removed == 0 {
+        return Ok(Installed::default());
+    }
+    let hooks_kept_before = kept.as_ref().is_some_and(|(_, v)| v.get("hooks").is_some());
+    if hooks.is_empty() && !hooks_kept_before {
+        if let Some(root) = value.as_object_mut() {
+            root.remove("hooks");
+        }
+    }
+    let text = match &kept {
+        Some((bytes, old)) if *old == value => String::from_utf8_lossy(bytes).into_owned(),
+        _ => layout.write(&value)?,
+    };
+    let restored = kept.as_ref().is_some_and(|(_, old)| *old == value);
+    if !restored && value == json!({}) && kept.is_none() {
+        // Install made the file: nothing of the user's is in it.
+        std::fs::remove_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    } else {
+        atomic::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    if restored {
+        let _ = std::fs::remove_file(&backup);
+    }
+    Ok(Installed {
+        added: vec![format!("{removed} ctxlens hooks removed")],
+        diff: diff(
+            &before,
+            if value == json!({}) && kept.is_none() {
+                ""
+            } else {
+                &text
+            },
+        ),
+        backup: None,
+    })
 }

@@ -4,7 +4,8 @@
 //! compaction go ahead. Only an operator's refuse blocks it.
 
 mod install;
-pub use install::{codex_hooks_path, install, settings_path, Agent};
+pub mod setup;
+pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent};
 
 use crate::analysis::ledger::{candidates, dropped_by, restore_context, Candidate};
 use crate::ingest;
@@ -263,7 +264,20 @@ fn pre_compact(
         None
     };
     let found = candidates(&session, last_compaction);
-    let wait = Duration::from_secs_f64(timeout.unwrap_or(DEFAULT_HOLD_SECS).clamp(0.0, 1e9));
+    // A bad --timeout (hand-written, or from an old install) must not break the agent:
+    // the hold falls back to the default.
+    let secs = timeout.unwrap_or(DEFAULT_HOLD_SECS);
+    let wait = if secs.is_finite() && secs > 0.0 && secs <= install::MAX_HOLD_SECS {
+        Duration::from_secs_f64(secs)
+    } else {
+        if hold {
+            log(&format!(
+                "--timeout {secs} is not 1 to {} seconds; holding {DEFAULT_HOLD_SECS} s",
+                install::MAX_HOLD_SECS
+            ));
+        }
+        Duration::from_secs_f64(DEFAULT_HOLD_SECS)
+    };
     let hold_until = hold.then(|| {
         humantime::format_rfc3339_seconds(std::time::SystemTime::now() + wait).to_string()
     });

@@ -1,0 +1,375 @@
+//! `ctxlens hook AGENT install|uninstall|status`: what the operator runs to put the
+//! hooks in place, take them out, and see whether the agent will run them.
+
+use super::install::{self, backup_path, Agent};
+use crate::cli::args::{InstallArgs, ProjectArgs};
+use crate::sanitize;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The agent's hook configuration for `project` (or the user's).
+fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(dir) = project.filter(|d| !d.is_dir()) {
+        return Err(format!(
+            "{}: no such project folder; nothing done",
+            dir.display()
+        ));
+    }
+    match agent {
+        Agent::ClaudeCode => install::settings_path(project),
+        Agent::Codex => install::codex_hooks_path(project),
+    }
+}
+
+fn shown(path: &Path) -> String {
+    sanitize::line(&path.display().to_string()).into_owned()
+}
+
+pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> u8 {
+    let hold = match args
+        .hold
+        .then(|| args.timeout.unwrap_or(super::DEFAULT_HOLD_SECS))
+    {
+        Some(secs) => match install::hold_secs(secs) {
+            Ok(secs) => Some(secs),
+            Err(e) => {
+                eprintln!("ctxlens: {e}; nothing installed");
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let path = match config_path(agent, args.project.as_deref()) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("ctxlens: {}", sanitize::line(&e));
+            return 2;
+        }
+    };
+    let program = super::program();
+    let trusted_before = codex_trust(agent, &path);
+    let installed = match install::install(agent, &path, &program, hold) {
+        Ok(installed) => installed,
+        Err(e) => {
+            eprintln!("ctxlens: {}", sanitize::line(&e));
+            return 2;
+        }
+    };
+    let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));
+    if installed.added.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}: the ctxlens hooks are already installed",
+            shown(&path)
+        );
+    } else {
+        let _ = writeln!(out, "{}: added", shown(&path));
+        for line in &installed.added {
+            let _ = writeln!(out, "  {}", sanitize::line(line));
+        }
+        let _ = write!(out, "{}", sanitize::block(&installed.diff));
+        if let Some(backup) = &installed.backup {
+            let _ = writeln!(
+                out,
+                "the file as it was is kept in {} (uninstall gives it back)",
+                shown(backup)
+            );
+        }
+    }
+    if agent == Agent::Codex {
+        let changed = !installed.added.is_empty();
+        let _ = writeln!(
+            out,
+            "{}",
+            trust_step(&path, changed && trusted_before.any())
+        );
+    }
+    0
+}
+
+/// What an operator must do before Codex runs the hooks. ctxlens never writes the
+/// trust itself: that is the person's call, in Codex's own review.
+fn trust_step(hooks_json: &Path, voided: bool) -> String {
+    let why = if voided {
+        "The entries changed, so the trust you gave the old ones is void."
+    } else {
+        "Codex runs a hook only after you trust it."
+    };
+    format!(
+        "{why} Start `codex` in a terminal and answer its \"Hooks need review\" prompt \
+         (\"Trust all and continue\"), or review them with /hooks. Until then `codex exec` \
+         skips them without a word. Check with: {} hook codex status{}",
+        super::program(),
+        if hooks_json.ends_with(".codex/hooks.json")
+            && !hooks_json.starts_with(codex_home().unwrap_or_default())
+        {
+            " --project DIR"
+        } else {
+            ""
+        }
+    )
+}
+
+pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> u8 {
+    let path = match config_path(agent, args.project.as_deref()) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("ctxlens: {}", sanitize::line(&e));
+            return 2;
+        }
+    };
+    match install::uninstall(agent, &path) {
+        Ok(removed) if removed.added.is_empty() => {
+            let _ = writeln!(out, "{}: no ctxlens hooks to remove", shown(&path));
+            0
+        }
+        Ok(removed) => {
+            let _ = writeln!(out, "{}: {}", shown(&path), removed.added.join(", "));
+            let _ = write!(out, "{}", sanitize::block(&removed.diff));
+            if !backup_path(&path).exists() {
+                let _ = writeln!(out, "the file is as it was before install");
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("ctxlens: {}", sanitize::line(&e));
+            2
+        }
+    }
+}
+
+/// One ctxlens hook entry as the configuration holds it.
+struct Found {
+    event: String,
+    command: String,
+    /// Its place, as Codex names it in a trust key: group and hook index.
+    group: usize,
+    index: usize,
+}
+
+fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
+    let mut found = Vec::new();
+    let Some(hooks) = config.get("hooks").and_then(Value::as_object) else {
+        return found;
+    };
+    for (event, list) in hooks {
+        for (group, entry) in list.as_array().into_iter().flatten().enumerate() {
+            for (index, hook) in entry["hooks"].as_array().into_iter().flatten().enumerate() {
+                let Some(command) = hook["command"].as_str() else {
+                    continue;
+                };
+                let marker = format!(" hook {} ", agent.as_str());
+                if command.contains(&marker) && install::is_ctxlens_command(agent, command) {
+                    found.push(Found {
+                        event: event.clone(),
+                        command: command.to_owned(),
+                        group,
+                        index,
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> u8 {
+    let path = match config_path(agent, args.project.as_deref()) {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("ctxlens: {}", sanitize::line(&e));
+            return 2;
+        }
+    };
+    let config: Value = match std::fs::read(&path) {
+        Ok(bytes) => match serde_json::from_slice(&bytes) {
+            Ok(value) => value,
+            Err(e) => {
+                eprintln!("ctxlens: {}: not valid JSON ({e})", shown(&path));
+                return 2;
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
+        Err(e) => {
+            eprintln!("ctxlens: {}: {e}", shown(&path));
+            return 2;
+        }
+    };
+    let found = ours_in(agent, &config);
+    let program = super::program();
+    let _ = writeln!(out, "{} ({})", agent.as_str(), shown(&path));
+    let installed = agent
+        .events()
+        .iter()
+        .all(|e| found.iter().any(|f| f.event == *e));
+    let _ = writeln!(
+        out,
+        "  installed: {}",
+        if installed {
+            "yes"
+        } else if found.is_empty() {
+            "no"
+        } else {
+            "partly"
+        }
+    );
+    for f in &found {
+        let _ = writeln!(out, "    {}: {}", f.event, sanitize::line(&f.command));
+    }
+    let current = installed
+        && found.iter().all(|f| {
+            f.command
+                .starts_with(&format!("{} hook ", install::shell_word(&program)))
+        })
+        && Path::new(&program).is_file();
+    let _ = writeln!(
+        out,
+        "  current: {}",
+        match (installed, current) {
+            (false, _) => "no".to_owned(),
+            (true, true) => format!("yes (they run {})", sanitize::line(&program)),
+            (true, false) => format!(
+                "no: they run another ctxlens binary; install again to point them at {}",
+                sanitize::line(&program)
+            ),
+        }
+    );
+    let mut ok = installed && current;
+    if agent == Agent::Codex {
+        let trust = codex_trust_of(&path, &found);
+        let all = installed && trust.recorded == found.len();
+        let _ = writeln!(
+            out,
+            "  trusted: {}",
+            if all {
+                "a trust entry is recorded for each (Codex voids it when an entry changes after you trusted it)".to_owned()
+            } else {
+                format!(
+                    "no ({} of {} entries have a trust entry in {})",
+                    trust.recorded,
+                    found.len(),
+                    trust.config.as_deref().map_or("config.toml".into(), shown)
+                )
+            }
+        );
+        if !all && installed {
+            let _ = writeln!(out, "  {}", trust_step(&path, false));
+        }
+        ok &= all;
+    } else {
+        let _ = writeln!(
+            out,
+            "  trusted: not asked (Claude Code runs the hooks in its settings)"
+        );
+    }
+    if ok {
+        0
+    } else {
+        1
+    }
+}
+
+fn codex_home() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")))
+}
+
+/// The trust entries Codex keeps for hook entries: `[hooks.state."<file>:<event>:<group>:<hook>"]`
+/// tables with a `trusted_hash`, in `$CODEX_HOME/config.toml`.
+struct Trust {
+    config: Option<PathBuf>,
+    recorded: usize,
+}
+
+impl Trust {
+    fn any(&self) -> bool {
+        self.recorded > 0
+    }
+}
+
+fn codex_trust(agent: Agent, hooks_json: &Path) -> Trust {
+    if agent != Agent::Codex {
+        return Trust {
+            config: None,
+            recorded: 0,
+        };
+    }
+    let config: Value = std::fs::read(hooks_json)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(Value::Null);
+    codex_trust_of(hooks_json, &ours_in(agent, &config))
+}
+
+/// How many of `found` have a trust entry. The hash itself is Codex's to check: it is
+/// not documented, and ctxlens never writes it.
+fn codex_trust_of(hooks_json: &Path, found: &[Found]) -> Trust {
+    let config = codex_home().map(|h| h.join("config.toml"));
+    let text = config
+        .as_ref()
+        .and_then(|c| std::fs::read_to_string(c).ok())
+        .unwrap_or_default();
+    let file = hooks_json
+        .canonicalize()
+        .unwrap_or_else(|_| hooks_json.to_owned());
+    let recorded = found
+        .iter()
+        .filter(|f| {
+            let key = format!(
+                "{}:{}:{}:{}",
+                file.display(),
+                snake_case(&f.event),
+                f.group,
+                f.index
+            );
+            has_trusted_hash(&text, &key)
+        })
+        .count();
+    Trust { config, recorded }
+}
+
+/// `PreCompact` → `pre_compact`, as Codex names events in trust keys.
+fn snake_case(event: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in event.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether the TOML text has a `[hooks.state."KEY"]` table with a `trusted_hash`.
+fn has_trusted_hash(toml: &str, key: &str) -> bool {
+    let header = format!("[hooks.state.{}]", serde_json::Value::from(key));
+    let mut inside = false;
+    for line in toml.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == header;
+        } else if inside && line.starts_with("trusted_hash") {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_keys_are_found_in_codex_config() {
+        let toml = "[hooks.state]\n\n[hooks.state.\"/h/hooks.json:pre_compact:0:0\"]\ntrusted_hash = \"sha256:ab\"\n";
+        assert!(has_trusted_hash(toml, "/h/hooks.json:pre_compact:0:0"));
+        assert!(!has_trusted_hash(toml, "/h/hooks.json:post_compact:0:0"));
+        assert_eq!(snake_case("PreCompact"), "pre_compact");
+    }
+}
