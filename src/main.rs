@@ -91,6 +91,9 @@ fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> u8 {
         CodexHook::PreCompact(h) => {
             hook::run(Agent::Codex, "pre-compact", h.hold, h.timeout, stdin, out)
         }
+        CodexHook::SessionStart => {
+            hook::run(Agent::Codex, "session-start", false, None, stdin, out)
+        }
         CodexHook::PostCompact => hook::run(Agent::Codex, "post-compact", false, None, stdin, out),
         CodexHook::Install(args) => setup::install(Agent::Codex, args, out),
         CodexHook::Uninstall(args) => setup::uninstall(Agent::Codex, args, out),

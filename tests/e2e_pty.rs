@@ -413,7 +413,16 @@ fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
         started.elapsed()
     );
     tui.wait_for("HELD by pre-compact");
-    assert!(tui.screen().contains("at risk:"), "{}", tui.screen());
+    let screen = tui.screen();
+    assert!(screen.contains("at risk:"), "{screen}");
+    // No summary yet: nothing "was dropped", and the region counts what is at risk.
+    assert!(!screen.contains("was dropped"), "{screen}");
+    assert!(screen.contains("4 at risk"), "{screen}");
+    assert!(!screen.contains("no opaque tokens"), "{screen}");
+    // A hook cannot re-summarize on request: refetch is not offered.
+    assert!(!screen.contains(" r refetch"), "{screen}");
+    tui.keys("r");
+    tui.wait_for("refetch is not offered");
     tui.keys("x");
     confirm_if_asked(&mut tui, "refuse");
     let (code, _) = claude.join().unwrap();
@@ -440,6 +449,16 @@ fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
         std::fs::read_to_string(format!("{}.decisions.jsonl", transcript.display())).unwrap();
     assert!(sidecar.contains("\"compaction\":\"pre-compact-1\",\"verdict\":\"refuse\""));
     assert!(sidecar.contains("\"compaction\":\"pre-compact-2\",\"verdict\":\"preserve\""));
+    // The refuse differed from the gate's spill: recorded as an override.
+    assert!(
+        sidecar
+            .lines()
+            .any(|l| l.contains("\"verdict\":\"refuse\"") && l.contains("\"override\":true")),
+        "{sidecar}"
+    );
+    // The landed compaction carries the preserve decided while it was held.
+    tui.keys("]");
+    tui.wait_for("held as pre-compact-2");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }

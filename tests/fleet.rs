@@ -359,3 +359,60 @@ fn the_tripwire_reads_the_spill_handle_from_the_server() {
     let report: Value = serde_json::from_slice(&gate.stdout).unwrap();
     assert_eq!(report["compactions"][0]["decision"]["verdict"], "spill");
 }
+
+#[test]
+fn a_decision_made_on_the_server_while_held_is_the_landed_compactions() {
+    let Some(server) =
+        NatsServer::start("a_decision_made_on_the_server_while_held_is_the_landed_compactions")
+    else {
+        return;
+    };
+    let (_dir, path, rest) = claude_transcript_before_boundary();
+    let hook = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args([
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ])
+        .env("CTXLENS_NATS_URL", server.url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut hook = hook;
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(hook_payload("pre-compact.json", &path).as_bytes())
+        .unwrap();
+    let ledger = format!("{}.ctxlens-ledger.jsonl", path.display());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !std::fs::read_to_string(&ledger).is_ok_and(|l| l.contains("pre-compact-1")) {
+        assert!(Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_exit(
+        &decide_on(&server, &path, "pre-compact-1", "spill", "ops"),
+        0,
+    );
+    assert_exit(&hook.wait_with_output().unwrap(), 0);
+    // The decision lives on the server, not beside the transcript.
+    assert!(!Path::new(&format!("{}.decisions.jsonl", path.display())).exists());
+    let mut all = std::fs::read_to_string(&path).unwrap();
+    all.push_str(&rest);
+    std::fs::write(&path, all).unwrap();
+    let out = on(&server)
+        .args(["audit", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let compaction = &report["compactions"][0];
+    assert_eq!(compaction["held_as"], "pre-compact-1", "{compaction}");
+    assert_eq!(compaction["decision"]["verdict"], "spill", "{compaction}");
+    assert_eq!(out.status.code(), Some(0), "{report}");
+}

@@ -489,9 +489,14 @@ fn spawn_hook(args: &[&str], stdin: &str) -> std::process::Child {
 /// Runs a held pre-compact hook of `agent`, decides `verdict` once it holds, and
 /// returns the hook's output.
 fn held(agent: &str, payload_name: &str, path: &Path, verdict: &str) -> std::process::Output {
+    held_with(agent, &hook_payload(payload_name, path), path, verdict)
+}
+
+/// [`held`] with the hook's stdin as given.
+fn held_with(agent: &str, payload: &str, path: &Path, verdict: &str) -> std::process::Output {
     let child = spawn_hook(
         &["hook", agent, "pre-compact", "--hold", "--timeout", "60"],
-        &hook_payload(payload_name, path),
+        payload,
     );
     let n = ledger_len(path) + 1;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -568,15 +573,36 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
         .as_str()
         .unwrap()
         .contains("refused by ops"));
-    // Preserve: no way to reach Codex's summarizer, so it stops too and shows the
-    // contract to the person.
-    let out = held("codex", "codex-pre-compact.json", &path, "preserve");
+    // Preserve of a manual /compact: no way to reach Codex's summarizer, so it stops
+    // and shows the contract to the person.
+    let manual = hook_payload("codex-pre-compact.json", &path).replace("\"auto\"", "\"manual\"");
+    let out = held_with("codex", &manual, &path, "preserve");
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(answer["continue"], false);
     assert!(answer["systemMessage"]
         .as_str()
         .unwrap()
         .contains("Keep these identifiers verbatim:"));
+    // Preserve of an auto-compaction: stopping would end the user's turn, so it goes
+    // ahead, and SessionStart (source compact) puts the contract into the context.
+    let out = held("codex", "codex-pre-compact.json", &path, "preserve");
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty());
+    let out = hook_of(
+        "codex",
+        &["session-start"],
+        &hook_payload("codex-session-start.json", &path),
+    );
+    assert_exit(&out, 0);
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap();
+    assert!(
+        context.contains("Keep these identifiers verbatim:"),
+        "{context}"
+    );
+    assert!(context.contains("spill get"), "{context}");
     // After a compaction: what was at risk and the read-back command, by absolute path.
     let out = hook_of(
         "codex",
@@ -867,7 +893,7 @@ fn status_says_installed_current_and_for_codex_trusted() {
         .canonicalize()
         .unwrap();
     let trust = format!(
-        "[hooks.state.\"{0}:pre_compact:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"{0}:post_compact:0:0\"]\ntrusted_hash = \"sha256:11\"\n",
+        "[hooks.state.\"{0}:pre_compact:0:0\"]\ntrusted_hash = \"sha256:00\"\n\n[hooks.state.\"{0}:session_start:0:0\"]\ntrusted_hash = \"sha256:22\"\n\n[hooks.state.\"{0}:post_compact:0:0\"]\ntrusted_hash = \"sha256:11\"\n",
         hooks_json.display()
     );
     std::fs::write(codex_home.path().join("config.toml"), trust).unwrap();

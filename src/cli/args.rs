@@ -172,12 +172,20 @@ pub enum CodexHook {
     /// PreCompact: stores the region since the last compaction in <rollout>.spill/ and
     /// records the identifiers the work depends on; with --hold, waits for an operator.
     ///
-    /// Exit status: 0. A refuse or preserve answers {"continue": false, …} on stdout,
-    /// which stops the compaction.
+    /// Exit status: 0. A refuse, or a preserve of a manual /compact, answers
+    /// {"continue": false, …} on stdout, which stops the compaction (and ends the turn);
+    /// a preserve of an auto-compaction lets it go ahead, and session-start puts the
+    /// contract back.
     #[command(
         after_help = "Example:\n  echo '{\"transcript_path\":\"…\",\"trigger\":\"auto\"}' | ctxlens hook codex pre-compact --hold"
     )]
     PreCompact(HoldArgs),
+    /// SessionStart (source "compact"): puts the ledger's identifiers, the spill handle
+    /// with its read-back command and a preserved contract back into the model's
+    /// context (additionalContext), after every compaction that lands.
+    ///
+    /// Exit status: 0.
+    SessionStart,
     /// PostCompact: records the compaction and shows the person the identifiers at
     /// risk and how to read the spilled region back (systemMessage).
     ///

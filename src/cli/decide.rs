@@ -25,7 +25,7 @@ pub fn record(
         let entries = ledger::read(log).unwrap_or_default();
         if let Some(why) = no_longer_held(&entries, id, loaded) {
             return Err(CliError::unusable(format!(
-                "{}: {why}; nothing was recorded",
+                "{} {why}; nothing was recorded",
                 crate::sanitize::line(id)
             )));
         }

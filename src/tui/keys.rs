@@ -96,7 +96,7 @@ pub const BINDINGS: &[Binding] = &[
         "r",
         Command::Refetch,
         "refetch",
-        "refetch: re-summarize from the originals (not when HELD)",
+        "refetch: re-summarize from the originals",
         Scope::Pending,
         true,
     ),

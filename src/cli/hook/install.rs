@@ -35,6 +35,7 @@ impl Agent {
             ],
             Agent::Codex => &[
                 ("PreCompact", "", "pre-compact"),
+                ("SessionStart", "compact", "session-start"),
                 ("PostCompact", "", "post-compact"),
             ],
         }

@@ -136,11 +136,11 @@ pub fn run(
 ) -> u8 {
     let result = read_input(stdin).and_then(|input| match hook {
         "pre-compact" => {
-            pre_compact(&input, hold, timeout).map(|decision| answer(agent, decision, stdout))
+            let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
+            pre_compact(&input, hold, timeout)
+                .map(|decision| answer(agent, decision, manual, stdout))
         }
-        "session-start" if agent == Agent::ClaudeCode => {
-            session_start(&input, stdout).map(|()| Answer::Proceed)
-        }
+        "session-start" => session_start(&input, stdout).map(|()| Answer::Proceed),
         "post-compact" => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
         other => Err(format!("unknown hook {other}")),
     });
@@ -173,7 +173,12 @@ pub const DEFAULT_HOLD_SECS: f64 = 300.0;
 
 /// What the agent is told of the operator's decision, in the way each agent reads a
 /// pre-compaction hook (see docs/agents.md for the versions this rests on).
-fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::Write) -> Answer {
+fn answer(
+    agent: Agent,
+    decision: Option<Decision>,
+    manual: bool,
+    stdout: &mut impl std::io::Write,
+) -> Answer {
     let Some(decision) = decision else {
         return Answer::Proceed;
     };
@@ -206,9 +211,12 @@ fn answer(agent: Agent, decision: Option<Decision>, stdout: &mut impl std::io::W
             let _ = write!(stdout, "{}", crate::sanitize::block(&contract));
             Answer::Proceed
         }
-        // Codex stops a compaction on `continue: false`; plain stdout is ignored, so a
-        // contract cannot reach its summarizer: preserving stops it too, and shows the
-        // contract to the person.
+        // Codex ignores a PreCompact hook's plain stdout, so a contract cannot reach its
+        // summarizer. Stopping an auto-compaction would end the user's turn mid-work:
+        // it goes ahead, and the SessionStart hook puts the contract back into the
+        // context. A manual /compact is stopped, and the person sees the contract.
+        (Agent::Codex, Verdict::Preserve) if !manual => Answer::Proceed,
+        // Codex stops a compaction on `continue: false`.
         (Agent::Codex, Verdict::Refuse | Verdict::Preserve) => {
             let message = match decision.contract {
                 Some(contract) => format!("{reason}. {contract}"),

@@ -110,15 +110,8 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
     } else {
         head.push(Line::from(ratios));
     }
-    head.extend(c.dropped.iter().map(|d| dropped_line(c, d, theme)));
-    head.extend(schema_lines(c, theme));
-    let reasons = c.reasons(false);
-    if !reasons.is_empty() {
-        head.push(Line::styled(
-            format!("because: {}", reasons.join("; ")),
-            theme.dim(),
-        ));
-    }
+    // The decision (or what waits for one) and why come first: a long list of
+    // dropped tokens must not push them out of the pane.
     head.push(match &c.decision {
         Some(d) => {
             let override_note = if d.verdict != verdict {
@@ -155,6 +148,18 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
         ),
         None => Line::styled("no decision", theme.dim()),
     });
+    let reasons = c.reasons(false);
+    if !reasons.is_empty() {
+        head.push(Line::styled(
+            format!("because: {}", reasons.join("; ")),
+            theme.dim(),
+        ));
+    }
+    // A held compaction's identifiers at risk are the region pane's rows.
+    if c.extra.held.is_none() {
+        head.extend(c.dropped.iter().map(|d| dropped_line(c, d, theme)));
+    }
+    head.extend(schema_lines(c, theme));
     head
 }
 
@@ -272,6 +277,40 @@ fn line_cells(rows: usize, width: u16) -> usize {
     (rows + 2) * usize::from(width)
 }
 
+/// The region pane's lines when it has no token rows. A held compaction has no summary
+/// yet: what the region holds is measured when it lands, and the identifiers the work
+/// depends on are what is at risk now.
+fn no_rows(c: &CompactionAnalysis, theme: Theme) -> Vec<Line<'_>> {
+    if c.extra.held.is_none() {
+        return vec![Line::styled(
+            "no opaque tokens in the region (d shows its events)",
+            theme.dim(),
+        )];
+    }
+    let mut lines: Vec<Line> = c
+        .dropped
+        .iter()
+        .map(|d| dropped_line(c, d, theme))
+        .collect();
+    lines.push(Line::styled(
+        "what the summary keeps is measured when it lands (d shows the events)",
+        theme.dim(),
+    ));
+    lines
+}
+
+fn region_title(c: &CompactionAnalysis, rows: usize) -> String {
+    if c.extra.held.is_some() {
+        format!(
+            " region · {} events · {} at risk ",
+            c.region.len(),
+            c.dropped.len()
+        )
+    } else {
+        format!(" region · {} events · {rows} tokens ", c.region.len())
+    }
+}
+
 fn draw_tokens(
     app: &App,
     c: &CompactionAnalysis,
@@ -322,13 +361,15 @@ fn draw_tokens(
         }
         lines.push(Line::from(spans));
     }
+    let held = c.extra.held.is_some();
     if lines.is_empty() {
-        lines.push(Line::styled(
-            "no opaque tokens in the region (d shows its events)",
-            theme.dim(),
-        ));
+        lines = no_rows(c, theme);
     }
     let summary: Vec<Line> = match summary_of(app, c, &marks) {
+        None if held => vec![Line::styled(
+            "(the summary is not written yet)",
+            theme.dim(),
+        )],
         None => vec![Line::styled("(the summary cannot be read)", theme.yellow())],
         Some((text, found)) => {
             let marked_rows = marks.marked_lines.as_slice();
@@ -355,19 +396,7 @@ fn draw_tokens(
     let tokens_block = Block::default()
         .borders(Borders::TOP | Borders::RIGHT)
         .border_style(theme.dim())
-        .title(if c.extra.held.is_some() {
-            format!(
-                " region · {} events · {} identifiers at risk ",
-                c.region.len(),
-                c.dropped.len()
-            )
-        } else {
-            format!(
-                " region · {} events · {} tokens ",
-                c.region.len(),
-                rows.len()
-            )
-        });
+        .title(region_title(c, rows.len()));
     let summary_block = Block::default()
         .borders(Borders::TOP)
         .border_style(theme.dim())

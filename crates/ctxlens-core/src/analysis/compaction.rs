@@ -166,6 +166,20 @@ pub(super) struct RegionPart {
     scan: Arc<std::sync::Mutex<WindowScan>>,
 }
 
+impl RegionPart {
+    /// A part with nothing left to look for after the compaction.
+    fn settled(mut out: CompactionAnalysis, state: StateAt) -> RegionPart {
+        out.state = Arc::new(state);
+        RegionPart {
+            out,
+            complete: true,
+            needs: Arc::default(),
+            lost: Arc::default(),
+            scan: Arc::default(),
+        }
+    }
+}
+
 pub(super) fn region_part(
     session: &Session,
     info: &CompactionInfo,
@@ -193,14 +207,7 @@ pub(super) fn region_part(
     };
     if def.elsewhere {
         region_elsewhere(&mut out, def.input);
-        out.state = Arc::new(state);
-        return RegionPart {
-            out,
-            complete: true,
-            needs: Arc::default(),
-            lost: Arc::default(),
-            scan: Arc::default(),
-        };
+        return RegionPart::settled(out, state);
     }
     out.region = coverage::check(
         session,
@@ -232,14 +239,7 @@ pub(super) fn region_part(
     if def.extra.held.is_some() {
         out.dropped = Arc::new(ctx.held_at_risk());
         out.flags.dropped_binding = !out.dropped.is_empty();
-        out.state = Arc::new(state);
-        return RegionPart {
-            out,
-            complete: true,
-            needs: Arc::default(),
-            lost: Arc::default(),
-            scan: Arc::default(),
-        };
+        return RegionPart::settled(out, state);
     }
 
     // Signal 1: what the region held and what the summary kept.

@@ -14,9 +14,7 @@ pub fn held_ids(session: &Session, infos: &[CompactionInfo]) -> Vec<Option<Strin
     infos
         .iter()
         .map(|info| {
-            let Some(event) = session.events.get(info.def) else {
-                return None;
-            };
+            let event = session.events.get(info.def)?;
             let held =
                 matches!(&event.kind, EventKind::Compaction { extra, .. } if extra.held.is_some());
             if held {

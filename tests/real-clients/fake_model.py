@@ -1,0 +1,305 @@
+#!/usr/bin/env python3
+"""A scripted model API on loopback for the real Claude Code and Codex clients.
+
+It speaks Anthropic's Messages API (POST /v1/messages) and OpenAI's Responses API
+(POST /v1/responses, /v1/responses/compact), streamed or not. Replies depend on the
+request alone:
+
+  task      the newest user text asks to "record the deploy revision": a shell call
+            that prints the revision (the datum a summary must not lose);
+  after     the newest input is that call's result: a short text without the revision;
+  compact   a summarization request: a summary that leaves the revision out;
+  text      anything else: a short text.
+
+Every request is appended to LOG as a JSON line with its kind. A proxy CONNECT (the
+client trying another host) is logged and refused.
+
+usage: fake_model.py LOG PORTFILE
+"""
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+REVISION = "4f9a2c81d0e7"
+WORK = os.environ.get("FAKE_WORK", ".")
+COMMAND = f"echo deploy-rev {REVISION} > {WORK}/rev.txt && cat {WORK}/rev.txt"
+SUMMARY = ("<summary>\n1. Primary Request and Intent: record the deploy revision in rev.txt "
+           "before a migration, for a rollback.\n2. Pending Tasks: roll back to the previous "
+           "revision if the smoke tests fail.\n</summary>")
+LOCK = threading.Lock()
+LOG = None
+
+
+def record(entry):
+    entry["t"] = time.time()
+    with LOCK, open(LOG, "a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+def texts(content):
+    """The text of a message's content, tool results included."""
+    if isinstance(content, str):
+        return content
+    out = []
+    for block in content or []:
+        if isinstance(block, dict):
+            if isinstance(block.get("text"), str):
+                out.append(block["text"])
+            if block.get("type") == "tool_result":
+                out.append(texts(block.get("content")))
+    return "\n".join(out)
+
+
+def asks_for_summary(text):
+    low = text.lower()
+    return any(p in low for p in ("summary of the conversation", "summarize the conversation",
+                                  "create a detailed summary", "create a summary")) \
+        or ("checkpoint" in low and "compaction" in low) or ("summary" in low and "handoff" in low)
+
+
+def anthropic_kind(body):
+    messages = [m for m in body.get("messages") or [] if m.get("role") != "system"]
+    last = messages[-1] if messages else {}
+    text = texts(last.get("content")) if last.get("role") == "user" else ""
+    if asks_for_summary(text):
+        return "compact"
+    tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
+    if "Bash" not in tools:
+        return "side"
+    content = last.get("content")
+    if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
+                                         for b in content):
+        return "after"
+    return "task" if "record the deploy revision" in text.lower() else "text"
+
+
+def openai_kind(body, path):
+    if path.endswith("/responses/compact"):
+        return "compact"
+    items = body.get("input") or []
+    if isinstance(items, str):
+        items = [{"type": "message", "role": "user", "content": items}]
+    last = items[-1] if items else {}
+    if last.get("type", "").endswith("call_output"):
+        return "after"
+    if last.get("role") == "user":
+        text = texts(last.get("content"))
+        if asks_for_summary(text):
+            return "compact"
+        if "record the deploy revision" in text.lower():
+            return "task"
+    instructions = (body.get("instructions") or "").lower()
+    if "compaction" in instructions and "summary" in instructions and not body.get("tools"):
+        return "compact"
+    return "text"
+
+
+def anthropic_reply(kind):
+    if kind == "compact":
+        return [{"type": "text", "text": SUMMARY}], "end_turn"
+    if kind == "task":
+        return [{"type": "text", "text": "Recording the revision."},
+                {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": "Bash",
+                 "input": {"command": COMMAND, "description": "Record the deploy revision"}}], "tool_use"
+    if kind == "after":
+        return [{"type": "text", "text": "Done: the revision is recorded in rev.txt."}], "end_turn"
+    if kind == "side":
+        return [{"type": "text", "text": json.dumps({"title": "Deploy", "isNewTopic": False})}], "end_turn"
+    return [{"type": "text", "text": "OK, noted."}], "end_turn"
+
+
+def shell_tool(body):
+    names = [t.get("name") or (t.get("function") or {}).get("name") for t in body.get("tools") or []]
+    for wanted in ("shell_command", "shell", "exec_command", "local_shell"):
+        if wanted in names:
+            return wanted
+    return "shell_command"
+
+
+def message(text):
+    return {"type": "message", "role": "assistant", "id": "msg_" + uuid.uuid4().hex[:20],
+            "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]}
+
+
+def openai_output(kind, body):
+    if kind == "compact":
+        return [message(SUMMARY)]
+    if kind == "task":
+        name = shell_tool(body)
+        if name == "shell":
+            args = {"command": ["bash", "-lc", COMMAND], "workdir": WORK}
+        elif name == "exec_command":
+            args = {"cmd": COMMAND, "workdir": WORK}
+        else:
+            args = {"command": COMMAND, "workdir": WORK}
+        return [message("Recording the revision."),
+                {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20], "status": "completed",
+                 "call_id": "call_" + uuid.uuid4().hex[:20], "name": name, "arguments": json.dumps(args)}]
+    return [message("Done: the revision is recorded in rev.txt." if kind == "after" else "OK, noted.")]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *_):
+        pass
+
+    def json_reply(self, code, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def stream_start(self):
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("connection", "close")
+        self.end_headers()
+
+    def event(self, name, data):
+        self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+
+    def do_CONNECT(self):
+        record({"method": "CONNECT", "path": self.path})
+        self.send_response(403)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_HEAD(self):
+        self.send_response(200)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def do_GET(self):
+        record({"method": "GET", "path": self.path})
+        if self.path.split("?")[0].endswith("/models"):
+            self.json_reply(200, {"object": "list", "data": [{"id": "gpt-fake", "object": "model"}], "models": []})
+        else:
+            self.json_reply(404, {"error": {"message": "not here"}})
+
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        if self.headers.get("content-encoding") == "gzip":
+            import gzip
+            raw = gzip.decompress(raw)
+        try:
+            body = json.loads(raw) if raw else {}
+        except ValueError:
+            body = None
+        path = self.path.split("?")[0]
+        entry = {"method": "POST", "path": self.path, "body": body}
+        if body is None or self.path.startswith("http"):
+            record(entry)
+            self.json_reply(403, {"error": {"message": "refused"}})
+        elif path.endswith("/v1/messages/count_tokens"):
+            record(entry)
+            self.json_reply(200, {"input_tokens": 1000})
+        elif path.endswith("/v1/messages"):
+            entry["kind"] = anthropic_kind(body)
+            record(entry)
+            self.anthropic(body, entry["kind"])
+        elif path.endswith("/responses") or path.endswith("/responses/compact"):
+            entry["kind"] = openai_kind(body, path)
+            record(entry)
+            self.openai(body, entry["kind"], path)
+        else:
+            record(entry)
+            self.json_reply(404, {"error": {"message": "not here"}})
+
+    def anthropic(self, body, kind):
+        content, stop = anthropic_reply(kind)
+        usage = {"input_tokens": 1200, "output_tokens": 40,
+                 "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+        message_id = "msg_" + uuid.uuid4().hex[:24]
+        model = body.get("model", "claude-fake")
+        if not body.get("stream"):
+            self.json_reply(200, {"id": message_id, "type": "message", "role": "assistant", "model": model,
+                                  "content": content, "stop_reason": stop, "stop_sequence": None,
+                                  "usage": usage})
+            return
+        self.stream_start()
+        self.event("message_start", {"type": "message_start", "message": {
+            "id": message_id, "type": "message", "role": "assistant", "model": model, "content": [],
+            "stop_reason": None, "stop_sequence": None, "usage": dict(usage, output_tokens=1)}})
+        for i, block in enumerate(content):
+            if block["type"] == "text":
+                self.event("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": {"type": "text", "text": ""}})
+                self.event("content_block_delta", {"type": "content_block_delta", "index": i,
+                                                   "delta": {"type": "text_delta", "text": block["text"]}})
+            else:
+                self.event("content_block_start", {"type": "content_block_start", "index": i,
+                                                   "content_block": dict(block, input={})})
+                self.event("content_block_delta", {"type": "content_block_delta", "index": i, "delta": {
+                    "type": "input_json_delta", "partial_json": json.dumps(block["input"])}})
+            self.event("content_block_stop", {"type": "content_block_stop", "index": i})
+        self.event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
+                                     "usage": {"output_tokens": 40}})
+        self.event("message_stop", {"type": "message_stop"})
+        self.close_connection = True
+
+    def openai(self, body, kind, path):
+        output = openai_output(kind, body)
+        if path.endswith("/responses/compact"):
+            self.json_reply(200, {"output": output})
+            return
+        usage = {"input_tokens": 1200, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 40,
+                 "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 1240}
+        response = {"id": "resp_" + uuid.uuid4().hex[:20], "object": "response",
+                    "created_at": int(time.time()), "status": "in_progress",
+                    "model": body.get("model", "gpt-fake"), "output": [], "usage": None}
+        if not body.get("stream"):
+            self.json_reply(200, dict(response, status="completed", output=output, usage=usage))
+            return
+        self.stream_start()
+        number = iter(range(1 << 30))
+
+        def event(data):
+            data["sequence_number"] = next(number)
+            self.event(data["type"], data)
+
+        event({"type": "response.created", "response": response})
+        for i, item in enumerate(output):
+            if item["type"] == "message":
+                part = item["content"][0]
+                event({"type": "response.output_item.added", "output_index": i,
+                       "item": dict(item, content=[], status="in_progress")})
+                event({"type": "response.content_part.added", "output_index": i, "item_id": item["id"],
+                       "content_index": 0, "part": dict(part, text="")})
+                event({"type": "response.output_text.delta", "output_index": i, "item_id": item["id"],
+                       "content_index": 0, "delta": part["text"]})
+                event({"type": "response.output_text.done", "output_index": i, "item_id": item["id"],
+                       "content_index": 0, "text": part["text"]})
+                event({"type": "response.content_part.done", "output_index": i, "item_id": item["id"],
+                       "content_index": 0, "part": part})
+            else:
+                event({"type": "response.output_item.added", "output_index": i,
+                       "item": dict(item, arguments="", status="in_progress")})
+                event({"type": "response.function_call_arguments.done", "output_index": i,
+                       "item_id": item["id"], "arguments": item["arguments"]})
+            event({"type": "response.output_item.done", "output_index": i, "item": item})
+        event({"type": "response.completed",
+               "response": dict(response, status="completed", output=output, usage=usage)})
+        self.close_connection = True
+
+
+def main():
+    global LOG
+    LOG, portfile = sys.argv[1], sys.argv[2]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    with open(portfile + ".tmp", "w") as f:
+        f.write(str(server.server_address[1]))
+    os.rename(portfile + ".tmp", portfile)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# The live loop against the REAL Claude Code and Codex CLI clients (pinned, from the npm
+# registry), talking to a scripted model API on loopback (fake_model.py) inside a
+# network namespace that has only loopback. ctxlens's hooks are installed as a user
+# would install them, and each check is a point of the hold-and-decide loop:
+#
+#   a held compaction's decision is the decision of the compaction that lands;
+#   a decision that differs from the gate is recorded as an override;
+#   a decision after the hold ended is refused (exit 2) and nothing is written;
+#   the held hook sleeps (CPU ticks counted while it waits);
+#   a refuse blocks Claude Code with one line of reason;
+#   Codex puts the spill handle and a preserved contract back into the model's context.
+#
+#   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
+#
+# It skips (exit 0, with a notice) where npm, python3, jq or a network namespace is
+# missing, or the registry cannot be reached. Exit 1 when any check fails.
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+CTXLENS=${CTXLENS:-$ROOT/target/debug/ctxlens}
+CLAUDE_CODE_VERSION=2.1.332
+CODEX_VERSION=0.171.0
+NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
+STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
+
+skip() { echo "real clients: skipped: $*"; exit 0; }
+
+if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
+  for tool in npm node python3 jq unshare ip pgrep; do
+    command -v "$tool" >/dev/null || skip "no $tool on this machine"
+  done
+  unshare -n true 2>/dev/null || skip "cannot make a network namespace here (unshare -n)"
+  [ -x "$CTXLENS" ] || { echo "real clients: no ctxlens at $CTXLENS (cargo build first)"; exit 1; }
+  if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ]; then
+    mkdir -p "$NPM"
+    npm install --silent --no-audit --no-fund --prefix "$NPM" \
+      "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >/dev/null 2>&1 \
+      || skip "npm could not install the pinned clients"
+  fi
+  exec unshare -n env CTXLENS_REAL_CLIENTS_NETNS=1 CTXLENS="$CTXLENS" NPM="$NPM" STATE="$STATE" bash "$0" "$@"
+fi
+
+# ------------------------------------------------------------ inside the namespace
+ip link set lo up
+rm -rf "$STATE"
+mkdir -p "$STATE"/{home,codexhome,work,cwork,logs}
+L=$STATE/logs
+export PATH=$NPM/node_modules/.bin:$PATH HOME=$STATE/home CODEX_HOME=$STATE/codexhome
+export ANTHROPIC_API_KEY=sk-test FAKE_KEY=sk-test NO_PROXY=127.0.0.1,localhost
+export DISABLE_TELEMETRY=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 DISABLE_AUTOUPDATER=1 DISABLE_ERROR_REPORTING=1
+unset CLAUDE_CONFIG_DIR CLAUDECODE CLAUDE_CODE_ENTRYPOINT OPENAI_API_KEY OPENAI_BASE_URL CTXLENS_NATS_URL USER
+REV=4f9a2c81d0e7
+PASSED=0; FAILED=0
+SERVER=
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null' EXIT
+
+check() { # check NAME CMD...: one point; CMD succeeds when it holds
+  local name=$1; shift
+  if ( "$@" ) >/dev/null 2>&1; then PASSED=$((PASSED+1)); echo "ok    $name"
+  else FAILED=$((FAILED+1)); echo "FAIL  $name"; fi
+}
+wait_for() { # wait_for SECONDS CMD...
+  local end=$(( $(date +%s) + $1 )); shift
+  until ( "$@" ) >/dev/null 2>&1; do [ "$(date +%s)" -ge "$end" ] && return 1; sleep 0.1; done
+}
+serve() { # serve NAME: a fresh model server; sets SLOG and the clients' endpoints
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null
+  SLOG=$L/$1.server.log; rm -f "$L/$1.port"
+  FAKE_WORK=$2 python3 "$HERE/fake_model.py" "$SLOG" "$L/$1.port" & SERVER=$!
+  wait_for 10 test -f "$L/$1.port" || { echo "FAIL  the model server did not start"; exit 1; }
+  PORT=$(cat "$L/$1.port")
+  export ANTHROPIC_BASE_URL=http://127.0.0.1:$PORT HTTPS_PROXY=http://127.0.0.1:$PORT HTTP_PROXY=http://127.0.0.1:$PORT
+}
+held_count() { jq -s '[.[]|select(.event=="pre-compact")]|length' "$1.ctxlens-ledger.jsonl" 2>/dev/null || echo 0; }
+wait_held() { wait_for 60 bash -c "[ \$(jq -s '[.[]|select(.event==\"pre-compact\")]|length' '$1.ctxlens-ledger.jsonl' 2>/dev/null || echo 0) -ge $2 ]"; }
+hook_pid() { pgrep -n -f "ctxlens hook $1 pre-compact --hold"; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+audit() { "$CTXLENS" audit --json "$1" > "$2"; echo $? > "$2.rc"; }
+unresolved_errors() { jq '[.findings[]|select(.severity=="error" and .resolved_by==null)]|length' "$1"; }
+next_request_has() { jq -s --arg s "$2" '[.[]|select(.kind=="text")]|last|(.body|tostring|contains($s))' "$1" | grep -q true; }
+export -f ticks
+
+# ============================================================ Claude Code
+cat > "$HOME/.claude.json" <<JSON
+{"hasCompletedOnboarding": true, "customApiKeyResponses": {"approved": ["sk-test"], "rejected": []},
+ "projects": {"$STATE/work": {"hasTrustDialogAccepted": true}}}
+JSON
+CLAUDE=(claude --allowedTools Bash --output-format stream-json --verbose)
+projects() { echo "$HOME/.claude/projects/$(echo "$STATE/work" | sed 's#[^A-Za-z0-9]#-#g')"; }
+cc_task() { # cc_task NAME: a new session that records the revision; sets SID and T
+  ( cd "$STATE/work" && timeout 120 "${CLAUDE[@]}" -p "Please record the deploy revision now." \
+      < /dev/null > "$L/$1.task.jsonl" 2> "$L/$1.task.err" )
+  SID=$(head -1 "$L/$1.task.jsonl" | jq -r .session_id)
+  T=$(projects)/$SID.jsonl
+}
+cc_turn() { # cc_turn NAME PROMPT
+  ( cd "$STATE/work" && timeout 300 "${CLAUDE[@]}" --resume "$SID" -p "$2" < /dev/null > "$L/$1.jsonl" 2> "$L/$1.err" )
+}
+boundaries() { jq -c 'select(.subtype=="compact_boundary")' "$1" 2>/dev/null | wc -l; }
+
+"$CTXLENS" hook claude-code install --hold --timeout 60 > "$L/cc-install.out" 2>&1
+check "claude-code: install --hold names the binary the hooks run" grep -q "the hooks run $CTXLENS" "$L/cc-install.out"
+
+# A held compaction, spilled by an operator; the compaction lands.
+serve cc-spill "$STATE/work"
+cc_task cc-spill
+cc_turn cc-spill.compact /compact & TURN=$!
+if wait_held "$T" 1; then
+  PID=$(hook_pid claude-code); sleep 0.5; T0=$(ticks "$PID"); sleep 3; T1=$(ticks "$PID")
+  check "claude-code: the held hook sleeps (CPU ticks in 3 s: $((T1 - T0)), at most 3)" test $((T1 - T0)) -le 3
+  "$CTXLENS" decide "$T" pre-compact-1 spill --by ops > /dev/null
+  wait $TURN
+  cc_turn cc-spill.next "Continue with the smoke tests."
+  audit "$T" "$L/cc-spill.audit.json"
+  check "claude-code: the landed compaction carries the spill (held_as pre-compact-1)" \
+    jq -e '.compactions[0].held_as=="pre-compact-1" and .compactions[0].decision.verdict=="spill"' "$L/cc-spill.audit.json"
+  check "claude-code: a handled compaction passes audit (exit 0, no unresolved error)" \
+    bash -c "[ \$(cat '$L/cc-spill.audit.json.rc') = 0 ] && [ \$(jq '[.findings[]|select(.severity==\"error\" and .resolved_by==null)]|length' '$L/cc-spill.audit.json') = 0 ]"
+  H=$(jq -r 'select(.verdict=="spill")|.handle' "$T.decisions.jsonl")
+  check "claude-code: the model's next request carries the spill handle" next_request_has "$SLOG" "${H#sha256:}"
+else
+  wait $TURN; check "claude-code: the pre-compact hook holds" false
+fi
+
+# An approve where the gate says spill: an override.
+serve cc-override "$STATE/work"
+cc_task cc-override
+cc_turn cc-override.compact /compact & TURN=$!
+if wait_held "$T" 1; then
+  "$CTXLENS" decide "$T" pre-compact-1 approve --by ops > /dev/null
+  wait $TURN
+  check "claude-code: an approve against the gate's spill is recorded as an override" \
+    jq -se 'any(.[]; .verdict=="approve" and .override==true)' "$T.decisions.jsonl"
+  audit "$T" "$L/cc-override.audit.json"
+  check "claude-code: audit shows the approve on the landed compaction" \
+    jq -e '.compactions[0].decision.verdict=="approve"' "$L/cc-override.audit.json"
+else
+  wait $TURN; check "claude-code: the pre-compact hook holds (override)" false
+fi
+
+# A refuse: Claude Code blocks the compaction and shows one line of reason.
+serve cc-refuse "$STATE/work"
+cc_task cc-refuse
+cc_turn cc-refuse.compact /compact & TURN=$!
+if wait_held "$T" 1; then
+  "$CTXLENS" decide "$T" pre-compact-1 refuse --by ops > /dev/null
+  wait $TURN
+  REASON=$(jq -r 'select(.compact_error!=null)|.compact_error' "$L/cc-refuse.compact.jsonl" | tail -1)
+  check "claude-code: refuse blocks the compaction" bash -c "[ $(boundaries "$T") = 0 ]"
+  check "claude-code: the block's reason is one line ($(echo "$REASON" | wc -l) lines)" \
+    bash -c "[ \$(printf '%s' \"\$0\" | grep -c 'ctxlens hook:') = 0 ] && printf '%s' \"\$0\" | grep -q 'refused by ops'" "$REASON"
+else
+  wait $TURN; check "claude-code: the pre-compact hook holds (refuse)" false
+fi
+
+# No decision before the timeout: the compaction lands, and a late decision is refused.
+"$CTXLENS" hook claude-code install --hold --timeout 2 > /dev/null 2>&1
+serve cc-late "$STATE/work"
+cc_task cc-late
+cc_turn cc-late.compact /compact
+cp "$T.decisions.jsonl" "$L/cc-late.before" 2>/dev/null || : > "$L/cc-late.before"
+"$CTXLENS" decide "$T" pre-compact-1 refuse --by late > /dev/null 2> "$L/cc-late.err"; RC=$?
+check "claude-code: a decision after the hold timed out exits 2 and says so" \
+  bash -c "[ $RC = 2 ] && grep -q 'timed out' '$L/cc-late.err' && [ \$(wc -l < '$L/cc-late.err') = 1 ]"
+check "claude-code: nothing is written for the late decision" \
+  bash -c "[ ! -s '$T.decisions.jsonl' ] || cmp -s '$T.decisions.jsonl' '$L/cc-late.before'"
+"$CTXLENS" hook claude-code uninstall > /dev/null 2>&1
+check "claude-code: uninstall leaves no ctxlens hook" \
+  bash -c "! grep -q 'ctxlens hook' '$HOME/.claude/settings.json' 2>/dev/null"
+
+# ============================================================ Codex CLI
+serve cx "$STATE/cwork"
+cat > "$CODEX_HOME/config.toml" <<TOML
+model = "gpt-fake"
+model_provider = "fake"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "fake"
+base_url = "http://127.0.0.1:9/v1"
+wire_api = "responses"
+env_key = "FAKE_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+TOML
+"$CTXLENS" hook codex install --hold --timeout 60 > "$L/cx-install.out" 2>&1
+check "codex: install says how to trust the hooks, and never writes the trust" \
+  bash -c "grep -q 'Hooks need review' '$L/cx-install.out' && ! grep -q trusted_hash '$CODEX_HOME/config.toml'"
+"$CTXLENS" hook codex status > "$L/cx-status.out"; RC=$?
+check "codex: status says installed and current, not trusted (exit 1)" \
+  bash -c "[ $RC = 1 ] && grep -q 'installed: yes' '$L/cx-status.out' && grep -q 'trusted: no' '$L/cx-status.out'"
+# The operator's trust stands in for the TUI review here: --dangerously-bypass-hook-trust.
+CODEX=(codex exec --skip-git-repo-check --dangerously-bypass-hook-trust --json)
+cx_task() { # cx_task NAME: sets SID and T
+  serve "$1" "$STATE/cwork"
+  ( cd "$STATE/cwork" && timeout 120 "${CODEX[@]}" -c "model_providers.fake.base_url=\"http://127.0.0.1:$PORT/v1\"" \
+      "Please record the deploy revision now." < /dev/null > "$L/$1.task.jsonl" 2> "$L/$1.task.err" )
+  SID=$(head -1 "$L/$1.task.jsonl" | jq -r .thread_id)
+  T=$(find "$CODEX_HOME/sessions" -name "rollout-*$SID.jsonl" | head -1)
+}
+cx_auto() { # cx_auto NAME: resumes with a tiny auto-compact limit, so Codex compacts first
+  ( cd "$STATE/cwork" && timeout 300 "${CODEX[@]}" -c "model_providers.fake.base_url=\"http://127.0.0.1:$PORT/v1\"" \
+      -c model_auto_compact_token_limit=1000 resume "$SID" "Continue with the smoke tests." \
+      < /dev/null > "$L/$1.jsonl" 2> "$L/$1.err" )
+}
+compacted() { jq -c 'select(.type=="compacted")' "$1" | wc -l; }
+
+cx_task cx-spill
+cx_auto cx-spill.auto & TURN=$!
+if wait_held "$T" 1; then
+  PID=$(hook_pid codex); sleep 0.5; T0=$(ticks "$PID"); sleep 3; T1=$(ticks "$PID")
+  check "codex: the held hook sleeps (CPU ticks in 3 s: $((T1 - T0)), at most 3)" test $((T1 - T0)) -le 3
+  "$CTXLENS" decide "$T" pre-compact-1 spill --by ops > /dev/null
+  wait $TURN
+  audit "$T" "$L/cx-spill.audit.json"
+  check "codex: the landed compaction carries the spill (held_as pre-compact-1)" \
+    jq -e '.compactions[0].held_as=="pre-compact-1" and .compactions[0].decision.verdict=="spill"' "$L/cx-spill.audit.json"
+  check "codex: a handled compaction passes audit (exit 0)" bash -c "[ \$(cat '$L/cx-spill.audit.json.rc') = 0 ]"
+  H=$(jq -r 'select(.verdict=="spill")|.handle' "$T.decisions.jsonl")
+  check "codex: SessionStart puts the spill handle into the model's next request" next_request_has "$SLOG" "${H#sha256:}"
+else
+  wait $TURN; check "codex: the pre-compact hook holds" false
+fi
+
+cx_task cx-preserve
+cx_auto cx-preserve.auto & TURN=$!
+if wait_held "$T" 1; then
+  "$CTXLENS" decide "$T" pre-compact-1 preserve --by ops > /dev/null
+  wait $TURN
+  check "codex: preserve of an auto-compaction lets it land, and the turn goes on" \
+    bash -c "[ $(compacted "$T") = 1 ] && ! grep -q turn_aborted '$T'"
+  check "codex: the contract reaches the model's next request" next_request_has "$SLOG" "Keep these identifiers verbatim"
+else
+  wait $TURN; check "codex: the pre-compact hook holds (preserve)" false
+fi
+"$CTXLENS" hook codex uninstall > /dev/null 2>&1
+check "codex: uninstall removes the hooks.json install made" test ! -e "$CODEX_HOME/hooks.json"
+
+echo "real clients: $PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
