@@ -37,8 +37,8 @@ fn main() -> ExitCode {
         }
         Some(Command::Ship(a)) => cli::ship::run(a),
         Some(Command::Fleet(a)) => cli::fleet::run_view(a),
-        Some(Command::Hook(HookAgent::ClaudeCode(hook))) => Ok(claude_hook(hook, &mut out)),
-        Some(Command::Hook(HookAgent::Codex(hook))) => Ok(codex_hook(hook, &mut out)),
+        Some(Command::Hook(HookAgent::ClaudeCode(hook))) => claude_hook(hook, &mut out),
+        Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::unusable),
@@ -60,43 +60,28 @@ fn main() -> ExitCode {
     }
 }
 
-fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> u8 {
+fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
     use ctxlens::cli::hook::{self, setup, Agent};
-    let stdin = &mut std::io::stdin().lock();
+    let agent = Agent::ClaudeCode;
     match hook {
-        ClaudeHook::PreCompact(h) => hook::run(
-            Agent::ClaudeCode,
-            "pre-compact",
-            h.hold,
-            h.timeout,
-            stdin,
-            out,
-        ),
-        ClaudeHook::SessionStart => {
-            hook::run(Agent::ClaudeCode, "session-start", false, None, stdin, out)
-        }
-        ClaudeHook::PostCompact => {
-            hook::run(Agent::ClaudeCode, "post-compact", false, None, stdin, out)
-        }
-        ClaudeHook::Install(args) => setup::install(Agent::ClaudeCode, args, out),
-        ClaudeHook::Uninstall(args) => setup::uninstall(Agent::ClaudeCode, args, out),
-        ClaudeHook::Status(args) => setup::status(Agent::ClaudeCode, args, out),
+        ClaudeHook::PreCompact(h) => Ok(hook::run_from_stdin(agent, "pre-compact", Some(h), out)),
+        ClaudeHook::SessionStart => Ok(hook::run_from_stdin(agent, "session-start", None, out)),
+        ClaudeHook::PostCompact => Ok(hook::run_from_stdin(agent, "post-compact", None, out)),
+        ClaudeHook::Install(args) => setup::install(agent, args, out),
+        ClaudeHook::Uninstall(args) => setup::uninstall(agent, args, out),
+        ClaudeHook::Status(args) => setup::status(agent, args, out),
     }
 }
 
-fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> u8 {
+fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
     use ctxlens::cli::hook::{self, setup, Agent};
-    let stdin = &mut std::io::stdin().lock();
+    let agent = Agent::Codex;
     match hook {
-        CodexHook::PreCompact(h) => {
-            hook::run(Agent::Codex, "pre-compact", h.hold, h.timeout, stdin, out)
-        }
-        CodexHook::SessionStart => {
-            hook::run(Agent::Codex, "session-start", false, None, stdin, out)
-        }
-        CodexHook::PostCompact => hook::run(Agent::Codex, "post-compact", false, None, stdin, out),
-        CodexHook::Install(args) => setup::install(Agent::Codex, args, out),
-        CodexHook::Uninstall(args) => setup::uninstall(Agent::Codex, args, out),
-        CodexHook::Status(args) => setup::status(Agent::Codex, args, out),
+        CodexHook::PreCompact(h) => Ok(hook::run_from_stdin(agent, "pre-compact", Some(h), out)),
+        CodexHook::SessionStart => Ok(hook::run_from_stdin(agent, "session-start", None, out)),
+        CodexHook::PostCompact => Ok(hook::run_from_stdin(agent, "post-compact", None, out)),
+        CodexHook::Install(args) => setup::install(agent, args, out),
+        CodexHook::Uninstall(args) => setup::uninstall(agent, args, out),
+        CodexHook::Status(args) => setup::status(agent, args, out),
     }
 }

@@ -305,24 +305,6 @@ fn no_argument_and_no_sessions_says_what_to_do() {
 
 /// User plus system CPU time of a process, in clock ticks (`/proc/PID/stat`, fields 14
 /// and 15; the command name in field 2 may hold spaces, so count from its `)`).
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc is there");
-    let after_name = &stat[stat.rfind(')').expect("stat has a name") + 2..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
-}
-
-fn clock_ticks_per_second() -> u64 {
-    let out = std::process::Command::new("getconf")
-        .arg("CLK_TCK")
-        .output()
-        .expect("getconf runs");
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(100)
-}
-
 #[test]
 fn an_idle_tui_uses_no_cpu() {
     if !Path::new("/proc/self/stat").exists() {

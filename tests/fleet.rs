@@ -368,33 +368,8 @@ fn a_decision_made_on_the_server_while_held_is_the_landed_compactions() {
         return;
     };
     let (_dir, path, rest) = claude_transcript_before_boundary();
-    let hook = Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
-        .args([
-            "hook",
-            "claude-code",
-            "pre-compact",
-            "--hold",
-            "--timeout",
-            "60",
-        ])
-        .env("CTXLENS_NATS_URL", server.url())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut hook = hook;
-    hook.stdin
-        .take()
-        .unwrap()
-        .write_all(hook_payload("pre-compact.json", &path).as_bytes())
-        .unwrap();
-    let ledger = format!("{}.ctxlens-ledger.jsonl", path.display());
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !std::fs::read_to_string(&ledger).is_ok_and(|l| l.contains("pre-compact-1")) {
-        assert!(Instant::now() < deadline, "the hook never held");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let url = server.url();
+    let hook = hold_claude_code(&path, &[("CTXLENS_NATS_URL", &url)]);
     assert_exit(
         &decide_on(&server, &path, "pre-compact-1", "spill", "ops"),
         0,
@@ -402,9 +377,7 @@ fn a_decision_made_on_the_server_while_held_is_the_landed_compactions() {
     assert_exit(&hook.wait_with_output().unwrap(), 0);
     // The decision lives on the server, not beside the transcript.
     assert!(!Path::new(&format!("{}.decisions.jsonl", path.display())).exists());
-    let mut all = std::fs::read_to_string(&path).unwrap();
-    all.push_str(&rest);
-    std::fs::write(&path, all).unwrap();
+    land(&path, &rest);
     let out = on(&server)
         .args(["audit", "--json"])
         .arg(&path)

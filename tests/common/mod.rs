@@ -171,3 +171,86 @@ pub fn apply_k1_and_run_the_smoke_step(log: &Path) {
     );
     std::fs::write(log, text).unwrap();
 }
+
+/// CPU time (user + system) of a process so far, in clock ticks.
+pub fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc is there");
+    let after_name = &stat[stat.rfind(')').expect("stat has a name") + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+pub fn clock_ticks_per_second() -> u64 {
+    let out = std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .expect("getconf runs");
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(100)
+}
+
+/// Claude Code writes the boundary, its summary and what follows.
+pub fn land(transcript: &Path, rest: &str) {
+    let mut all = std::fs::read_to_string(transcript).unwrap();
+    all.push_str(rest);
+    std::fs::write(transcript, all).unwrap();
+}
+
+/// Lines of the transcript's binding ledger.
+pub fn ledger_len(transcript: &Path) -> usize {
+    let file = format!("{}.ctxlens-ledger.jsonl", transcript.display());
+    std::fs::read_to_string(file).map_or(0, |t| t.lines().count())
+}
+
+/// Waits until the transcript's ledger has `lines` lines.
+pub fn wait_for_ledger(transcript: &Path, lines: usize) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ledger_len(transcript) < lines {
+        assert!(std::time::Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Starts `ctxlens ARGS` with `env`, `stdin` written to it, its output piped.
+pub fn spawn_with_stdin(args: &[&str], env: &[(&str, &str)], stdin: &str) -> std::process::Child {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child
+}
+
+/// Starts Claude Code's held pre-compact hook (60 s) on `transcript` with the recorded
+/// payload and `env`, and returns once it holds (its ledger line is written).
+pub fn hold_claude_code(transcript: &Path, env: &[(&str, &str)]) -> std::process::Child {
+    let held = ledger_len(transcript) + 1;
+    let child = spawn_with_stdin(
+        &[
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ],
+        env,
+        &hook_payload("pre-compact.json", transcript),
+    );
+    wait_for_ledger(transcript, held);
+    child
+}

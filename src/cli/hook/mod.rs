@@ -125,6 +125,18 @@ fn from_ledger(t: &LedgerToken) -> Candidate {
     }
 }
 
+/// Runs one hook of `agent` on this process's stdin; the exit code.
+pub fn run_from_stdin(
+    agent: Agent,
+    hook: &str,
+    hold: Option<&crate::cli::args::HoldArgs>,
+    stdout: &mut impl std::io::Write,
+) -> u8 {
+    let stdin = &mut std::io::stdin().lock();
+    let (holds, timeout) = hold.map_or((false, None), |h| (h.hold, h.timeout));
+    run(agent, hook, holds, timeout, stdin, stdout)
+}
+
 /// Runs one hook of `agent`; the exit code. Problems are logged, never fatal.
 pub fn run(
     agent: Agent,

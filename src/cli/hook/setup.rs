@@ -3,6 +3,7 @@
 
 use super::install::{self, backup_path, Agent};
 use crate::cli::args::{InstallArgs, ProjectArgs};
+use crate::cli::CliError;
 use crate::sanitize;
 use serde_json::Value;
 use std::io::Write;
@@ -26,36 +27,17 @@ fn shown(path: &Path) -> String {
     sanitize::line(&path.display().to_string()).into_owned()
 }
 
-pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> u8 {
-    let hold = match args
+pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let hold = args
         .hold
         .then(|| args.timeout.unwrap_or(super::DEFAULT_HOLD_SECS))
-    {
-        Some(secs) => match install::hold_secs(secs) {
-            Ok(secs) => Some(secs),
-            Err(e) => {
-                eprintln!("ctxlens: {e}; nothing installed");
-                return 2;
-            }
-        },
-        None => None,
-    };
-    let path = match config_path(agent, args.project.as_deref()) {
-        Ok(path) => path,
-        Err(e) => {
-            eprintln!("ctxlens: {}", sanitize::line(&e));
-            return 2;
-        }
-    };
+        .map(install::hold_secs)
+        .transpose()
+        .map_err(|e| CliError::unusable(format!("{e}; nothing installed")))?;
+    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
     let program = super::program();
     let trusted_before = codex_trust(agent, &path);
-    let installed = match install::install(agent, &path, &program, hold) {
-        Ok(installed) => installed,
-        Err(e) => {
-            eprintln!("ctxlens: {}", sanitize::line(&e));
-            return 2;
-        }
-    };
+    let installed = install::install(agent, &path, &program, hold).map_err(CliError::unusable)?;
     let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));
     if installed.added.is_empty() {
         let _ = writeln!(
@@ -85,7 +67,7 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> u8 {
             trust_step(&path, changed && trusted_before.any())
         );
     }
-    0
+    Ok(0)
 }
 
 /// What an operator must do before Codex runs the hooks. ctxlens never writes the
@@ -111,32 +93,19 @@ fn trust_step(hooks_json: &Path, voided: bool) -> String {
     )
 }
 
-pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> u8 {
-    let path = match config_path(agent, args.project.as_deref()) {
-        Ok(path) => path,
-        Err(e) => {
-            eprintln!("ctxlens: {}", sanitize::line(&e));
-            return 2;
-        }
-    };
-    match install::uninstall(agent, &path) {
-        Ok(removed) if removed.added.is_empty() => {
-            let _ = writeln!(out, "{}: no ctxlens hooks to remove", shown(&path));
-            0
-        }
-        Ok(removed) => {
-            let _ = writeln!(out, "{}: {}", shown(&path), removed.added.join(", "));
-            let _ = write!(out, "{}", sanitize::block(&removed.diff));
-            if !backup_path(&path).exists() {
-                let _ = writeln!(out, "the file is as it was before install");
-            }
-            0
-        }
-        Err(e) => {
-            eprintln!("ctxlens: {}", sanitize::line(&e));
-            2
+pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
+    let removed = install::uninstall(agent, &path).map_err(CliError::unusable)?;
+    if removed.added.is_empty() {
+        let _ = writeln!(out, "{}: no ctxlens hooks to remove", shown(&path));
+    } else {
+        let _ = writeln!(out, "{}: {}", shown(&path), removed.added.join(", "));
+        let _ = write!(out, "{}", sanitize::block(&removed.diff));
+        if !backup_path(&path).exists() {
+            let _ = writeln!(out, "the file is as it was before install");
         }
     }
+    Ok(0)
 }
 
 /// One ctxlens hook entry as the configuration holds it.
@@ -174,27 +143,13 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
     found
 }
 
-pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> u8 {
-    let path = match config_path(agent, args.project.as_deref()) {
-        Ok(path) => path,
-        Err(e) => {
-            eprintln!("ctxlens: {}", sanitize::line(&e));
-            return 2;
-        }
-    };
+pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
     let config: Value = match std::fs::read(&path) {
-        Ok(bytes) => match serde_json::from_slice(&bytes) {
-            Ok(value) => value,
-            Err(e) => {
-                eprintln!("ctxlens: {}: not valid JSON ({e})", shown(&path));
-                return 2;
-            }
-        },
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|e| CliError::unusable(format!("{}: not valid JSON ({e})", path.display())))?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
-        Err(e) => {
-            eprintln!("ctxlens: {}: {e}", shown(&path));
-            return 2;
-        }
+        Err(e) => return Err(CliError::unusable(format!("{}: {e}", path.display()))),
     };
     let found = ours_in(agent, &config);
     let program = super::program();
@@ -263,11 +218,7 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> u8 {
             "  trusted: not asked (Claude Code runs the hooks in its settings)"
         );
     }
-    if ok {
-        0
-    } else {
-        1
-    }
+    Ok(if ok { 0 } else { 1 })
 }
 
 fn codex_home() -> Option<PathBuf> {
