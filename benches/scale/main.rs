@@ -559,14 +559,54 @@ fn main() {
     if wanted("folder") {
         folder_row(&mut rows);
     }
-    println!("| goal | target | measured | baseline, same run | |");
-    println!("|---|---|---|---|---|");
+    let table = goals_table(&rows);
+    print!("{table}");
+    // A full run (every row, full size) is the project's record: docs/performance.md.
+    if only.is_empty() && big >= 256.0 {
+        let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/performance.md");
+        match std::fs::write(&page, performance_page(&table)) {
+            Ok(()) => eprintln!("wrote {}", page.display()),
+            Err(e) => eprintln!("could not write {}: {e}", page.display()),
+        }
+    }
+}
+
+fn goals_table(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "| goal | target | measured | baseline, same run | |\n|---|---|---|---|---|\n",
+    );
     for r in rows {
-        println!(
-            "| {} | {} | {} | {} | {} |",
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
             r.goal, r.target, r.measured, r.baseline, r.verdict
-        );
+        ));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("\n{cores} cores; files in the page cache after the first run; medians of 3 (tail: 20 samples)");
+    out.push_str(&format!(
+        "\n{cores} cores; files in the page cache after the first run; medians of 3 (tail: 20 samples)\n"
+    ));
+    out
+}
+
+/// docs/performance.md: what the benchmark measures, and its latest full table.
+fn performance_page(table: &str) -> String {
+    let date = std::process::Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%d")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default();
+    format!(
+        "# Performance\n\n\
+         Written by `cargo bench --bench scale` (a full run: every row, 256 MiB); do not edit\n\
+         by hand. Each goal is measured beside its baseline in the same run, as a ratio: the\n\
+         machines here are shared, and only a ratio of one run means something. How the logs\n\
+         are generated and what each row runs: [CONTRIBUTING.md](../CONTRIBUTING.md#benchmark).\n\n\
+         Latest full run: {date}, at {commit}.\n\n{table}"
+    )
 }

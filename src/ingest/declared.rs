@@ -209,8 +209,8 @@ struct Matcher {
 /// What finds the places where declared tokens stand.
 enum FirstFound {
     /// Every occurrence, looking at one place in every few bytes: more than
-    /// [`FEW_TOKENS`] tokens, each of four bytes or more (on the benchmark's 1,000
-    /// identifiers, 2.5 times faster than the automaton below).
+    /// [`FEW_TOKENS`] tokens, each of four bytes or more (with many tokens, faster than
+    /// the automaton below).
     Sampled(SampledWindows),
     /// The leftmost-first matches of an automaton: for a few tokens, for one under
     /// four bytes (its windows would say too little to pass over text), and past the
@@ -227,7 +227,7 @@ enum FirstFound {
 
 /// Up to this many tokens the automaton searches with vector instructions (the
 /// packed searcher of `aho-corasick` takes 64 patterns at most), faster than sampled
-/// windows (measured on the benchmark's `gate` log, 34 tokens).
+/// windows for so few.
 const FEW_TOKENS: usize = 64;
 
 impl Matcher {
@@ -261,8 +261,8 @@ impl Matcher {
         };
         // The texts that hold a token are searched for every occurrence (overlapping,
         // which only the standard kind finds), only near the places found first: by an
-        // automaton quick to build (building the DFA the builder picked cost about 7%
-        // of the pass's instructions, on one core before the pass starts).
+        // automaton quick to build (the DFA the builder picks is built on one core
+        // before the pass can start).
         let every = aho_corasick::AhoCorasick::builder()
             .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
             .build(texts)
@@ -302,12 +302,12 @@ impl Matcher {
 
     /// A DFA scans several times faster than the NFA the builder picks past a hundred
     /// tokens, and takes a few MiB for the tokens a session declares (past that the
-    /// NFA keeps memory small); leftmost-first, it scans twice as fast again (measured
-    /// on the benchmark's logs), and whether a text holds a token does not depend on
+    /// NFA keeps memory small); leftmost-first, it scans faster again, and whether a
+    /// text holds a token does not depend on
     /// the kind. Up to [`FEW_TOKENS`] the automaton skips to its matches with vector
     /// instructions whatever its kind, and only the texts that hold a rare piece are
-    /// searched: a contiguous NFA, quicker to build (the DFA was 1% of `gate`'s
-    /// instructions, on one core before the search starts).
+    /// searched: a contiguous NFA, quicker to build (a DFA is built on one core before
+    /// the search can start).
     fn leftmost_first(texts: &[&str]) -> io::Result<aho_corasick::AhoCorasick> {
         use aho_corasick::AhoCorasickKind::{ContiguousNFA, DFA};
         let pattern_bytes: usize = texts.iter().map(|t| t.len()).sum();

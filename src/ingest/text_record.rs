@@ -86,7 +86,7 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
 /// [`super::lines::json_record`]), fails here too: the JSON parser rejects it.
 pub fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
     // Two fields, not [`TextRecord`]'s nine: read whole, the other fields (a tool
-    // call's input into a tree) cost the declared pass 3%.
+    // call's input into a tree) are work the declared pass does not need.
     #[derive(Deserialize)]
     struct TextOnly<'a> {
         #[serde(rename = "type", borrow)]

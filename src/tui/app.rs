@@ -99,7 +99,7 @@ pub const REGION_EVENTS_SHOWN: usize = 200;
 
 /// What the cache of shown event texts may hold before what is out of view is dropped.
 /// A line is read again in microseconds, and the timeline's rows hold gists alone
-/// (thousands fit); at 4 MiB the cache kept the regions of compactions shown before.
+/// (thousands fit); a larger cache kept the regions of compactions shown before.
 const TEXT_CACHE_BYTES: usize = 1 << 20;
 
 pub struct App {

@@ -1,8 +1,8 @@
 //! Gives the memory glibc keeps free back to the system at the TUI's quiet points.
 //!
 //! glibc returns freed memory only from the top of each thread's pool: after a large
-//! read and its analyses, the pages freed below live data stay resident (about 10 MiB
-//! of 76 after the first read of a 256 MiB log). `malloc_trim` releases them.
+//! read and its analyses, the pages freed below live data stay resident. `malloc_trim`
+//! releases them.
 
 /// Releases the free pages of every allocator pool (glibc); elsewhere does nothing.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

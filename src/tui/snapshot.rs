@@ -76,8 +76,8 @@ struct ViewModel {
 /// the snapshot (it is the one shown while following), another when the views ask.
 /// Shared with the snapshots after this one while what it reads is unchanged. Only the
 /// newest compaction's and the last one asked for are kept (see [`Snapshot::keep_only`]):
-/// each is megabytes for a 32 MiB region, and walking through a log's compactions kept
-/// them all (75 -> 114 MiB over eight on the 256 MiB benchmark log).
+/// each is megabytes for a large region, and walking through a log's compactions would
+/// keep them all.
 type Lazy<T> = Arc<Built<T>>;
 
 /// A part of a view model once built, which can be let go again (a `OnceLock` cannot).
@@ -251,8 +251,8 @@ impl Snapshot {
             .get(alert.finding)
     }
 
-    /// A compaction's view model, if it is built: the views never build one (on the
-    /// render thread, a 32 MiB region's took 200 ms); they draw a placeholder and ask
+    /// A compaction's view model, if it is built: the views never build one (a large
+    /// region's would stall the render thread); they draw a placeholder and ask
     /// the worker ([`Self::build_view`]).
     pub fn built_view(&self, compaction: &str) -> Option<(Arc<TokenRows>, Arc<CompactionMarks>)> {
         let view = self.views.get(compaction)?;

@@ -157,8 +157,8 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
 const FIRST_STEP: u64 = 256 << 10;
 
 /// The most the first read takes in one step, after which it may show what it has
-/// read (requests are answered within a step too). Steps of 4 MiB raised the viewing
-/// peak over its budget.
+/// read (requests are answered within a step too). Much smaller steps raise the
+/// viewing peak: each partial snapshot holds its own analysis for a while.
 const MAX_STEP: u64 = 32 << 20;
 
 /// The first read of the log, a step at a time. What is read so far goes to the app
@@ -332,8 +332,8 @@ impl AppRequests<'_> {
     /// Runs `work` (a look at what is read: seconds on a large log) while a thread of
     /// its own answers the requests from `partial`, when there is one to answer from.
     /// The look stays on this thread: memory a thread allocates goes to a pool of its
-    /// own (an arena of the C allocator), and the look run on another one raised the
-    /// viewing peak by 4 MiB. `None` when the app has gone.
+    /// own (an arena of the C allocator), and a look run on another one raises the
+    /// viewing peak. `None` when the app has gone.
     fn answer_during<T>(
         &mut self,
         partial: Option<&Snapshot>,

@@ -254,8 +254,8 @@ pub(super) fn region_part(
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;
-    // Kept for the analysis's life, and pushed one by one: up to half of it was room
-    // (the eight regions of the 256 MiB benchmark log held 5.5 MiB).
+    // Kept for the analysis's life, and pushed one by one: up to half of it can be
+    // room.
     tokens.shrink_to_fit();
     out.dropped_counts = dropped_counts(session, &tokens);
     out.tokens = Arc::new(tokens);
@@ -585,8 +585,7 @@ impl<'a> Ctx<'a> {
         let mut region_words = 0;
         let mut keys = RegionKeys::new(session.tokens.len());
         // Whether each declared token can be re-fetched, asked for each of the region's
-        // distinct tokens: a scan of the bindings for each (a thousand on the
-        // benchmark's 256 MiB log) was most of this walk.
+        // distinct tokens: a scan of the bindings for each would be most of this walk.
         let mut regenerable: FastMap<TokenId, bool> = FastMap::default();
         for binding in &self.state.bindings {
             regenerable

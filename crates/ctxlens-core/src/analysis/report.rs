@@ -177,7 +177,7 @@ impl Analyzer {
     /// a whole log read once (`audit`, `gate`), whose regions are most of its
     /// analysis. A followed log's looks mostly analyse the newest compaction alone,
     /// and the view keeps within its memory budget with one (two regions analysed at
-    /// once took it from 76 to 81 MiB on 256 MiB).
+    /// once raise its peak).
     pub fn with_threads(threads: usize) -> Analyzer {
         Analyzer {
             threads,

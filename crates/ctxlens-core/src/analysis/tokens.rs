@@ -48,7 +48,7 @@ impl Found {
 /// A built-in pattern, built on first use, once for all threads, and each thread's own
 /// copy of it (a regex shared between threads makes every thread but the first take a
 /// lock per search, and the parsers run on several). Built all at once, the patterns
-/// took 2.1 ms while every parsing thread but the builder waited; most texts need few
+/// would keep every parsing thread but the builder waiting; most texts need few
 /// of them (the path and directory patterns, with classes of every script, only text
 /// outside ASCII; the resource-id pattern only a run shaped like one).
 struct LazyRegex {
@@ -162,7 +162,7 @@ impl Patterns {
 /// holds `branch` (`branch X`, `--branch X`), a run `-b` or `-B` (after `checkout`),
 /// `-c` or `-C` (after `switch`), each a run between blanks, or `origin/`, which holds
 /// a `/` (so a text without one holds none). A search for the four words (`checkout`,
-/// `switch` too) read every text: 3% of `gate`.
+/// `switch` too) would read every text.
 fn may_name_a_branch(p: &Patterns, text: &[u8], runs: &[Run]) -> bool {
     let option = |run: &Run| {
         let bytes = text.get(run.start..run.end).unwrap_or_default();
@@ -1234,7 +1234,7 @@ fn first_in_blocks(bytes: &[u8], is: impl Fn(u8) -> bool) -> Option<usize> {
 /// Into `out`, the runs between blanks that hold anything a class needs. No class but the keyword
 /// ones matches a blank, so every other candidate lies inside one run. The text is
 /// searched for the next byte a class needs; only the run around it is read byte by
-/// byte (a loop over every byte was about 8% of `gate`'s CPU).
+/// byte (a loop over every byte is costly on long tool results).
 fn runs_into(bytes: &[u8], out: &mut Vec<Run>) {
     let is_blank = |b: &u8| byte_in(&BYTE_HOLDS, *b) == holds::BLANK;
     out.clear();
@@ -1263,8 +1263,8 @@ fn runs_into(bytes: &[u8], out: &mut Vec<Run>) {
 
 /// Where the run that `from` is in ends (at a blank, or the text's end), and what its
 /// bytes from `from` on hold. Eight bytes at a time: their classes are joined without
-/// a branch each, and only the eight with the blank are read one by one (a loop that
-/// branched at every byte was 11% slower on the benchmark's texts).
+/// a branch each, and only the eight with the blank are read one by one (a branch at
+/// every byte is slower).
 fn run_end(bytes: &[u8], from: usize) -> (usize, u8) {
     let mut held = 0;
     let mut at = from;

@@ -102,8 +102,8 @@ struct Entry {
 }
 
 /// An id in the table's index, with where its text lies: a lookup reads the text from
-/// here, not through the entries (the joining thread's lookups were 7% of `audit`'s
-/// time, most of it following the entries' chunks to each text).
+/// here, not through the entries (following the entries' chunks to each text made the
+/// joining thread's lookups a large part of `audit`'s time).
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     id: TokenId,
