@@ -1,7 +1,7 @@
 //! Property tests for the opaque-token extractor.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use ctxlens::analysis::tokens::extract;
+use ctxlens::analysis::extract::extract;
 use ctxlens::model::TokenClass;
 use proptest::prelude::*;
 
@@ -149,7 +149,7 @@ proptest! {
 /// Whether `token` stands as a whole word anywhere in `summary`, the slow way.
 fn occurs_as_whole_word(summary: &str, token: &str, class: TokenClass) -> bool {
     summary.match_indices(token).any(|(start, found)| {
-        ctxlens::analysis::tokens::is_whole_word(summary, start, start + found.len(), class)
+        ctxlens::analysis::extract::is_whole_word(summary, start, start + found.len(), class)
     })
 }
 
@@ -211,7 +211,7 @@ proptest! {
     ) {
         use unicode_segmentation::UnicodeSegmentation;
         prop_assert_eq!(
-            ctxlens::analysis::tokens::word_count(&text),
+            ctxlens::analysis::extract::word_count(&text),
             text.unicode_words().count() as u64,
             "{:?}", text
         );

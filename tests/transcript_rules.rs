@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use ctxlens::analysis::tokens::{extract, extract_directories};
+use ctxlens::analysis::extract::{extract, extract_directories};
 use ctxlens::model::TokenClass;
 use serde_json::Value;
 

@@ -2,7 +2,7 @@
 
 use super::lines::Line;
 use super::text::{digest, json_text_leaves};
-use crate::analysis::tokens;
+use crate::analysis::extract as tokens;
 use crate::model::{
     BatchTokens, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern,
     Joining, Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,

@@ -341,7 +341,7 @@ impl ClaudeParser {
     fn prompt(&mut self, event: usize, text: &str) {
         let text = text.trim();
         let marker = text.starts_with('[') && text.ends_with(']') && !text.contains('\n');
-        if text.starts_with('<') || marker || crate::analysis::tokens::word_count(text) < 4 {
+        if text.starts_with('<') || marker || crate::analysis::extract::word_count(text) < 4 {
             return;
         }
         let mut end = text.len().min(16 * 1024);
@@ -378,7 +378,7 @@ impl ClaudeParser {
                 }
                 let status = str_of(input, "status").unwrap_or_else(|| "pending".into());
                 let done = matches!(status.as_str(), "completed" | "deleted");
-                let requires = crate::analysis::tokens::extract(&subject)
+                let requires = crate::analysis::extract::extract(&subject)
                     .iter()
                     .map(|f| f.text(&subject).to_owned())
                     .collect();

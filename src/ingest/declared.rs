@@ -7,7 +7,7 @@ use super::anchors::{rare_pieces, SAMPLE_BYTES};
 use super::canonical::region_texts_of_line;
 use super::sampled_windows::SampledWindows;
 use super::source::LineSource;
-use crate::analysis::tokens::is_whole_word;
+use crate::analysis::extract::is_whole_word;
 use crate::model::{
     Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
@@ -700,7 +700,7 @@ mod tests {
         let matcher = Matcher::sampled_past(&texts, few, || Ok(Vec::new())).unwrap();
         let classes: Vec<TokenClass> = texts
             .iter()
-            .map(|t| crate::analysis::tokens::classify(t))
+            .map(|t| crate::analysis::extract::classify(t))
             .collect();
         let ids: Vec<TokenId> = (0..texts.len() as u32).map(TokenId).collect();
         let asked = (&matcher, classes.as_slice(), ids.as_slice());

@@ -1,6 +1,6 @@
 //! Reducing texts to digests: word counts and interned opaque tokens.
 
-use crate::analysis::tokens;
+use crate::analysis::extract as tokens;
 use crate::model::{Intern, TextDigest, TokenClass, TokenId};
 use serde_json::Value;
 

@@ -3,7 +3,7 @@
 
 use super::lines::Line;
 use super::text::digest;
-use crate::analysis::tokens;
+use crate::analysis::extract as tokens;
 use crate::model::{
     Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
     Summary,

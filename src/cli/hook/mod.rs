@@ -120,7 +120,7 @@ fn to_ledger(c: &Candidate) -> LedgerToken {
 fn from_ledger(t: &LedgerToken) -> Candidate {
     Candidate {
         token: t.token.clone(),
-        class: crate::analysis::tokens::classify(&t.token),
+        class: crate::analysis::extract::classify(&t.token),
         why: t.why.clone(),
     }
 }

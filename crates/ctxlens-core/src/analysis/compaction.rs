@@ -2,6 +2,10 @@
 //! kept, what that breaks, and whether its range makes sense.
 
 use super::coverage;
+use super::extract::{
+    contains_whole_word, is_ascii_word_byte, is_whole_word, word_count, word_runs_at,
+    word_runs_from_last,
+};
 use super::finding::{Finding, FindingKind, Severity};
 use super::gate::GateFlags;
 use super::inference::{later_uses, Fate, LaterUse};
@@ -9,10 +13,6 @@ use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
 use super::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
-use super::tokens::{
-    contains_whole_word, is_ascii_word_byte, is_whole_word, word_count, word_runs_at,
-    word_runs_from_last,
-};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
     Summary, TokenClass, TokenId,
@@ -553,7 +553,7 @@ impl<'a> Ctx<'a> {
         self.ledger_tokens()
             .map(|(token, why)| DroppedToken {
                 token: token.clone(),
-                class: super::tokens::classify(token),
+                class: super::extract::classify(token),
                 regenerable: None,
                 required_by: vec![format!("ledger: {why}")],
                 fate: Fate::default(),
@@ -650,7 +650,7 @@ impl<'a> Ctx<'a> {
         let cwd = self.cwd;
         let ledger_keys: HashSet<Cow<str>> = self
             .ledger_tokens()
-            .map(|(t, _)| text_key(t, super::tokens::classify(t), cwd))
+            .map(|(t, _)| text_key(t, super::extract::classify(t), cwd))
             .collect();
         let forms = self
             .transcript
@@ -1004,7 +1004,7 @@ impl RunTails {
 }
 
 /// The last [`TAIL`] bytes of `text`, if they are all ASCII word bytes
-/// ([`super::tokens::is_word_char`]).
+/// ([`super::extract::is_word_char`]).
 fn word_tail(text: &str) -> Option<u64> {
     let tail = text.as_bytes().last_chunk::<TAIL>()?;
     tail.iter()
@@ -1346,7 +1346,7 @@ mod tests {
         fn runs_are_the_text_split_at_what_is_no_word(text in "[a-zA-Z0-9_/ .:éß日→\u{2070}-]{0,24}") {
             let start = text.as_ptr() as usize;
             let split: Vec<(usize, &str)> = text
-                .split(|c: char| !crate::analysis::tokens::is_word_char(c))
+                .split(|c: char| !crate::analysis::extract::is_word_char(c))
                 .filter(|run| !run.is_empty())
                 .map(|run| (run.as_ptr() as usize - start, run))
                 .collect();
@@ -1389,11 +1389,11 @@ mod tests {
         let ids: Vec<TokenId> = token_texts
             .iter()
             .map(|t| {
-                let class = super::super::tokens::classify(t);
+                let class = super::super::extract::classify(t);
                 session.tokens.intern(t, class)
             })
             .collect();
-        let digest_ids: Vec<TokenId> = super::super::tokens::extract(summary_text)
+        let digest_ids: Vec<TokenId> = super::super::extract::extract(summary_text)
             .iter()
             .map(|f| session.tokens.intern(f.text(summary_text), f.class))
             .collect();

@@ -2,10 +2,10 @@
 //! still do what its plan said, on the targets the plan named?
 
 use super::compaction::CompactionAnalysis;
+use super::extract::{contains_whole_word, extract};
 use super::finding::{ActualStep, ExpectedStep, Finding, FindingKind, Severity};
 use super::paths::folder_and_extension;
 use super::state::target_text;
-use super::tokens::{contains_whole_word, extract};
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
 

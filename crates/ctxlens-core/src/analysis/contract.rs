@@ -3,9 +3,9 @@
 //! `preserve` decision, it is the block the re-proposed summary ends with.
 
 use super::compaction::{same_token, CompactionAnalysis};
+use super::extract::{classify, contains_whole_word};
 use super::regenerated::first_seen;
 use super::state::{target_text, StateAt};
-use super::tokens::{classify, contains_whole_word};
 use crate::model::{Session, TokenClass};
 use serde::Serialize;
 

@@ -1,10 +1,10 @@
 //! What a Claude Code hook keeps before a compaction: the identifiers that open todos and
 //! recent tool calls depend on; and after it, which of them the summary dropped.
 
+use super::extract::{classify, contains_whole_word, extract};
 use super::kept::text_key;
 use super::paths::path_key;
 use super::state::StateAt;
-use super::tokens::{classify, contains_whole_word, extract};
 use crate::model::{Event, EventKind, Session, TokenClass};
 use std::collections::HashSet;
 

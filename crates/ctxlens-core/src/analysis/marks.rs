@@ -2,8 +2,8 @@
 //! colour. Computed from the compaction's analysis, never anew.
 
 use super::compaction::{CompactionAnalysis, RegionToken};
+use super::extract::{extract, is_whole_word};
 use super::inference::Reuse;
-use super::tokens::{extract, is_whole_word};
 use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
@@ -280,7 +280,7 @@ impl BindingStates {
             if !self.infers {
                 return BindingState::Unknown;
             }
-            let wanted = key(session, token, crate::analysis::tokens::classify(token));
+            let wanted = key(session, token, crate::analysis::extract::classify(token));
             return match self.in_region(&wanted, session) {
                 None => BindingState::NotInRegion,
                 Some(Some(false)) => BindingState::Dropped,

@@ -7,6 +7,7 @@ pub mod contract;
 mod coverage;
 pub mod decisions;
 pub mod entities;
+pub mod extract;
 pub mod finding;
 pub mod gate;
 pub mod held;
@@ -21,8 +22,6 @@ pub mod regenerated;
 pub mod report;
 pub mod state;
 pub mod token_rows;
-pub mod tokens;
-mod word_masks;
 
 pub use finding::{Finding, FindingKind, Severity};
 pub use report::{analyze, report, Degraded, Options, Report, SessionAnalysis};
