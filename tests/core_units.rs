@@ -49,8 +49,8 @@ mod contract {
 
 mod marks {
     use ctxlens::analysis::analyze;
-    use ctxlens::analysis::marks::*;
     use ctxlens::ingest::parse_bytes;
+    use ctxlens::tui::view::marks::*;
 
     #[test]
     fn marks_follow_the_analysis() {
@@ -90,9 +90,9 @@ mod marks {
 
 mod token_rows {
     use ctxlens::analysis::analyze;
-    use ctxlens::analysis::marks::TokenState;
-    use ctxlens::analysis::token_rows::*;
     use ctxlens::ingest::parse_bytes;
+    use ctxlens::tui::view::marks::TokenState;
+    use ctxlens::tui::view::token_rows::*;
 
     #[test]
     fn rows_put_the_worst_first_and_name_the_sentence_that_kept_a_token() {

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let _ = contract::at_end(&session);
     for c in &analysis.compactions {
         let _ = contract::for_compaction(&session, c);
-        let _ = ctxlens::analysis::token_rows::token_rows(&session, c);
+        let _ = ctxlens::tui::view::token_rows::token_rows(&session, c);
     }
     let action = ProposedAction {
         step: None,

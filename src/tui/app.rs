@@ -130,7 +130,7 @@ pub struct App {
     pub compaction_view: CompactionView,
     /// Marks of region event texts by (compaction, event), computed when first drawn
     /// and kept until the snapshot changes: drawing never marks a text twice.
-    region_marks: std::cell::RefCell<HashMap<(String, usize), Vec<crate::analysis::marks::Mark>>>,
+    region_marks: std::cell::RefCell<HashMap<(String, usize), Vec<crate::tui::view::marks::Mark>>>,
     pub obligations_scroll: u16,
     pub alert_cursor: Option<usize>,
     pub last_search: Option<String>,
@@ -212,7 +212,7 @@ impl App {
         c: &CompactionAnalysis,
         index: usize,
         text: &str,
-    ) -> Vec<crate::analysis::marks::Mark> {
+    ) -> Vec<crate::tui::view::marks::Mark> {
         let key = (c.info.id.clone(), index);
         if let Some(found) = self.region_marks.borrow().get(&key) {
             return found.clone();

@@ -2,12 +2,12 @@
 //! and shared read-only.
 
 use crate::analysis::compaction::CompactionAnalysis;
-use crate::analysis::marks::{Mark, Marker};
-use crate::analysis::token_rows::{token_rows, TokenRows};
 use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
 use crate::model::{Chunked, Decision, Session};
 use crate::store::decisions;
+use crate::tui::view::marks::{Mark, Marker};
+use crate::tui::view::token_rows::{token_rows, TokenRows};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -124,7 +124,7 @@ pub struct CompactionMarks {
     /// The summary's lines that hold a mark, in order.
     pub marked_lines: Vec<usize>,
     /// What it did to the tokens obligations require (the obligations pane).
-    pub bindings: crate::analysis::marks::BindingStates,
+    pub bindings: crate::tui::view::marks::BindingStates,
 }
 
 /// A summary's marks, and its text made terminal-safe where that changed it: most
@@ -338,7 +338,7 @@ fn compaction_marks_of(session: &Session, c: &CompactionAnalysis) -> CompactionM
             marks,
         }
     });
-    let bindings = crate::analysis::marks::BindingStates::new(session, c);
+    let bindings = crate::tui::view::marks::BindingStates::new(session, c);
     CompactionMarks {
         marker,
         summary,

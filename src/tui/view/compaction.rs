@@ -6,12 +6,12 @@ use super::style::Theme;
 use super::text::{marked_lines, marked_lines_where, scrolled, wrapped_rows};
 use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use crate::analysis::finding::{short_id, FindingKind};
-use crate::analysis::marks::{Mark, TokenState};
-use crate::analysis::token_rows::TokenRows;
 use crate::ingest::display::Depth;
 use crate::model::RangeSpec;
 use crate::sanitize;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
+use crate::tui::view::marks::{Mark, TokenState};
+use crate::tui::view::token_rows::TokenRows;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
@@ -447,7 +447,7 @@ fn draw_events(
             Some(text) => {
                 let text = shown_part(&text.text);
                 let found = app.region_marks(c, index, &text);
-                let important = |m: &crate::analysis::marks::Mark| {
+                let important = |m: &crate::tui::view::marks::Mark| {
                     m.state == TokenState::DroppedNoRefetch
                         || needed.contains(&&text[m.start..m.end])
                 };

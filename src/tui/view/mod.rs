@@ -14,12 +14,14 @@
 //! the lower half as tabs.
 
 mod compaction;
+pub mod marks;
 mod overlays;
 mod side;
 mod status;
 pub mod style;
 mod text;
 mod timeline;
+pub mod token_rows;
 
 use super::app::{App, Pane};
 use ratatui::layout::{Constraint, Layout, Rect};

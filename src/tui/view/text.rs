@@ -1,7 +1,7 @@
 //! Turning (already terminal-safe) text into styled lines with the tokens marked.
 
 use super::style::Theme;
-use crate::analysis::marks::Mark;
+use crate::tui::view::marks::Mark;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -260,7 +260,7 @@ mod marked_lines_tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::visible_part_tests::draw;
     use super::*;
-    use crate::analysis::marks::TokenState;
+    use crate::tui::view::marks::TokenState;
     use proptest::prelude::*;
 
     proptest! {

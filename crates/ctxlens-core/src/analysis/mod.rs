@@ -15,13 +15,11 @@ pub mod inference;
 pub mod instructions;
 pub mod kept;
 pub mod ledger;
-pub mod marks;
 mod passes;
 pub mod paths;
 pub mod regenerated;
 pub mod report;
 pub mod state;
-pub mod token_rows;
 
 pub use finding::{Finding, FindingKind, Severity};
 pub use report::{analyze, report, Degraded, Options, Report, SessionAnalysis};

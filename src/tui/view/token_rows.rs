@@ -2,9 +2,9 @@
 //! it, the event it first appeared in, what needed it and, when the summary kept it, the
 //! summary sentence that mentions it. Built once per analysis, never per frame.
 
-use super::compaction::CompactionAnalysis;
-use super::kept::{basename, summary_words};
 use super::marks::TokenState;
+use crate::analysis::compaction::CompactionAnalysis;
+use crate::analysis::kept::{basename, summary_words};
 use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 use unicode_segmentation::UnicodeSegmentation;

@@ -1,9 +1,9 @@
 //! Where a compaction's tokens stand in a text, and what became of each: what the views
 //! colour. Computed from the compaction's analysis, never anew.
 
-use super::compaction::{CompactionAnalysis, RegionToken};
-use super::extract::{extract, is_whole_word};
-use super::inference::Reuse;
+use crate::analysis::compaction::{CompactionAnalysis, RegionToken};
+use crate::analysis::extract::{extract, is_whole_word};
+use crate::analysis::inference::Reuse;
 use crate::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
@@ -78,7 +78,7 @@ pub struct Mark {
 }
 
 fn key(session: &Session, text: &str, class: TokenClass) -> String {
-    super::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
+    crate::analysis::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
 }
 
 /// A value for each of a compaction's region tokens, found by the token's text. A
