@@ -76,6 +76,7 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         "serde",
         "serde_json",
         "smallvec",
+        "thiserror",
         "unicode-segmentation",
     ];
     for line in dependencies.lines().filter(|l| l.contains('=')) {

@@ -4,13 +4,13 @@
 //! declared tokens they hold as whole words.
 
 use super::anchors::{rare_pieces, SAMPLE_BYTES};
-use super::canonical::region_texts_of_line;
 use super::sampled_windows::SampledWindows;
 use super::source::LineSource;
 use crate::analysis::extract::is_whole_word;
 use crate::model::{
     Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
+use ctxlens_core::parse::canonical::region_texts_of_line;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io;

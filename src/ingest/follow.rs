@@ -3,9 +3,9 @@
 //! first bytes changed) and replacement (another file at the same path) re-read from the
 //! start, as lnav does.
 
-use super::detect::LogParser;
 use super::lines::LineReader;
 use crate::model::Session;
+use ctxlens_core::parse::detect::LogParser;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -100,13 +100,16 @@ impl Follower {
         self.parser.session()
     }
 
-    /// See [`LogParser::attach_declared`].
+    /// Adds the declared tokens `pass` finds to the region texts of the session read so
+    /// far: they stay there as it grows (only a canonical log declares bindings, and
+    /// its reader never reads back what it parsed), so what a snapshot shares with the
+    /// session is not copied to attach them again.
     pub fn attach_declared(
         &mut self,
         pass: &mut super::declared::DeclaredPass,
         source: &(impl super::source::LineSource + ?Sized),
     ) -> io::Result<()> {
-        self.parser.attach_declared(pass, source)
+        pass.attach(self.parser.session_mut(), source)
     }
 
     fn restart(&mut self) {

@@ -1,11 +1,7 @@
 //! Reading logs: line index, canonical JSONL, declared-token resolution.
 
 mod anchors;
-pub mod canonical;
-pub mod claude;
-pub mod codex;
 pub mod declared;
-pub mod detect;
 pub mod display;
 mod find;
 pub mod follow;
@@ -14,13 +10,10 @@ mod parallel;
 pub mod progress;
 mod sampled_windows;
 pub mod source;
-pub mod text;
-mod text_record;
-pub mod transcript;
 pub mod watch;
 
 use crate::model::Session;
-use detect::LogParser;
+use ctxlens_core::parse::detect::LogParser;
 use lines::LineReader;
 use std::fmt;
 use std::fs::File;
@@ -123,7 +116,7 @@ pub fn attach_context_sources(session: &mut Session) {
             continue;
         };
         let text = String::from_utf8_lossy(&bytes);
-        let digest = text::digest(&[&text], 0, &mut session.tokens);
+        let digest = ctxlens_core::parse::text::digest(&[&text], 0, &mut session.tokens);
         session.context_sources.push(crate::model::ContextSource {
             path: file.display().to_string(),
             sha256: Sha256::digest(&bytes)

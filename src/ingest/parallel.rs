@@ -3,9 +3,9 @@
 //! session in the log's order on one thread, which settles what depends on the lines
 //! before (seq order, token ids). The session is the one a line-by-line read builds.
 
-use super::canonical::{CanonicalParser, ParsedBatch};
 use super::lines::{Line, LineReader};
 use crate::threads::{InOrder, Jobs};
+use ctxlens_core::parse::canonical::{CanonicalParser, ParsedBatch};
 use std::io::{self, BufRead};
 use std::sync::mpsc::{sync_channel, Receiver};
 

@@ -4,4 +4,5 @@
 
 pub mod analysis;
 pub mod model;
+pub mod parse;
 pub mod threads;

@@ -560,7 +560,7 @@ mod tests {
             let (general, typed) = both_ways(record.as_bytes());
             assert_eq!(typed, general, "{record}");
         }
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/sample-sessions");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../sample-sessions");
         let mut typed_lines = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let bytes = std::fs::read(entry.unwrap().path()).unwrap();

@@ -3,7 +3,7 @@
 //! of them.
 
 use super::canonical::CanonicalParser;
-use super::claude::ClaudeParser;
+use super::claude_code::ClaudeParser;
 use super::codex::CodexParser;
 use super::lines::Line;
 use crate::model::{Format, Session};
@@ -134,25 +134,14 @@ impl LogParser {
         }
     }
 
-    fn session_mut(&mut self) -> &mut Session {
+    /// The session read so far, for the passes that add to it (the declared tokens).
+    pub fn session_mut(&mut self) -> &mut Session {
         match self {
             LogParser::Undetected(undecided) => &mut undecided.empty,
             LogParser::Canonical(p) => p.session_mut(),
             LogParser::ClaudeCode(p) => &mut p.builder.session,
             LogParser::Codex(p) => &mut p.builder.session,
         }
-    }
-
-    /// Adds the declared tokens `pass` finds to the region texts of the session read so
-    /// far: they stay there as it grows (only a canonical log declares bindings, and
-    /// its reader never reads back what it parsed), so what a snapshot shares with the
-    /// session is not copied to attach them again.
-    pub fn attach_declared(
-        &mut self,
-        pass: &mut super::declared::DeclaredPass,
-        source: &(impl super::source::LineSource + ?Sized),
-    ) -> std::io::Result<()> {
-        pass.attach(self.session_mut(), source)
     }
 
     pub fn finish(mut self) -> Session {
@@ -245,10 +234,28 @@ impl LogParser {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ingest::parse;
 
+    /// The format `log` is read as.
     fn format_of(log: &str) -> Format {
-        parse(log.as_bytes()).expect("reads from memory").format
+        parse(log).format
+    }
+
+    /// `log` parsed, its lines fed as a line reader would.
+    fn parse(log: &str) -> Session {
+        let mut parser = LogParser::new();
+        let mut offset = 0;
+        for (number, text) in (1..).zip(log.split_inclusive('\n')) {
+            parser.feed(&Line {
+                number,
+                offset,
+                bytes: text.trim_end_matches('\n').as_bytes(),
+                span: text.len() as u64,
+                terminated: text.ends_with('\n'),
+                oversized: false,
+            });
+            offset += text.len() as u64;
+        }
+        parser.finish()
     }
 
     #[test]
@@ -285,7 +292,7 @@ mod tests {
             "{\"type\":\"message\",\"seq\":1,\"text\":\"a\"}\n",
             "{\"type\":\"message\",\"seq\":2,\"text\":\"b\"}\n",
         );
-        let session = parse(log.as_bytes()).expect("reads from memory");
+        let session = parse(log);
         assert_eq!(session.events.len(), 2);
         assert_eq!(session.malformed.total(), 1);
         assert_eq!(session.malformed.detailed()[0].line, 1);
