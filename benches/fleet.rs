@@ -8,8 +8,8 @@
 #[allow(dead_code)] // the tests use all of it, the benchmark a part
 mod nats_server;
 
-use ctxlens::model::{Decision, Verdict};
 use ctxlens::store::nats::{self, keys, Nats, NatsConfig};
+use ctxlens_core::model::{Decision, Verdict};
 use futures_util::StreamExt;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

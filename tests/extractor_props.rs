@@ -1,8 +1,8 @@
 //! Property tests for the opaque-token extractor.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use ctxlens::analysis::extract::extract;
-use ctxlens::model::TokenClass;
+use ctxlens_core::analysis::extract::extract;
+use ctxlens_core::model::TokenClass;
 use proptest::prelude::*;
 
 fn token() -> impl Strategy<Value = (String, TokenClass)> {
@@ -106,7 +106,7 @@ proptest! {
 /// The counting as first written, comparing each path with each file kept: the
 /// reference the linear version must agree with.
 fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<String, usize> {
-    use ctxlens::analysis::kept::basename;
+    use ctxlens_core::analysis::kept::basename;
     let mut keys: std::collections::HashMap<&str, Vec<&str>> = Default::default();
     for path in paths {
         keys.entry(basename(path))
@@ -138,7 +138,7 @@ proptest! {
         paths in proptest::collection::vec("(\\./|/)?((a|b|lib|app)/){0,3}(mod\\.rs|x\\.py|b)/?", 0..30)
     ) {
         let linear: std::collections::HashMap<String, usize> =
-            ctxlens::analysis::kept::basename_counts(paths.iter().map(String::as_str))
+            ctxlens_core::analysis::kept::basename_counts(paths.iter().map(String::as_str))
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
                 .collect();
@@ -149,7 +149,7 @@ proptest! {
 /// Whether `token` stands as a whole word anywhere in `summary`, the slow way.
 fn occurs_as_whole_word(summary: &str, token: &str, class: TokenClass) -> bool {
     summary.match_indices(token).any(|(start, found)| {
-        ctxlens::analysis::extract::is_whole_word(summary, start, start + found.len(), class)
+        ctxlens_core::analysis::extract::is_whole_word(summary, start, start + found.len(), class)
     })
 }
 
@@ -182,7 +182,7 @@ proptest! {
             region.len() + 2, region.len() + 1, serde_json::to_string(&summary).unwrap()
         ));
         let session = ctxlens::ingest::parse_bytes(log.as_bytes());
-        let analysis = ctxlens::analysis::analyze(&session, &[], false);
+        let analysis = ctxlens_core::analysis::analyze(&session, &[], false);
         let compaction = &analysis.compactions[0];
         for token in compaction.tokens.iter() {
             let info = session.tokens.get(token.id);
@@ -211,7 +211,7 @@ proptest! {
     ) {
         use unicode_segmentation::UnicodeSegmentation;
         prop_assert_eq!(
-            ctxlens::analysis::extract::word_count(&text),
+            ctxlens_core::analysis::extract::word_count(&text),
             text.unicode_words().count() as u64,
             "{:?}", text
         );

@@ -5,8 +5,8 @@
 
 mod common;
 use common::*;
-use ctxlens::analysis::{analyze, report::Analyzer};
 use ctxlens::ingest::parse_bytes;
+use ctxlens_core::analysis::{analyze, report::Analyzer};
 
 fn grow_and_compare(name: &str, text: &str) {
     use ctxlens::tui::snapshot::Snapshot;
@@ -189,8 +189,8 @@ fn an_event_rewritten_before_the_newest_compaction_is_analysed_again() {
 /// log as it was, and compares its next look with a fresh analysis. How many it
 /// rewrote.
 fn rewrite_each_event(name: &str, bytes: &[u8]) -> usize {
-    use ctxlens::analysis::regenerated::first_seen;
-    use ctxlens::model::EventKind;
+    use ctxlens_core::analysis::regenerated::first_seen;
+    use ctxlens_core::model::EventKind;
     let original = ctxlens::ingest::parse_bytes(bytes);
     let mut rewritten = 0;
     for index in 0..original.events.len() {

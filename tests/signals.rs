@@ -1,17 +1,17 @@
 //! The signals on small hand-written logs, through the library (no process).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use ctxlens::analysis::{analyze, FindingKind};
 use ctxlens::ingest::parse_bytes;
-use ctxlens::model::Verdict;
+use ctxlens_core::analysis::{analyze, FindingKind};
+use ctxlens_core::model::Verdict;
 
-fn analysis(log: &str) -> ctxlens::analysis::SessionAnalysis {
+fn analysis(log: &str) -> ctxlens_core::analysis::SessionAnalysis {
     let session = parse_bytes(log.as_bytes());
     assert!(session.malformed.is_empty(), "{:?}", session.malformed);
     analyze(&session, &[], false)
 }
 
-fn kinds(a: &ctxlens::analysis::SessionAnalysis) -> Vec<&'static str> {
+fn kinds(a: &ctxlens_core::analysis::SessionAnalysis) -> Vec<&'static str> {
     a.findings().map(|f| f.kind.name()).collect()
 }
 

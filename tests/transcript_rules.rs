@@ -4,8 +4,8 @@
 
 mod common;
 use common::*;
-use ctxlens::analysis::extract::{extract, extract_directories};
-use ctxlens::model::TokenClass;
+use ctxlens_core::analysis::extract::{extract, extract_directories};
+use ctxlens_core::model::TokenClass;
 use serde_json::Value;
 
 fn tokens(text: &str) -> Vec<(String, TokenClass)> {

@@ -2,7 +2,7 @@
 //! screen holds no control character.
 #![no_main]
 use ctxlens::ingest::display::event_text;
-use ctxlens::model::Format;
+use ctxlens_core::model::Format;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

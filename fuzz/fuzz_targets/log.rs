@@ -2,8 +2,8 @@
 //! Code, Codex: the seeds cover all three), then the whole analysis, the report, the
 //! contract and the tripwire: nothing may panic.
 #![no_main]
-use ctxlens::analysis::continuation::{tripwire, ProposedAction};
-use ctxlens::analysis::{analyze, contract, report, Options};
+use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
+use ctxlens_core::analysis::{analyze, contract, report, Options};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -2,9 +2,9 @@
 
 use super::human::{self, Style};
 use super::{json_line, load_from, CliError, Loaded, EXIT_FINDING, EXIT_OK, EXIT_UNUSABLE};
-use crate::analysis::{report, Options};
 use crate::cli::args::AuditArgs;
 use crate::ingest::progress::Reading;
+use ctxlens_core::analysis::{report, Options};
 use std::io::IsTerminal;
 use std::io::Write;
 use std::time::Duration;

@@ -2,10 +2,10 @@
 //! acts after a compaction.
 
 use super::{json_line, CliError, EXIT_FINDING, EXIT_OK};
-use crate::analysis::continuation::{tripwire, ProposedAction};
-use crate::analysis::finding::{ExpectedStep, FindingKind};
 use crate::cli::args::CheckArgs;
-use crate::model::Verdict;
+use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
+use ctxlens_core::analysis::finding::{ExpectedStep, FindingKind};
+use ctxlens_core::model::Verdict;
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;

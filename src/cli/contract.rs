@@ -1,8 +1,8 @@
 //! `ctxlens contract LOG [ID] [--json]` (spec §8.1).
 
 use super::{json_line, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
-use crate::analysis::contract::{at_end, for_compaction};
 use crate::cli::args::ContractArgs;
+use ctxlens_core::analysis::contract::{at_end, for_compaction};
 use std::io::Write;
 
 pub fn run(args: &ContractArgs, out: &mut impl Write) -> Result<u8, CliError> {

@@ -2,10 +2,10 @@
 
 use super::{json_line, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::DecideArgs;
-use crate::model::Verdict;
 use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry};
 use crate::store::record::{default_operator, record_decision, Outcome};
+use ctxlens_core::model::Verdict;
 use std::io::Write;
 use std::path::Path;
 
@@ -68,7 +68,7 @@ fn no_longer_held(entries: &[Entry], id: &str, loaded: &Loaded) -> Option<String
         .map(|c| {
             format!(
                 "; it landed as {}",
-                crate::sanitize::line(crate::analysis::finding::short_id(&c.info.id))
+                crate::sanitize::line(ctxlens_core::analysis::finding::short_id(&c.info.id))
             )
         })
         .unwrap_or_default();

@@ -3,8 +3,8 @@
 use super::human::Style;
 use super::{json_line, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::GateArgs;
-use crate::model::Verdict;
 use crate::sanitize;
+use ctxlens_core::model::Verdict;
 use std::io::Write;
 
 pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, CliError> {

@@ -1,9 +1,9 @@
 //! The readable report: plain text, coloured only when asked to.
 
-use crate::analysis::report::{CompactionReport, Report};
-use crate::analysis::{Finding, Severity};
-use crate::model::Verdict;
 use crate::sanitize;
+use ctxlens_core::analysis::report::{CompactionReport, Report};
+use ctxlens_core::analysis::{Finding, Severity};
+use ctxlens_core::model::Verdict;
 use std::fmt::Write;
 
 /// ANSI styling, or none.
@@ -226,7 +226,7 @@ pub fn report(report: &Report, style: Style) -> String {
             out,
             "  {} since {}: {}",
             style.red("DEGRADED"),
-            sanitize::line(crate::analysis::finding::short_id(&d.since)),
+            sanitize::line(ctxlens_core::analysis::finding::short_id(&d.since)),
             d.why
         );
     }

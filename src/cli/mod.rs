@@ -13,10 +13,10 @@ pub mod human;
 pub mod ship;
 pub mod spill;
 
-use crate::analysis::{self, SessionAnalysis};
 use crate::ingest;
-use crate::model::{Decision, Session};
 use crate::store::channel::{Backend, DecisionChannel};
+use ctxlens_core::analysis::{self, SessionAnalysis};
+use ctxlens_core::model::{Decision, Session};
 use std::fmt;
 use std::path::Path;
 
@@ -80,7 +80,7 @@ pub fn freed_by_exit<T>(value: T) {
 
 /// The analysis of a session read already, with the decisions of `channel`.
 pub fn analyze_with(
-    session: crate::model::Session,
+    session: ctxlens_core::model::Session,
     channel: &dyn DecisionChannel,
     strict: bool,
 ) -> Result<Loaded, CliError> {

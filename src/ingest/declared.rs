@@ -6,8 +6,8 @@
 use super::anchors::{rare_pieces, SAMPLE_BYTES};
 use super::sampled_windows::SampledWindows;
 use super::source::LineSource;
-use crate::analysis::extract::is_whole_word;
-use crate::model::{
+use ctxlens_core::analysis::extract::is_whole_word;
+use ctxlens_core::model::{
     Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
 use ctxlens_core::parse::canonical::region_texts_of_line;
@@ -175,7 +175,7 @@ fn search(
         .collect();
     let search_in =
         |part: &[usize]| search_part(session, source, (&matcher, &classes, declared), part);
-    search_on(crate::threads::cores(), wanted, search_in)
+    search_on(ctxlens_core::threads::cores(), wanted, search_in)
 }
 
 /// Runs `search_in` over `wanted` on up to `threads` threads, in contiguous parts.
@@ -190,7 +190,7 @@ fn search_on(
     // Long regions (a whole log's first read) are searched in contiguous parts on
     // every core; the parts' results, in order, are the whole's.
     let mut out = Vec::new();
-    for part in crate::threads::in_parts(wanted, threads, 1, search_in) {
+    for part in ctxlens_core::threads::in_parts(wanted, threads, 1, search_in) {
         out.extend(part?);
     }
     Ok(out)
@@ -700,7 +700,7 @@ mod tests {
         let matcher = Matcher::sampled_past(&texts, few, || Ok(Vec::new())).unwrap();
         let classes: Vec<TokenClass> = texts
             .iter()
-            .map(|t| crate::analysis::extract::classify(t))
+            .map(|t| ctxlens_core::analysis::extract::classify(t))
             .collect();
         let ids: Vec<TokenId> = (0..texts.len() as u32).map(TokenId).collect();
         let asked = (&matcher, classes.as_slice(), ids.as_slice());

@@ -1,8 +1,8 @@
 //! What the TUI shows of one event: a one-line gist and the full text, read from the
 //! event's line when it is shown (events keep no text in memory).
 
-use crate::model::Format;
 use crate::sanitize;
+use ctxlens_core::model::Format;
 use ctxlens_core::parse::transcript::{content_text, todo_list};
 use serde_json::Value;
 

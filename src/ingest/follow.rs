@@ -4,7 +4,7 @@
 //! start, as lnav does.
 
 use super::lines::LineReader;
-use crate::model::Session;
+use ctxlens_core::model::Session;
 use ctxlens_core::parse::detect::LogParser;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};

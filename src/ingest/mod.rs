@@ -12,7 +12,7 @@ mod sampled_windows;
 pub mod source;
 pub mod watch;
 
-use crate::model::Session;
+use ctxlens_core::model::Session;
 use ctxlens_core::parse::detect::LogParser;
 use lines::LineReader;
 use std::fmt;
@@ -88,7 +88,7 @@ const MAX_CONTEXT_SOURCE: u64 = 4 << 20;
 pub fn attach_context_sources(session: &mut Session) {
     use sha2::{Digest, Sha256};
     session.context_sources.clear();
-    if session.format != crate::model::Format::ClaudeCode {
+    if session.format != ctxlens_core::model::Format::ClaudeCode {
         return;
     }
     let Some(cwd) = session.cwd.clone() else {
@@ -117,14 +117,16 @@ pub fn attach_context_sources(session: &mut Session) {
         };
         let text = String::from_utf8_lossy(&bytes);
         let digest = ctxlens_core::parse::text::digest(&[&text], 0, &mut session.tokens);
-        session.context_sources.push(crate::model::ContextSource {
-            path: file.display().to_string(),
-            sha256: Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect(),
-            tokens: digest.tokens.into_vec(),
-        });
+        session
+            .context_sources
+            .push(ctxlens_core::model::ContextSource {
+                path: file.display().to_string(),
+                sha256: Sha256::digest(&bytes)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect(),
+                tokens: digest.tokens.into_vec(),
+            });
     }
 }
 
@@ -161,7 +163,7 @@ pub fn open_range(path: &Path, start: u64, end: u64) -> io::Result<impl Read> {
 /// The binding ledger of a Claude Code or Codex transcript, if its hooks wrote one.
 pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
     use crate::store::ledger::{read, Entry};
-    if session.format == crate::model::Format::Canonical {
+    if session.format == ctxlens_core::model::Format::Canonical {
         return Ok(());
     }
     let entries = read(path)?;
@@ -170,11 +172,11 @@ pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
         .filter_map(|entry| match entry {
             Entry::PreCompact {
                 id, to_byte, tokens, ..
-            } => Some(crate::model::LedgerHint {
+            } => Some(ctxlens_core::model::LedgerHint {
                 id: id.clone(),
                 before: *to_byte,
                 refused: entries.iter().any(|e| {
-                    matches!(e, Entry::Released { id: r, verdict: Some(crate::model::Verdict::Refuse), .. } if r == id)
+                    matches!(e, Entry::Released { id: r, verdict: Some(ctxlens_core::model::Verdict::Refuse), .. } if r == id)
                 }),
                 tokens: tokens
                     .iter()
@@ -220,7 +222,7 @@ fn hold(
     to_byte: u64,
     until: &str,
 ) {
-    use crate::model::{CompactionExtra, Event, EventKind, Held, Phase, RangeSpec};
+    use ctxlens_core::model::{CompactionExtra, Event, EventKind, Held, Phase, RangeSpec};
     let compaction = |e: &Event| matches!(e.kind, EventKind::Compaction { .. });
     let landed = session
         .events

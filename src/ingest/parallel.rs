@@ -4,8 +4,8 @@
 //! before (seq order, token ids). The session is the one a line-by-line read builds.
 
 use super::lines::{Line, LineReader};
-use crate::threads::{InOrder, Jobs};
 use ctxlens_core::parse::canonical::{CanonicalParser, ParsedBatch};
+use ctxlens_core::threads::{InOrder, Jobs};
 use std::io::{self, BufRead};
 use std::sync::mpsc::{sync_channel, Receiver};
 
@@ -71,7 +71,7 @@ pub fn parse_rest<R: BufRead>(
     lines: &mut LineReader<R>,
     parser: &mut CanonicalParser,
 ) -> io::Result<()> {
-    let workers = crate::threads::cores().min(MAX_WORKERS);
+    let workers = ctxlens_core::threads::cores().min(MAX_WORKERS);
     parse_rest_with(lines, parser, workers, BATCH_BYTES)
 }
 

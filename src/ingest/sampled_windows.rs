@@ -10,7 +10,7 @@
 //! other tokens hold. A look is a hashed bit (the bits fit the cache, and most looks
 //! end there), then the windows of that value and a comparison with the whole token.
 
-use crate::model::FastMap;
+use ctxlens_core::model::FastMap;
 
 /// Windows are at most a `u64`.
 const WIDEST: usize = 8;

@@ -5,7 +5,7 @@
 
 use super::decisions::{self, Recorded, Sidecar};
 use super::spill::{self, Handle, ReadError};
-use crate::model::Decision;
+use ctxlens_core::model::Decision;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 
 use super::atomic;
 use super::paths::decisions_path;
-use crate::model::Decision;
+use ctxlens_core::model::Decision;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -68,7 +68,7 @@ pub fn record(log: &Path, decision: &Decision) -> io::Result<Recorded> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Verdict;
+    use ctxlens_core::model::Verdict;
 
     fn decision(id: &str, verdict: Verdict) -> Decision {
         Decision {

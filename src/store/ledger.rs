@@ -51,7 +51,7 @@ pub enum Entry {
         id: String,
         ts: String,
         /// The decision it answered with; none on a timeout.
-        verdict: Option<crate::model::Verdict>,
+        verdict: Option<ctxlens_core::model::Verdict>,
     },
 }
 

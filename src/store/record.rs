@@ -4,9 +4,9 @@
 
 use super::channel::Backend;
 use super::decisions::Recorded;
-use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest;
-use crate::model::{Decision, RangeSpec, Session, Verdict};
+use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::model::{Decision, RangeSpec, Session, Verdict};
 use std::path::{Path, PathBuf};
 
 /// Why a decision could not be recorded. In every case nothing was written.
@@ -65,7 +65,7 @@ pub fn record_decision(
     }
     // Preserve carries the contract the re-proposed summary must end with.
     let contract = if verdict == Verdict::Preserve {
-        let contract = crate::analysis::contract::for_compaction(session, compaction);
+        let contract = ctxlens_core::analysis::contract::for_compaction(session, compaction);
         if contract.is_empty() {
             return Err(RecordError::EmptyContract {
                 log: log.to_owned(),
@@ -76,7 +76,8 @@ pub fn record_decision(
     } else {
         None
     };
-    let is_override = crate::analysis::gate::is_override(verdict, compaction.flags.verdict(false));
+    let is_override =
+        ctxlens_core::analysis::gate::is_override(verdict, compaction.flags.verdict(false));
     // Held by a pre-compact hook: its region is spilled already.
     if let Some(held) = &compaction.extra.held {
         if verdict == Verdict::Refetch {

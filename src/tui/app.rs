@@ -4,12 +4,12 @@
 use super::keys::{command_for, Command};
 use super::snapshot::Snapshot;
 use super::worker::{Request, TextRef, Update};
-use crate::analysis::compaction::CompactionAnalysis;
 use crate::ingest::display::{Depth, EventText};
 use crate::ingest::follow::Change;
-use crate::model::{EventKind, Phase, Verdict};
 use crate::store::record::Outcome;
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
+use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::model::{EventKind, Phase, Verdict};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -414,7 +414,7 @@ impl App {
         }
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
-        if !crate::analysis::gate::is_override(verdict, gate) {
+        if !ctxlens_core::analysis::gate::is_override(verdict, gate) {
             vec![self.decide(id, verdict)]
         } else {
             self.overlay = Some(Overlay::Confirm {

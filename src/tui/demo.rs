@@ -2,8 +2,8 @@
 //! `assets/demo-scenario.json`), proposes a compaction that drops its rollback revision,
 //! and waits for the operator's decision through the real decision channel.
 
-use crate::model::Verdict;
 use crate::store::decisions;
+use ctxlens_core::model::Verdict;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -41,11 +41,11 @@ pub struct Outcome {
 /// agent is about to take and, when it diverges, a restore from the spill handle. The
 /// events it writes say what happened, with the real values.
 fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), String> {
-    use crate::analysis::continuation::{tripwire, ProposedAction};
-    use crate::analysis::finding::FindingKind;
+    use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
+    use ctxlens_core::analysis::finding::FindingKind;
     let session = crate::ingest::load(log).map_err(|e| e.to_string())?;
     let sidecar = decisions::read(log).map_err(|e| e.to_string())?;
-    let analysis = crate::analysis::analyze(&session, &sidecar.decisions, false);
+    let analysis = ctxlens_core::analysis::analyze(&session, &sidecar.decisions, false);
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let proposed = ProposedAction {
         step: action
@@ -63,11 +63,11 @@ fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<Str
     let FindingKind::NonIdempotent { expected, .. } = &finding.kind else {
         return Ok((Vec::new(), None));
     };
-    let expected_target = crate::analysis::state::target_text(&expected.target);
+    let expected_target = ctxlens_core::analysis::state::target_text(&expected.target);
     let stopped = format!(
         "ctxlens check stopped {} on {}: step {} expects {} on {}",
         proposed.name,
-        crate::analysis::state::target_text(&proposed.target),
+        ctxlens_core::analysis::state::target_text(&proposed.target),
         expected.id,
         expected.action,
         expected_target

@@ -2,11 +2,11 @@
 //! rescanned in the background so the list stays live.
 
 use super::Msg;
-use crate::analysis::SessionAnalysis;
-use crate::model::Session;
 use crate::sanitize;
 use crate::tui::view::style::Theme;
 use crossterm::event::KeyEvent;
+use ctxlens_core::analysis::SessionAnalysis;
+use ctxlens_core::model::Session;
 use ratatui::layout::{Constraint, Layout};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -81,12 +81,12 @@ impl Entry {
         self.errors = analysis.unresolved_errors();
         self.warnings = findings
             .clone()
-            .filter(|f| f.severity == crate::analysis::Severity::Warning)
+            .filter(|f| f.severity == ctxlens_core::analysis::Severity::Warning)
             .count();
         self.degraded = analysis
             .degraded
             .as_ref()
-            .map(|d| crate::analysis::finding::short_id(&d.since).to_owned());
+            .map(|d| ctxlens_core::analysis::finding::short_id(&d.since).to_owned());
         self.opaque = findings
             .filter(|f| f.kind.name() == "opaque_summary")
             .count();
@@ -221,7 +221,7 @@ fn read_in_parallel(
     let next_small = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let (done, finished) = std::sync::mpsc::channel::<(usize, Entry)>();
-    let cores = crate::threads::cores().min(4);
+    let cores = ctxlens_core::threads::cores().min(4);
     let mut going = true;
     std::thread::scope(|scope| {
         for reader in 0..cores {

@@ -56,7 +56,7 @@ impl Session {
         }
         std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let empty = Snapshot::build(
-            crate::model::Session::new(crate::model::Format::Canonical),
+            ctxlens_core::model::Session::new(ctxlens_core::model::Format::Canonical),
             &[],
         );
         let title = path.display().to_string();

@@ -1,13 +1,13 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
-use crate::analysis::compaction::CompactionAnalysis;
-use crate::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use crate::ingest;
-use crate::model::{Chunked, Decision, Session};
 use crate::store::decisions;
 use crate::tui::view::marks::{Mark, Marker};
 use crate::tui::view::token_rows::{token_rows, TokenRows};
+use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
+use ctxlens_core::model::{Chunked, Decision, Session};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -167,7 +167,7 @@ impl Snapshot {
             for (index, finding) in compaction.findings.iter().enumerate() {
                 let event = match &finding.kind {
                     FindingKind::NonIdempotent {
-                        actual: crate::analysis::finding::ActualStep::Action { seq, .. },
+                        actual: ctxlens_core::analysis::finding::ActualStep::Action { seq, .. },
                         ..
                     } => {
                         let at = session.first_at_or_after(*seq);

@@ -4,14 +4,14 @@
 
 use super::snapshot::Snapshot;
 use super::Msg;
-use crate::analysis::report::Analyzer;
 use crate::ingest::declared::DeclaredPass;
 use crate::ingest::display::{event_text, Depth, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
-use crate::model::{Format, Verdict};
 use crate::store::paths::decisions_path;
 use crate::store::record::{record_decision, Outcome};
+use ctxlens_core::analysis::report::Analyzer;
+use ctxlens_core::model::{Format, Verdict};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -501,7 +501,7 @@ fn run(
 /// The decisions that stand on `channel`.
 fn standing(
     channel: &dyn crate::store::channel::DecisionChannel,
-) -> Result<Vec<crate::model::Decision>, String> {
+) -> Result<Vec<ctxlens_core::model::Decision>, String> {
     channel
         .standing()
         .map(|sidecar| sidecar.decisions)
@@ -513,7 +513,7 @@ struct Following {
     follower: Follower,
     analyzer: Analyzer,
     declared: DeclaredPass,
-    decisions: Vec<crate::model::Decision>,
+    decisions: Vec<ctxlens_core::model::Decision>,
 }
 
 impl Following {
@@ -538,7 +538,7 @@ fn build(
     analyzer: &mut Analyzer,
     declared: &mut DeclaredPass,
     before: Option<&Snapshot>,
-    decisions: &[crate::model::Decision],
+    decisions: &[ctxlens_core::model::Decision],
 ) -> Result<Snapshot, String> {
     let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     follower

@@ -7,10 +7,10 @@ mod install;
 pub mod setup;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent};
 
-use crate::analysis::ledger::{candidates, dropped_by, restore_context, Candidate};
 use crate::ingest;
-use crate::model::{Decision, EventKind, Verdict};
 use crate::store::ledger::{self, Entry, LedgerToken};
+use ctxlens_core::analysis::ledger::{candidates, dropped_by, restore_context, Candidate};
+use ctxlens_core::model::{Decision, EventKind, Verdict};
 
 use serde_json::{json, Value};
 use std::io::Read;
@@ -120,7 +120,7 @@ fn to_ledger(c: &Candidate) -> LedgerToken {
 fn from_ledger(t: &LedgerToken) -> Candidate {
     Candidate {
         token: t.token.clone(),
-        class: crate::analysis::extract::classify(&t.token),
+        class: ctxlens_core::analysis::extract::classify(&t.token),
         why: t.why.clone(),
     }
 }

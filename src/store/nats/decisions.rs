@@ -4,10 +4,10 @@
 
 use super::keys::{decision_key, decode};
 use super::{failed, Nats, DECISIONS_BUCKET};
-use crate::model::Decision;
 use crate::store::channel::{DecisionChannel, Subscription};
 use crate::store::decisions::{Recorded, Sidecar};
 use async_nats::jetstream::kv;
+use ctxlens_core::model::Decision;
 use futures_util::StreamExt;
 use std::io;
 use std::sync::{Arc, Mutex};

@@ -7,9 +7,9 @@
 
 use super::decisions::bucket;
 use super::{failed, Nats, EVENTS_STREAM};
-use crate::model::Decision;
 use crate::store::{decisions, ledger, private};
 use async_nats::jetstream::{self, consumer, kv};
+use ctxlens_core::model::Decision;
 use futures_util::StreamExt;
 use std::collections::HashMap;
 use std::io::{self, Write};

@@ -4,14 +4,14 @@
 use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, marked_lines_where, scrolled, wrapped_rows};
-use crate::analysis::compaction::{CompactionAnalysis, DroppedToken};
-use crate::analysis::finding::{short_id, FindingKind};
 use crate::ingest::display::Depth;
-use crate::model::RangeSpec;
 use crate::sanitize;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
 use crate::tui::view::marks::{Mark, TokenState};
 use crate::tui::view::token_rows::TokenRows;
+use ctxlens_core::analysis::compaction::{CompactionAnalysis, DroppedToken};
+use ctxlens_core::analysis::finding::{short_id, FindingKind};
+use ctxlens_core::model::RangeSpec;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};

@@ -1,10 +1,10 @@
 //! Where a compaction's tokens stand in a text, and what became of each: what the views
 //! colour. Computed from the compaction's analysis, never anew.
 
-use crate::analysis::compaction::{CompactionAnalysis, RegionToken};
-use crate::analysis::extract::{extract, is_whole_word};
-use crate::analysis::inference::Reuse;
-use crate::model::{Session, TokenClass, TokenId};
+use ctxlens_core::analysis::compaction::{CompactionAnalysis, RegionToken};
+use ctxlens_core::analysis::extract::{extract, is_whole_word};
+use ctxlens_core::analysis::inference::Reuse;
+use ctxlens_core::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
 /// What a compaction did to a token of its region.
@@ -78,7 +78,7 @@ pub struct Mark {
 }
 
 fn key(session: &Session, text: &str, class: TokenClass) -> String {
-    crate::analysis::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
+    ctxlens_core::analysis::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
 }
 
 /// A value for each of a compaction's region tokens, found by the token's text. A
@@ -280,7 +280,11 @@ impl BindingStates {
             if !self.infers {
                 return BindingState::Unknown;
             }
-            let wanted = key(session, token, crate::analysis::extract::classify(token));
+            let wanted = key(
+                session,
+                token,
+                ctxlens_core::analysis::extract::classify(token),
+            );
             return match self.in_region(&wanted, session) {
                 None => BindingState::NotInRegion,
                 Some(Some(false)) => BindingState::Dropped,

@@ -174,7 +174,7 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
                 Span::styled(
                     format!(
                         "DEGRADED since {}",
-                        sanitize::line(crate::analysis::finding::short_id(&d.since))
+                        sanitize::line(ctxlens_core::analysis::finding::short_id(&d.since))
                     ),
                     theme.red().add_modifier(ratatui::style::Modifier::BOLD),
                 ),

@@ -1,8 +1,8 @@
 //! Colours, with a switch for `NO_COLOR`: every coloured thing also has a glyph or word.
 
-use crate::analysis::Severity;
-use crate::model::Verdict;
 use crate::tui::view::marks::TokenState;
+use ctxlens_core::analysis::Severity;
+use ctxlens_core::model::Verdict;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy)]

@@ -2,10 +2,10 @@
 
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
-use crate::model::{EventKind, Format, ObligationStatus, Phase};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
+use ctxlens_core::model::{EventKind, Format, ObligationStatus, Phase};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -103,7 +103,7 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
             ));
             spans.push(Span::raw(format!(
                 "{} {} ",
-                sanitize::line(crate::analysis::finding::short_id(id)),
+                sanitize::line(ctxlens_core::analysis::finding::short_id(id)),
                 phase.unwrap_or(Phase::Proposed).as_str()
             )));
             if let Some(verdict) = verdict {

@@ -3,9 +3,9 @@
 //! summary sentence that mentions it. Built once per analysis, never per frame.
 
 use super::marks::TokenState;
-use crate::analysis::compaction::CompactionAnalysis;
-use crate::analysis::kept::{basename, summary_words};
-use crate::model::{Session, TokenClass, TokenId};
+use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::analysis::kept::{basename, summary_words};
+use ctxlens_core::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 use unicode_segmentation::UnicodeSegmentation;
 
