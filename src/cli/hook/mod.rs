@@ -9,7 +9,7 @@ pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent};
 
 use crate::ingest;
 use crate::store::ledger::{self, Entry, LedgerToken};
-use ctxlens_core::analysis::ledger::{candidates, dropped_by, restore_context, Candidate};
+use ctxlens_core::analysis::at_risk::{candidates, dropped_by, restore_context, Candidate};
 use ctxlens_core::model::{Decision, EventKind, Verdict};
 
 use serde_json::{json, Value};

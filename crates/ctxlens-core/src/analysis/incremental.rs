@@ -1,0 +1,399 @@
+//! The analysis of a log that grows: [`Analyzer`] keeps what the last look computed and
+//! redoes only what an appended event can change, on every core for a log read whole.
+//! `tests/incremental.rs` holds it equal to a fresh analysis after every line.
+
+use super::compaction::{self, CompactionAnalysis, RegionPart};
+use super::continuation;
+use super::finding::{Finding, FindingKind, Severity};
+use super::passes::KeptPasses;
+use super::report::{degraded, malformed_findings, SessionAnalysis};
+use super::resolution::finish_findings;
+use super::standing::DecisionIndex;
+use super::state::StateAt;
+use crate::model::{CompactionInfo, Decision, RangeSpec, Session};
+use crate::threads::InOrder;
+
+/// The analysis of a log that grows: a compaction whose window is complete (a later
+/// compaction follows it), whose inputs have not changed and whose events are as the
+/// last look read them is not analysed again when events are appended; the passes
+/// over the whole log resume from the first event that changed. Decisions,
+/// divergences and resolution are always recomputed (they are cheap and a sidecar can
+/// change at any time). A log that was truncated or replaced needs a fresh `Analyzer`
+/// (its token ids are another table's).
+#[derive(Debug, Default)]
+pub struct Analyzer {
+    settled: Vec<Settled>,
+    /// The compactions the last `analyze` took from before, by id.
+    reused: std::collections::HashSet<String>,
+    /// The region part of the newest compaction, whose window still grows.
+    newest: Option<NewestRegion>,
+    /// The passes over the whole session, kept where they still hold.
+    passes: KeptPasses,
+    /// Threads that compute the region parts of a look (one if 0).
+    threads: usize,
+}
+
+/// What the region part of the newest compaction was computed from, and the part.
+#[derive(Debug)]
+struct NewestRegion {
+    info: CompactionInfo,
+    inputs: Inputs,
+    applied: Vec<(String, RangeSpec)>,
+    part: RegionPart,
+}
+
+#[derive(Debug)]
+struct Settled {
+    info: CompactionInfo,
+    until: usize,
+    inputs: Inputs,
+    analysis: CompactionAnalysis,
+}
+
+/// What else the analysis read: the session's ledger hints and context sources. (A
+/// binding declared later changes an earlier compaction's analysis only through the
+/// declared tokens found in its events, which `KeptPasses::unchanged` compares.)
+#[derive(Debug, Clone, PartialEq)]
+struct Inputs {
+    ledger: usize,
+    context_sources: Vec<String>,
+}
+
+impl Inputs {
+    fn of(session: &Session) -> Inputs {
+        Inputs {
+            ledger: session.ledger.len(),
+            context_sources: session
+                .context_sources
+                .iter()
+                .map(|c| c.sha256.clone())
+                .collect(),
+        }
+    }
+}
+
+impl Analyzer {
+    /// An analyzer that computes the regions of a look on up to `threads` threads: for
+    /// a whole log read once (`audit`, `gate`), whose regions are most of its
+    /// analysis. A followed log's looks mostly analyse the newest compaction alone,
+    /// and the view keeps within its memory budget with one (two regions analysed at
+    /// once raise its peak).
+    pub fn with_threads(threads: usize) -> Analyzer {
+        Analyzer {
+            threads,
+            ..Analyzer::default()
+        }
+    }
+
+    /// [`Self::with_threads`] with a thread for each core.
+    pub fn on_every_core() -> Analyzer {
+        Analyzer::with_threads(crate::threads::cores())
+    }
+
+    pub fn analyze(
+        &mut self,
+        session: &Session,
+        sidecar: &[Decision],
+        strict: bool,
+    ) -> SessionAnalysis {
+        // What was computed from the events before the first one that changed holds.
+        let unchanged = self.passes.unchanged(session);
+        let marked = self.passes.marked_events(session, unchanged).to_vec();
+        let inputs = Inputs::of(session);
+        let Analyzer {
+            settled: kept,
+            reused,
+            newest,
+            passes,
+            threads,
+        } = self;
+        let mut settled = std::mem::take(kept);
+        reused.clear();
+        let complete = |until: usize| until < session.events.len();
+        // Kept again by `done` below: the newest compaction is never reused whole (its
+        // window grows).
+        let last_newest = newest.take();
+        let mut plan = |info: &CompactionInfo, until: usize, applied: &[(String, RangeSpec)]| {
+            // Taken out of what was kept, not copied: it is kept again below.
+            let at = settled.iter().position(|s| {
+                s.info == *info && s.until == until && s.inputs == inputs && until <= unchanged
+            });
+            if let Some(at) = at {
+                reused.insert(info.id.clone());
+                return Planned::Kept(settled.swap_remove(at).analysis);
+            }
+            // The region's events and the defining record (a transcript fills in the
+            // summary and what is carried over after the boundary) as they were. The
+            // newest compaction of the last look may be one a later compaction has
+            // settled since: its region part holds still.
+            match last_newest.as_ref() {
+                Some(n)
+                    if n.info == *info
+                        && n.inputs == inputs
+                        && n.applied == applied
+                        && info.at <= unchanged
+                        && info.def < unchanged =>
+                {
+                    Planned::Region(n.part.clone())
+                }
+                _ => Planned::Fresh,
+            }
+        };
+        let mut done = |info: &CompactionInfo,
+                        until: usize,
+                        applied: &[(String, RangeSpec)],
+                        region: Option<&RegionPart>,
+                        analysis: &CompactionAnalysis| {
+            // Only the newest compaction's window grows.
+            if let (Some(part), false) = (region, complete(until)) {
+                *newest = Some(NewestRegion {
+                    info: info.clone(),
+                    inputs: inputs.clone(),
+                    applied: applied.to_vec(),
+                    part: part.clone(),
+                });
+            }
+            // Complete windows only: the newest compaction's can still grow.
+            if complete(until) {
+                kept.push(Settled {
+                    info: info.clone(),
+                    until,
+                    inputs: inputs.clone(),
+                    analysis: analysis.clone(),
+                });
+            }
+        };
+        analyze_with(
+            session,
+            sidecar,
+            strict,
+            (passes, unchanged, &marked),
+            *threads,
+            &mut plan,
+            &mut done,
+        )
+    }
+}
+
+impl Analyzer {
+    /// The compactions the last `analyze` did not analyse again: everything derived
+    /// from their analysis alone (token lists, marks) can be kept too.
+    pub fn reused(&self) -> &std::collections::HashSet<String> {
+        &self.reused
+    }
+}
+
+/// How one compaction is analysed in a look.
+enum Planned {
+    /// Its analysis from the last look holds.
+    Kept(CompactionAnalysis),
+    /// Its region part holds: from the last look (the newest compaction, whose
+    /// window grew), or computed in this one.
+    Region(RegionPart),
+    /// To be analysed from its region on.
+    Fresh,
+}
+
+/// A compaction's window: the compactions applied before it, and the end of its
+/// window (the next compaction, or the end of the log).
+type Window = (Vec<(String, RangeSpec)>, usize);
+
+/// The window of each compaction of `infos`.
+fn windows(session: &Session, infos: &[CompactionInfo]) -> Vec<Window> {
+    infos
+        .iter()
+        .map(|info| {
+            let applied = infos
+                .iter()
+                .filter(|other| {
+                    other.id != info.id && other.applied_at.is_some_and(|a| a < info.at)
+                })
+                .map(|other| (other.id.clone(), other.range))
+                .collect();
+            let until = infos
+                .iter()
+                .map(|other| other.at)
+                .find(|&at| at > info.at)
+                .unwrap_or(session.events.len());
+            (applied, until)
+        })
+        .collect()
+}
+
+/// A region to analyse: the compaction, the compactions applied before it, and the
+/// state before it.
+type RegionJob<'a> = (&'a CompactionInfo, &'a [(String, RangeSpec)], StateAt);
+
+/// The region parts of the compactions analysed afresh, in their order: computed here
+/// with every thread, or on a pool of threads (one each), with jobs handed out up to
+/// one more than threads ahead of the part asked for.
+struct FreshRegions<'a> {
+    session: &'a Session,
+    fresh: Vec<(&'a CompactionInfo, &'a [(String, RangeSpec)])>,
+    pool: Option<InOrder<RegionJob<'a>, RegionPart>>,
+    threads: usize,
+}
+
+impl<'a> FreshRegions<'a> {
+    /// The part of `info`, the next fresh compaction, whose window follows `applied`;
+    /// `passes` gives the states (asked in order).
+    fn next_part(
+        &mut self,
+        (info, applied): (&'a CompactionInfo, &'a [(String, RangeSpec)]),
+        passes: &mut super::passes::Passes<'_>,
+    ) -> RegionPart {
+        let computed = match &mut self.pool {
+            None => Some(compaction::region_part(
+                self.session,
+                info,
+                applied,
+                passes.state_at(info.at),
+                self.threads,
+            )),
+            Some(pool) => {
+                let ahead = (pool.taken() + self.threads + 1).min(self.fresh.len());
+                while pool.handed_out() < ahead {
+                    let Some(&(info, applied)) = self.fresh.get(pool.handed_out()) else {
+                        break;
+                    };
+                    if !pool.hand_out((info, applied, passes.state_at(info.at))) {
+                        break;
+                    }
+                }
+                // Worked out while the threads analyse the regions handed out.
+                passes.first_seen();
+                pool.next_result()
+            }
+        };
+        // Were a part missing (a thread gone), it is computed here, from a state of its
+        // own.
+        computed.unwrap_or_else(|| {
+            let state = KeptPasses::default()
+                .resume(self.session, 0, None)
+                .state_at(info.at);
+            compaction::region_part(self.session, info, applied, state, 1)
+        })
+    }
+}
+
+/// The whole analysis; `plan` says for each compaction (its info, the end of its
+/// window, the compactions applied before it) what of the last look holds, and `done`
+/// gets each one's analysis (and its region part, unless the analysis was kept whole).
+#[allow(clippy::type_complexity)]
+fn analyze_with(
+    session: &Session,
+    sidecar: &[Decision],
+    strict: bool,
+    (kept, unchanged, marked): (&mut KeptPasses, usize, &[usize]),
+    threads: usize,
+    plan: &mut dyn FnMut(&CompactionInfo, usize, &[(String, RangeSpec)]) -> Planned,
+    done: &mut dyn FnMut(
+        &CompactionInfo,
+        usize,
+        &[(String, RangeSpec)],
+        Option<&RegionPart>,
+        &CompactionAnalysis,
+    ),
+) -> SessionAnalysis {
+    // `marked`: where the compaction and decision events are (see
+    // `KeptPasses::marked_events`).
+    let infos = session.compactions_among(marked);
+    let windows = windows(session, &infos);
+    let plans: Vec<Planned> = infos
+        .iter()
+        .zip(&windows)
+        .map(|(info, (applied, until))| plan(info, *until, applied))
+        .collect();
+    // One pass builds the state at every compaction analysed afresh (compactions are
+    // in event order), from where the last look left it when it can. Their regions
+    // are analysed on the threads as each is free (a region that took longer than the
+    // one beside it left that thread idle when they went in pairs), and finished in
+    // order: at most one more part than threads is computed and not yet finished, so
+    // what a region part holds beyond its analysis is let go soon.
+    let mut passes = kept.resume(session, unchanged, infos.last().map(|i| i.at));
+    let mut compactions: Vec<CompactionAnalysis> = Vec::with_capacity(infos.len());
+    let planned: Vec<_> = infos.iter().zip(&windows).zip(plans).collect();
+    let fresh: Vec<(&CompactionInfo, &[(String, RangeSpec)])> = planned
+        .iter()
+        .filter(|(_, plan)| matches!(plan, Planned::Fresh))
+        .map(|((info, (applied, _)), _)| (*info, applied.as_slice()))
+        .collect();
+    let one_thread_each = |(info, applied, state): RegionJob<'_>| {
+        compaction::region_part(session, info, applied, state, 1)
+    };
+    std::thread::scope(|scope| {
+        // A single region is analysed here, with every thread; more go to a pool.
+        let pool = (fresh.len() > 1 && threads > 1)
+            .then(|| InOrder::start(scope, threads, &one_thread_each));
+        let mut regions = FreshRegions {
+            session,
+            fresh,
+            pool,
+            threads,
+        };
+        for ((info, (applied, until)), plan) in planned {
+            let part = match plan {
+                Planned::Kept(analysis) => {
+                    done(info, *until, applied, None, &analysis);
+                    compactions.push(analysis);
+                    continue;
+                }
+                Planned::Region(part) => part,
+                Planned::Fresh => regions.next_part((info, applied), &mut passes),
+            };
+            let analysis = compaction::finish(
+                session,
+                info,
+                part.clone(),
+                *until,
+                passes.first_seen(),
+                unchanged,
+            );
+            done(info, *until, applied, Some(&part), &analysis);
+            compactions.push(analysis);
+        }
+        // Dropping the pool's job queue lets its threads go.
+        drop(regions);
+    });
+    let now = passes.state_at(session.events.len());
+    kept.keep(passes);
+    let divergences = continuation::divergences(session, &compactions);
+    let decisions = DecisionIndex::of(
+        marked.iter().filter_map(|&i| session.events.get(i)),
+        sidecar,
+    );
+
+    let held = super::held::held_ids(session, &infos);
+    for (index, analysis) in compactions.iter_mut().enumerate() {
+        let mine = divergences
+            .iter()
+            .filter(|(i, _)| *i == index)
+            .map(|(_, f)| f.clone());
+        analysis.held_as = held.get(index).cloned().flatten();
+        finish_findings(analysis, mine, &decisions, strict);
+    }
+    let degraded = degraded(&compactions);
+    let degraded_finding = degraded.as_ref().map(|d| {
+        Finding::new(
+            FindingKind::Degraded {
+                since: d.since.clone(),
+                why: d.why.clone(),
+            },
+            Severity::Warning,
+            Some(&d.since),
+            format!(
+                "the session is degraded since {}: {}; do not trust it without review",
+                super::finding::short_id(&d.since),
+                d.why
+            ),
+        )
+    });
+    SessionAnalysis {
+        compactions,
+        malformed: malformed_findings(session),
+        degraded_finding,
+        strict,
+        degraded,
+        now,
+    }
+}
