@@ -54,8 +54,8 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.message));
-            ExitCode::from(error.code)
+            eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.to_string()));
+            ExitCode::from(error.code())
         }
     }
 }

@@ -26,8 +26,8 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
     let server = match super::fleet::connect(&args.fleet) {
         Ok(server) => server,
         Err(error) => {
-            eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
-            return error.code;
+            eprintln!("ctxlens: {}", crate::sanitize::block(&error.to_string()));
+            return error.code();
         }
     };
     let sources = sources(&args.paths, server.as_deref());
@@ -46,8 +46,8 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 (subject, loaded)
             }
             Err(error) => {
-                eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
-                worst = worst.max(error.code);
+                eprintln!("ctxlens: {}", crate::sanitize::block(&error.to_string()));
+                worst = worst.max(error.code());
                 continue;
             }
         };
@@ -172,12 +172,12 @@ fn print(
                 }
             }
             Err(error) => {
-                eprintln!("ctxlens: {}", crate::sanitize::block(&error.message));
+                eprintln!("ctxlens: {}", crate::sanitize::block(&error.to_string()));
                 if args.json {
-                    let line = serde_json::json!({"file": file, "error": error.message});
+                    let line = serde_json::json!({"file": file, "error": error.to_string()});
                     let _ = writeln!(out, "{}", json_line(&line));
                 }
-                error.code
+                error.code()
             }
         };
         code

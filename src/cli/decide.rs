@@ -40,7 +40,7 @@ pub fn record(
         by,
         reason,
     )
-    .map_err(|e| CliError::unusable(e.to_string()))
+    .map_err(CliError::from)
 }
 
 /// Why `id`, a hook's id in the ledger, can no longer be decided; `None` when the

@@ -17,7 +17,6 @@ use crate::ingest;
 use crate::store::channel::{Backend, DecisionChannel};
 use ctxlens_core::analysis::{self, SessionAnalysis};
 use ctxlens_core::model::{Decision, Session};
-use std::fmt;
 use std::path::Path;
 
 /// Exit codes of spec §6.
@@ -25,25 +24,28 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDING: u8 = 1;
 pub const EXIT_UNUSABLE: u8 = 2;
 
-/// A command that cannot go on: what to print and which code to exit with.
-#[derive(Debug)]
-pub struct CliError {
-    pub code: u8,
-    pub message: String,
+/// A command that cannot go on (exit 2): each layer's error, or a message of the CLI's
+/// own.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    Unusable(String),
+    #[error(transparent)]
+    Load(#[from] ingest::LoadError),
+    #[error(transparent)]
+    Record(#[from] crate::store::record::RecordError),
+    #[error(transparent)]
+    Install(#[from] hook::InstallError),
 }
 
 impl CliError {
     pub fn unusable(message: impl Into<String>) -> CliError {
-        CliError {
-            code: EXIT_UNUSABLE,
-            message: message.into(),
-        }
+        CliError::Unusable(message.into())
     }
-}
 
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+    /// The exit code: every error here is unusable input (spec section 6).
+    pub fn code(&self) -> u8 {
+        EXIT_UNUSABLE
     }
 }
 
@@ -66,8 +68,7 @@ pub fn load_from(
     strict: bool,
     report: &mut dyn FnMut(ingest::progress::Reading),
 ) -> Result<Loaded, CliError> {
-    let session =
-        ingest::load_with_progress(path, report).map_err(|e| CliError::unusable(e.to_string()))?;
+    let session = ingest::load_with_progress(path, report)?;
     analyze_with(session, channel, strict)
 }
 

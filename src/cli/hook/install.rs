@@ -42,11 +42,43 @@ impl Agent {
     }
 }
 
+/// Why an agent's hook configuration was not changed. In every case nothing was written.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    #[error("neither {config} nor HOME is set")]
+    NoHome { config: &'static str },
+    #[error("--timeout {0}: give the seconds to hold, from 1 to {MAX_HOLD_SECS}")]
+    BadTimeout(f64),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: a link to a file that does not exist; not touched", path.display())]
+    DanglingLink { path: PathBuf },
+    #[error("{}: not valid JSON ({source}); not touched", path.display())]
+    NotJson {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: {what}; not touched", path.display())]
+    Unexpected { path: PathBuf, what: String },
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+    move |source| InstallError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
 /// Seconds a hook that does not hold gets; a holding hook gets its wait plus this.
 const HOOK_SECS: u64 = 30;
 
 /// Where Claude Code's hooks go: the project's `.claude/settings.json`, or the user's.
-pub fn settings_path(project: Option<&Path>) -> Result<PathBuf, String> {
+pub fn settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".claude").join("settings.json"));
     }
@@ -54,13 +86,15 @@ pub fn settings_path(project: Option<&Path>) -> Result<PathBuf, String> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".claude")))
-        .ok_or("neither CLAUDE_CONFIG_DIR nor HOME is set")?;
+        .ok_or(InstallError::NoHome {
+            config: "CLAUDE_CONFIG_DIR",
+        })?;
     Ok(config.join("settings.json"))
 }
 
 /// Where Codex's hooks go: the project's `.codex/hooks.json`, or `$CODEX_HOME/hooks.json`
 /// (`~/.codex` by default).
-pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, String> {
+pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".codex").join("hooks.json"));
     }
@@ -68,7 +102,9 @@ pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, String> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")))
-        .ok_or("neither CODEX_HOME nor HOME is set")?;
+        .ok_or(InstallError::NoHome {
+            config: "CODEX_HOME",
+        })?;
     Ok(home.join("hooks.json"))
 }
 
@@ -144,11 +180,9 @@ pub fn shell_word(path: &str) -> String {
 pub const MAX_HOLD_SECS: f64 = 86_400.0;
 
 /// A `--timeout` for a held hook: a whole number of seconds from 1 to a day.
-pub fn hold_secs(secs: f64) -> Result<u64, String> {
+pub fn hold_secs(secs: f64) -> Result<u64, InstallError> {
     if !secs.is_finite() || secs <= 0.0 || secs > MAX_HOLD_SECS {
-        return Err(format!(
-            "--timeout {secs}: give the seconds to hold, from 1 to {MAX_HOLD_SECS}"
-        ));
+        return Err(InstallError::BadTimeout(secs));
     }
     Ok(secs.ceil() as u64)
 }
@@ -213,15 +247,21 @@ impl Layout {
         }
     }
 
-    fn write(&self, value: &Value) -> Result<String, String> {
+    /// `value` laid out so; a JSON value always serializes, so the error is the
+    /// writer's, which for a vector never comes.
+    fn write(&self, value: &Value, path: &Path) -> Result<String, InstallError> {
         use serde::Serialize;
         let mut bytes = Vec::new();
         let formatter = serde_json::ser::PrettyFormatter::with_indent(self.indent.as_bytes());
         let mut serializer = serde_json::Serializer::with_formatter(&mut bytes, formatter);
+        let unexpected = |what: String| InstallError::Unexpected {
+            path: path.to_owned(),
+            what,
+        };
         value
             .serialize(&mut serializer)
-            .map_err(|e| e.to_string())?;
-        let mut text = String::from_utf8(bytes).map_err(|e| e.to_string())?;
+            .map_err(|e| unexpected(e.to_string()))?;
+        let mut text = String::from_utf8(bytes).map_err(|e| unexpected(e.to_string()))?;
         if self.final_newline {
             text.push('\n');
         }
@@ -239,34 +279,32 @@ struct Config {
     layout: Layout,
 }
 
-fn read_config(path: &Path) -> Result<Config, String> {
+fn read_config(path: &Path) -> Result<Config, InstallError> {
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if meta.file_type().is_symlink() && std::fs::metadata(path).is_err() {
-            return Err(format!(
-                "{}: a link to a file that does not exist; not touched",
-                path.display()
-            ));
+            return Err(InstallError::DanglingLink {
+                path: path.to_owned(),
+            });
         }
     }
     let before = match std::fs::read(path) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(format!("{}: {e}", path.display())),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    let not_json = |source| InstallError::NotJson {
+        path: path.to_owned(),
+        source,
     };
     let value = match &before {
         Some(bytes) => {
-            serde_json::from_slice::<NoDuplicateKeys>(bytes)
-                .map_err(|e| format!("{}: {e}; not touched", path.display()))?;
-            serde_json::from_slice(bytes)
-                .map_err(|e| format!("{}: not valid JSON ({e}); not touched", path.display()))?
+            serde_json::from_slice::<NoDuplicateKeys>(bytes).map_err(not_json)?;
+            serde_json::from_slice(bytes).map_err(not_json)?
         }
         None => json!({}),
     };
     if !value.is_object() {
-        return Err(format!(
-            "{}: not a JSON object; not touched",
-            path.display()
-        ));
+        return Err(unexpected(path, "not a JSON object"));
     }
     let layout = Layout::of(&String::from_utf8_lossy(
         before.as_deref().unwrap_or_default(),
@@ -276,6 +314,13 @@ fn read_config(path: &Path) -> Result<Config, String> {
         value,
         layout,
     })
+}
+
+fn unexpected(path: &Path, what: &str) -> InstallError {
+    InstallError::Unexpected {
+        path: path.to_owned(),
+        what: what.to_owned(),
+    }
 }
 
 /// Where install keeps the file as it was before ctxlens first touched it: the backup
@@ -382,13 +427,13 @@ pub fn install(
     path: &Path,
     program: &str,
     hold: Option<u64>,
-) -> Result<Installed, String> {
+) -> Result<Installed, InstallError> {
     let Config {
         before,
         mut value,
         layout,
     } = read_config(path)?;
-    let not_touched = |what: &str| format!("{}: {what}; not touched", path.display());
+    let not_touched = |what: &str| unexpected(path, what);
     let wanted = entries(agent, program, hold);
     let root = value
         .as_object_mut()
@@ -431,18 +476,18 @@ pub fn install(
         }
         added.push(format!("{event}: {command} (timeout {timeout} s)"));
     }
-    let text = layout.write(&value)?;
+    let text = layout.write(&value, path)?;
     // The file as the user had it, before any ctxlens hook: kept once, so uninstall
     // can give it back.
     let backup = match &before {
         Some(bytes) if !had_ours => {
             let backup = backup_path(path);
-            atomic::write(&backup, bytes).map_err(|e| format!("{}: {e}", backup.display()))?;
+            atomic::write(&backup, bytes).map_err(io_error(&backup))?;
             Some(backup)
         }
         _ => None,
     };
-    atomic::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    atomic::write(path, text.as_bytes()).map_err(io_error(path))?;
     Ok(Installed {
         added,
         diff: diff(before.as_deref().unwrap_or_default(), &text),
@@ -453,7 +498,7 @@ pub fn install(
 /// Removes exactly the hooks `install` adds for `agent` (any ctxlens binary, any hold).
 /// When nothing else changed since install, the file is given back byte for byte (a
 /// file install created is removed); otherwise only ctxlens's entries go.
-pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, String> {
+pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
     let Config {
         before,
         mut value,
@@ -481,14 +526,14 @@ pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, String> {
     }
     let text = match &kept {
         Some((bytes, old)) if *old == value => String::from_utf8_lossy(bytes).into_owned(),
-        _ => layout.write(&value)?,
+        _ => layout.write(&value, path)?,
     };
     let restored = kept.as_ref().is_some_and(|(_, old)| *old == value);
     if !restored && value == json!({}) && kept.is_none() {
         // Install made the file: nothing of the user's is in it.
-        std::fs::remove_file(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::remove_file(path).map_err(io_error(path))?;
     } else {
-        atomic::write(path, text.as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+        atomic::write(path, text.as_bytes()).map_err(io_error(path))?;
     }
     if restored {
         let _ = std::fs::remove_file(&backup);

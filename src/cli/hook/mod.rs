@@ -5,7 +5,7 @@
 
 mod install;
 pub mod setup;
-pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent};
+pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
 
 use crate::ingest;
 use crate::store::ledger::{self, Entry, LedgerToken};
@@ -47,17 +47,51 @@ fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// Why a hook did nothing. It is logged, and the agent goes on: a hook never breaks it.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("cannot read stdin: {0}")]
+    Stdin(#[source] std::io::Error),
+    #[error("stdin is not JSON: {0}")]
+    NotJson(#[source] serde_json::Error),
+    #[error("stdin is not a JSON object")]
+    NotAnObject,
+    #[error("no {0} in the hook input")]
+    Missing(&'static str),
+    #[error("{}: {why}", path.display())]
+    Transcript { path: PathBuf, why: String },
+    #[error(transparent)]
+    Load(#[from] ingest::LoadError),
+    #[error("cannot store the region: {0}")]
+    Spill(#[source] std::io::Error),
+    #[error("cannot write the ledger: {0}")]
+    Ledger(#[source] std::io::Error),
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("no ledger entry: the pre-compact hook did not run")]
+    NoLedgerEntry,
+    #[error("unknown hook {0}")]
+    Unknown(String),
+}
+
+fn transcript_error(path: &std::path::Path, why: impl std::fmt::Display) -> HookError {
+    HookError::Transcript {
+        path: path.to_owned(),
+        why: why.to_string(),
+    }
+}
+
 /// The hook's JSON from stdin, or why it cannot be used.
-fn read_input(stdin: &mut impl Read) -> Result<Value, String> {
+fn read_input(stdin: &mut impl Read) -> Result<Value, HookError> {
     let mut bytes = Vec::new();
     stdin
         .take(16 << 20)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read stdin: {e}"))?;
+        .map_err(HookError::Stdin)?;
     match serde_json::from_slice::<Value>(&bytes) {
         Ok(value @ Value::Object(_)) => Ok(value),
-        Ok(_) => Err("stdin is not a JSON object".into()),
-        Err(e) => Err(format!("stdin is not JSON: {e}")),
+        Ok(_) => Err(HookError::NotAnObject),
+        Err(e) => Err(HookError::NotJson(e)),
     }
 }
 
@@ -65,19 +99,19 @@ fn read_input(stdin: &mut impl Read) -> Result<Value, String> {
 /// file (not a link) of the invoking user, under Claude Code's projects folder, Codex's
 /// sessions folder or the session's cwd. A hook run as root on `/etc/passwd` must not
 /// create `/etc/passwd.ctxlens-ledger.jsonl`.
-fn transcript_of(input: &Value) -> Result<PathBuf, String> {
+fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     use std::os::unix::fs::MetadataExt;
     let path = input
         .get("transcript_path")
         .and_then(Value::as_str)
-        .ok_or("no transcript_path in the hook input")?;
+        .ok_or(HookError::Missing("transcript_path"))?;
     let path = PathBuf::from(path);
-    let meta = std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let meta = std::fs::symlink_metadata(&path).map_err(|e| transcript_error(&path, e))?;
     if !meta.file_type().is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+        return Err(transcript_error(&path, "not a regular file"));
     }
     if meta.uid() != crate::store::private::euid() {
-        return Err(format!("{}: not your file", path.display()));
+        return Err(transcript_error(&path, "not your file"));
     }
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let env_dir = |var: &str| {
@@ -94,16 +128,16 @@ fn transcript_of(input: &Value) -> Result<PathBuf, String> {
     ];
     let real = path
         .canonicalize()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|e| transcript_error(&path, e))?;
     let inside = roots
         .iter()
         .flatten()
         .filter_map(|root| root.canonicalize().ok())
         .any(|root| real.starts_with(&root) && real != root);
     if !inside {
-        return Err(format!(
-            "{}: not under the Claude Code projects folder, the Codex sessions folder or the session's cwd",
-            path.display()
+        return Err(transcript_error(
+            &path,
+            "not under the Claude Code projects folder, the Codex sessions folder or the session's cwd",
         ));
     }
     Ok(path)
@@ -154,7 +188,7 @@ pub fn run(
         }
         "session-start" => session_start(&input, stdout).map(|()| Answer::Proceed),
         "post-compact" => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
-        other => Err(format!("unknown hook {other}")),
+        other => Err(HookError::Unknown(other.to_owned())),
     });
     match result {
         Ok(Answer::Proceed) => {
@@ -248,9 +282,9 @@ fn pre_compact(
     input: &Value,
     hold: bool,
     timeout: Option<f64>,
-) -> Result<Option<Decision>, String> {
+) -> Result<Option<Decision>, HookError> {
     let transcript = transcript_of(input)?;
-    let session = ingest::load(&transcript).map_err(|e| e.to_string())?;
+    let session = ingest::load(&transcript)?;
     // The region: everything after the latest compaction (and its summary record).
     // A compaction still held by an earlier hook has not happened.
     let last_compaction = session.events.iter().rposition(
@@ -272,12 +306,12 @@ fn pre_compact(
         .max(start);
     let backend = backend_of(&transcript);
     let handle = if end > start {
-        let mut region = ingest::open_range(&transcript, start, end).map_err(|e| e.to_string())?;
+        let mut region = ingest::open_range(&transcript, start, end).map_err(HookError::Spill)?;
         Some(
             backend
                 .spills
                 .put(&mut region)
-                .map_err(|e| format!("cannot store the region: {e}"))?
+                .map_err(HookError::Spill)?
                 .to_string(),
         )
     } else {
@@ -315,9 +349,9 @@ fn pre_compact(
         tokens: found.iter().map(to_ledger).collect(),
         hold_until,
     })
-    .map_err(|e| format!("cannot write the ledger: {e}"))?;
+    .map_err(HookError::Ledger)?;
     let Entry::PreCompact { id, .. } = entry else {
-        return Err("the ledger wrote another kind of entry".into());
+        return Err(HookError::NoLedgerEntry);
     };
     log(&format!(
         "{id}: stored {} bytes of the region as {}; the ledger holds {} identifiers",
@@ -359,24 +393,21 @@ fn wait_for_decision(
     backend: &crate::store::channel::Backend,
     id: &str,
     wait: Duration,
-) -> Result<Option<Decision>, String> {
+) -> Result<Option<Decision>, HookError> {
     let deadline = Instant::now() + wait;
     let (wake, woken) = std::sync::mpsc::channel::<()>();
     let wake_on_file = wake.clone();
     let _watcher = crate::ingest::watch::watch_folder_of(transcript, move || {
         let _ = wake_on_file.send(());
     });
-    let mut channel = backend
-        .channel
-        .subscribe(
-            id,
-            Box::new(move || {
-                let _ = wake.send(());
-            }),
-        )
-        .map_err(|e| e.to_string())?;
+    let mut channel = backend.channel.subscribe(
+        id,
+        Box::new(move || {
+            let _ = wake.send(());
+        }),
+    )?;
     loop {
-        if let Some(decision) = channel.check().map_err(|e| e.to_string())? {
+        if let Some(decision) = channel.check()? {
             log(&format!(
                 "{id}: {} by {}",
                 decision.verdict.as_str(),
@@ -417,7 +448,7 @@ fn backend_of(transcript: &std::path::Path) -> crate::store::channel::Backend {
         Err(e) => {
             log(&format!(
                 "{}; decisions and spills stay beside the transcript",
-                e.message
+                e
             ));
             crate::store::channel::Backend::files(transcript)
         }
@@ -436,23 +467,23 @@ pub fn program() -> String {
 /// spill handle.
 fn latest_pre_compact(
     transcript: &std::path::Path,
-) -> Result<(String, Vec<LedgerToken>, Option<String>), String> {
-    let entries = ledger::read(transcript).map_err(|e| e.to_string())?;
+) -> Result<(String, Vec<LedgerToken>, Option<String>), HookError> {
+    let entries = ledger::read(transcript).map_err(HookError::Ledger)?;
     match ledger::latest_pre_compact(&entries) {
         Some(Entry::PreCompact {
             id, tokens, handle, ..
         }) => Ok((id.clone(), tokens.clone(), handle.clone())),
-        _ => Err("no ledger entry: the pre-compact hook did not run".into()),
+        _ => Err(HookError::NoLedgerEntry),
     }
 }
 
-fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), String> {
+fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), HookError> {
     if input.get("source").and_then(Value::as_str) != Some("compact") {
         return Ok(());
     }
     let transcript = transcript_of(input)?;
     let (id, tokens, handle) = latest_pre_compact(&transcript)?;
-    let session = ingest::load(&transcript).map_err(|e| e.to_string())?;
+    let session = ingest::load(&transcript)?;
     let summary = session.events.iter().rev().find_map(|e| match &e.kind {
         EventKind::Compaction {
             summary: Some(s), ..
@@ -472,10 +503,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
     );
     // Preserved: the contract comes back whatever the summary made of it, in case
     // this Claude Code did not take the hook's output into its instructions.
-    let sidecar = backend_of(&transcript)
-        .channel
-        .standing()
-        .map_err(|e| e.to_string())?;
+    let sidecar = backend_of(&transcript).channel.standing()?;
     if let Some(contract) = sidecar
         .decisions
         .iter()
@@ -485,7 +513,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
         context.push_str(contract);
     }
     let output = json!({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": context}});
-    writeln!(stdout, "{}", crate::cli::json_line(&output)).map_err(|e| e.to_string())?;
+    writeln!(stdout, "{}", crate::cli::json_line(&output))?;
     log(&format!(
         "restored {} identifiers to the context",
         dropped.len()
@@ -497,7 +525,7 @@ fn post_compact(
     agent: Agent,
     input: &Value,
     stdout: &mut impl std::io::Write,
-) -> Result<(), String> {
+) -> Result<(), HookError> {
     let transcript = transcript_of(input)?;
     let (id, tokens, handle) = latest_pre_compact(&transcript)?;
     let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();
@@ -505,7 +533,7 @@ fn post_compact(
     // there, every ledger identifier is at risk.
     let summary = input.get("compact_summary").and_then(Value::as_str);
     if agent == Agent::ClaudeCode && summary.is_none() {
-        return Err("no compact_summary in the hook input".into());
+        return Err(HookError::Missing("compact_summary"));
     }
     let session_cwd = input.get("cwd").and_then(Value::as_str);
     let dropped: Vec<LedgerToken> = match summary {
@@ -531,7 +559,7 @@ fn post_compact(
             false,
         );
         let output = json!({"systemMessage": context});
-        writeln!(stdout, "{}", crate::cli::json_line(&output)).map_err(|e| e.to_string())?;
+        writeln!(stdout, "{}", crate::cli::json_line(&output))?;
     }
     ledger::append(
         &transcript,
@@ -541,5 +569,5 @@ fn post_compact(
             dropped,
         },
     )
-    .map_err(|e| format!("cannot write the ledger: {e}"))
+    .map_err(HookError::Ledger)
 }

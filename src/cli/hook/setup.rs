@@ -10,17 +10,17 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The agent's hook configuration for `project` (or the user's).
-fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, String> {
+fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, CliError> {
     if let Some(dir) = project.filter(|d| !d.is_dir()) {
-        return Err(format!(
+        return Err(CliError::unusable(format!(
             "{}: no such project folder; nothing done",
             dir.display()
-        ));
+        )));
     }
-    match agent {
-        Agent::ClaudeCode => install::settings_path(project),
-        Agent::Codex => install::codex_hooks_path(project),
-    }
+    Ok(match agent {
+        Agent::ClaudeCode => install::settings_path(project)?,
+        Agent::Codex => install::codex_hooks_path(project)?,
+    })
 }
 
 fn shown(path: &Path) -> String {
@@ -33,11 +33,11 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
         .then(|| args.timeout.unwrap_or(super::DEFAULT_HOLD_SECS))
         .map(install::hold_secs)
         .transpose()
-        .map_err(|e| CliError::unusable(format!("{e}; nothing installed")))?;
-    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
+        .map_err(CliError::from)?;
+    let path = config_path(agent, args.project.as_deref())?;
     let program = super::program();
     let trusted_before = codex_trust(agent, &path);
-    let installed = install::install(agent, &path, &program, hold).map_err(CliError::unusable)?;
+    let installed = install::install(agent, &path, &program, hold)?;
     let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));
     if installed.added.is_empty() {
         let _ = writeln!(
@@ -94,8 +94,8 @@ fn trust_step(hooks_json: &Path, voided: bool) -> String {
 }
 
 pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
-    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
-    let removed = install::uninstall(agent, &path).map_err(CliError::unusable)?;
+    let path = config_path(agent, args.project.as_deref())?;
+    let removed = install::uninstall(agent, &path)?;
     if removed.added.is_empty() {
         let _ = writeln!(out, "{}: no ctxlens hooks to remove", shown(&path));
     } else {
@@ -144,7 +144,7 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
 }
 
 pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
-    let path = config_path(agent, args.project.as_deref()).map_err(CliError::unusable)?;
+    let path = config_path(agent, args.project.as_deref())?;
     let config: Value = match std::fs::read(&path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map_err(|e| CliError::unusable(format!("{}: not valid JSON ({e})", path.display())))?,
