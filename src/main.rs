@@ -41,14 +41,14 @@ fn main() -> ExitCode {
         Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
-            .map_err(CliError::unusable),
+            .map_err(CliError::from),
         None => cli::fleet::stores(&args.fleet).and_then(|stores| {
             match &args.path {
                 Some(path) => ctxlens::tui::run::run(path, stores),
                 None => ctxlens::tui::run::run_own_sessions(stores),
             }
             .map(|()| 0)
-            .map_err(CliError::unusable)
+            .map_err(CliError::from)
         }),
     };
     match result {

@@ -66,7 +66,6 @@ pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
             },
         );
     let title = format!("fleet on {}", server.url());
-    crate::tui::run::run_folders_titled(vec![mirror.path().to_owned()], title, stores)
-        .map_err(CliError::unusable)?;
+    crate::tui::run::run_folders_titled(vec![mirror.path().to_owned()], title, stores)?;
     Ok(super::EXIT_OK)
 }

@@ -36,6 +36,8 @@ pub enum CliError {
     Record(#[from] crate::store::record::RecordError),
     #[error(transparent)]
     Install(#[from] hook::InstallError),
+    #[error(transparent)]
+    Tui(#[from] crate::tui::TuiError),
 }
 
 impl CliError {

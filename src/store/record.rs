@@ -27,6 +27,8 @@ pub enum RecordError {
     },
     #[error("{id} is held by an agent's pre-compact hook, which cannot re-summarize on request: refetch is not offered there (approve, spill, preserve or refuse); no decision was recorded")]
     RefetchHeld { id: String },
+    #[error("no compaction {id} in the log as read now; no decision was recorded")]
+    NoCompaction { id: String },
     #[error("{id} has no region to spill; no decision was recorded")]
     NothingSpilled { id: String },
     #[error("cannot store the spill of {id}: {source}; no decision was recorded")]

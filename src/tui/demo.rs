@@ -2,6 +2,7 @@
 //! `assets/demo-scenario.json`), proposes a compaction that drops its rollback revision,
 //! and waits for the operator's decision through the real decision channel.
 
+use super::{file_error, TuiError};
 use crate::store::decisions;
 use ctxlens_core::model::Verdict;
 use serde::Deserialize;
@@ -23,8 +24,9 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    pub fn builtin() -> Result<Scenario, String> {
-        serde_json::from_str(SCENARIO).map_err(|e| format!("assets/demo-scenario.json: {e}"))
+    pub fn builtin() -> Result<Scenario, TuiError> {
+        serde_json::from_str(SCENARIO)
+            .map_err(|e| TuiError::Demo(format!("assets/demo-scenario.json: {e}")))
     }
 }
 
@@ -40,11 +42,11 @@ pub struct Outcome {
 /// What the simulated runtime does at a `@check` step: `ctxlens check` on the action the
 /// agent is about to take and, when it diverges, a restore from the spill handle. The
 /// events it writes say what happened, with the real values.
-fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), String> {
+fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), TuiError> {
     use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
     use ctxlens_core::analysis::finding::FindingKind;
-    let session = crate::ingest::load(log).map_err(|e| e.to_string())?;
-    let sidecar = decisions::read(log).map_err(|e| e.to_string())?;
+    let session = crate::ingest::load(log)?;
+    let sidecar = decisions::read(log).map_err(file_error(log))?;
     let analysis = ctxlens_core::analysis::analyze(&session, &sidecar.decisions, false);
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let proposed = ProposedAction {
@@ -81,8 +83,9 @@ fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<Str
         .and_then(|d| d.handle.clone());
     if let Some(handle) = handle {
         let parsed = crate::store::spill::Handle::parse(&handle)
-            .ok_or_else(|| format!("bad spill handle {handle}"))?;
-        let region = crate::store::spill::read(log, &parsed).map_err(|e| e.to_string())?;
+            .ok_or_else(|| TuiError::Demo(format!("bad spill handle {handle}")))?;
+        let region =
+            crate::store::spill::read(log, &parsed).map_err(|e| TuiError::Demo(e.to_string()))?;
         // The lines of the hash-checked region that name the expected target.
         let region = String::from_utf8_lossy(&region);
         let found: Vec<&str> = region
@@ -105,9 +108,9 @@ pub fn write_scenario(
     delay: Duration,
     stop: &AtomicBool,
     outcome: &Mutex<Outcome>,
-) -> Result<(), String> {
+) -> Result<(), TuiError> {
     let mut seq = 0u64;
-    let mut append = |event: &Value, handle: &str, contract: &str| -> Result<(), String> {
+    let mut append = |event: &Value, handle: &str, contract: &str| -> Result<(), TuiError> {
         seq += 1;
         let mut object = event.as_object().cloned().unwrap_or_else(Map::new);
         object.insert("seq".into(), Value::from(seq));
@@ -127,8 +130,7 @@ pub fn write_scenario(
             .replace("{handle}", &escaped(handle))
             .replace("{contract}", &escaped(contract));
         // The simulated runtime appends whole lines, as a real one must.
-        crate::store::atomic::append_line(log, line.as_bytes())
-            .map_err(|e| format!("{}: {e}", log.display()))
+        crate::store::atomic::append_line(log, line.as_bytes()).map_err(file_error(log))
     };
     let pause = |d: Duration| {
         std::thread::sleep(d);
@@ -149,7 +151,7 @@ pub fn write_scenario(
         if !pause(Duration::from_millis(100)) {
             return Ok(());
         }
-        let sidecar = decisions::read(log).map_err(|e| e.to_string())?;
+        let sidecar = decisions::read(log).map_err(file_error(log))?;
         if let Some(d) = sidecar.decisions.into_iter().find(|d| d.compaction == "k1") {
             break d;
         }
@@ -163,10 +165,10 @@ pub fn write_scenario(
         .branches
         .get(decision.verdict.as_str())
         .ok_or_else(|| {
-            format!(
+            TuiError::Demo(format!(
                 "the scenario has no branch for {}",
                 decision.verdict.as_str()
-            )
+            ))
         })?;
     for event in branch {
         if !pause(delay) {
@@ -228,11 +230,11 @@ fn closing_words(outcome: &Outcome, log: &Path) -> String {
 }
 
 /// Runs the demo: the writer in the background, the TUI in front, then the story.
-pub fn run() -> Result<(), String> {
+pub fn run() -> Result<(), TuiError> {
     let scenario = Scenario::builtin()?;
     let dir = demo_folder();
     let log = dir.join("staging-migrate.jsonl");
-    crate::store::atomic::write(&log, b"").map_err(|e| format!("{}: {e}", log.display()))?;
+    crate::store::atomic::write(&log, b"").map_err(file_error(&log))?;
     let delay = std::env::var("CTXLENS_DEMO_DELAY_MS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -247,7 +249,7 @@ pub fn run() -> Result<(), String> {
     stop.store(true, Ordering::Relaxed);
     let written = writer
         .join()
-        .unwrap_or_else(|_| Err("the demo writer stopped".into()));
+        .unwrap_or_else(|_| Err(TuiError::Demo("the writer stopped".into())));
     shown?;
     written?;
     let outcome = outcome.lock().map(|o| o.clone()).unwrap_or_default();

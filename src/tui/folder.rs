@@ -172,7 +172,7 @@ fn summarize(root: &Path, path: &Path, modified: SystemTime, several: bool) -> E
         Ok((session, analysis)) => entry.read_from(&session, &analysis),
         Err(e) => Entry {
             read: true,
-            unreadable: Some(e),
+            unreadable: Some(e.to_string()),
             ..entry
         },
     }

@@ -11,6 +11,43 @@ pub mod terminal;
 pub mod view;
 pub mod worker;
 
+use std::path::{Path, PathBuf};
+
+/// Why the TUI (or the demo) cannot show a log.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error("{}: {source}", path.display())]
+    File {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{}: is a folder, not a log file", path.display())]
+    Folder { path: PathBuf },
+    #[error(transparent)]
+    Load(#[from] crate::ingest::LoadError),
+    #[error("{location}: {source}")]
+    Channel {
+        location: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot use the terminal: {0}")]
+    Terminal(#[source] std::io::Error),
+    #[error("no ~/.claude/projects or ~/.codex/sessions here (nor $CLAUDE_CONFIG_DIR/projects or $CODEX_HOME/sessions); give a log or a folder: ctxlens PATH")]
+    NoSessions,
+    #[error("the demo: {0}")]
+    Demo(String),
+}
+
+/// `TuiError::File` for `path`, as `map_err` takes it.
+pub fn file_error(path: &Path) -> impl FnOnce(std::io::Error) -> TuiError + '_ {
+    move |source| TuiError::File {
+        path: path.to_owned(),
+        source,
+    }
+}
+
 /// Everything the event loop waits for, on one channel.
 pub enum Msg {
     Input(crossterm::event::Event),

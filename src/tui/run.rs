@@ -6,7 +6,7 @@ use super::folder::{self, FolderAction, FolderApp};
 use super::snapshot::Snapshot;
 use super::terminal::{Term, TerminalGuard};
 use super::worker::{self, Request, WorkerHandle};
-use super::{view, Msg};
+use super::{file_error, view, Msg, TuiError};
 use crate::store::record::default_operator;
 use crate::tui::worker::Stores;
 use crossterm::event::{Event, KeyEventKind};
@@ -48,13 +48,15 @@ pub struct Session {
 
 impl Session {
     /// The view shows at once; the worker reads the log and sends its first snapshot.
-    pub fn open(path: &Path, tx: Sender<Msg>, stores: Stores) -> Result<Session, String> {
+    pub fn open(path: &Path, tx: Sender<Msg>, stores: Stores) -> Result<Session, TuiError> {
         // Fail before the terminal is taken when the log cannot be opened at all.
-        let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let meta = std::fs::metadata(path).map_err(file_error(path))?;
         if meta.is_dir() {
-            return Err(format!("{}: is a folder, not a log file", path.display()));
+            return Err(TuiError::Folder {
+                path: path.to_owned(),
+            });
         }
-        std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::File::open(path).map_err(file_error(path))?;
         let empty = Snapshot::build(
             ctxlens_core::model::Session::new(ctxlens_core::model::Format::Canonical),
             &[],
@@ -93,7 +95,7 @@ enum Screen {
 }
 
 /// Runs the TUI on a log or a folder until the operator quits.
-pub fn run(path: &Path, stores: Stores) -> Result<(), String> {
+pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
     if path.is_dir() {
         run_folders(vec![path.to_owned()], stores)
     } else {
@@ -124,16 +126,16 @@ pub fn own_session_folders() -> Vec<PathBuf> {
 }
 
 /// Folder mode over the operator's own sessions.
-pub fn run_own_sessions(stores: Stores) -> Result<(), String> {
+pub fn run_own_sessions(stores: Stores) -> Result<(), TuiError> {
     let roots = own_session_folders();
     if roots.is_empty() {
-        return Err("no ~/.claude/projects or ~/.codex/sessions here (nor $CLAUDE_CONFIG_DIR/projects or $CODEX_HOME/sessions); give a log or a folder: ctxlens PATH".into());
+        return Err(TuiError::NoSessions);
     }
     run_folders(roots, stores)
 }
 
 /// Folder mode over `roots`, decisions and spills going where `stores` says.
-pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), String> {
+pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), TuiError> {
     let title = roots
         .iter()
         .map(|r| r.display().to_string())
@@ -147,7 +149,7 @@ pub fn run_folders_titled(
     roots: Vec<PathBuf>,
     title: String,
     stores: Stores,
-) -> Result<(), String> {
+) -> Result<(), TuiError> {
     let (tx, rx) = channel();
     folder::spawn_scanner(roots, tx.clone());
     let screen = Screen::Folder(FolderApp::new(title, color_allowed()));
@@ -159,9 +161,8 @@ fn run_screen(
     tx: Sender<Msg>,
     rx: Receiver<Msg>,
     stores: Stores,
-) -> Result<(), String> {
-    let (guard, mut terminal) =
-        TerminalGuard::enter().map_err(|e| format!("cannot use the terminal: {e}"))?;
+) -> Result<(), TuiError> {
+    let (guard, mut terminal) = TerminalGuard::enter().map_err(TuiError::Terminal)?;
     spawn_input(tx.clone());
     spawn_signals(tx.clone());
     let result = event_loop(&mut terminal, screen, &rx, &tx, &stores);
@@ -197,8 +198,8 @@ fn event_loop(
     rx: &Receiver<Msg>,
     tx: &Sender<Msg>,
     stores: &Stores,
-) -> Result<(), String> {
-    let io_err = |e: io::Error| format!("terminal: {e}");
+) -> Result<(), TuiError> {
+    let io_err = TuiError::Terminal;
     draw(terminal, &mut screen).map_err(io_err)?;
     loop {
         let Ok(first) = rx.recv() else {
@@ -270,7 +271,7 @@ fn open_from_folder(screen: Screen, path: &Path, tx: &Sender<Msg>, stores: &Stor
             Screen::Session(Box::new(session), Some(folder))
         }
         Err(e) => {
-            folder.message = Some(e);
+            folder.message = Some(e.to_string());
             Screen::Folder(folder)
         }
     }

@@ -213,7 +213,7 @@ impl Snapshot {
     }
 
     /// Reads and analyses a whole log at once (tests, and the first screen).
-    pub fn load(path: &Path) -> Result<Snapshot, String> {
+    pub fn load(path: &Path) -> Result<Snapshot, super::TuiError> {
         let (session, analysis) = load_analysed(path)?;
         Ok(Snapshot::from_analysis(session, analysis, None))
     }
@@ -417,9 +417,9 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
 
 /// Reads and analyses a whole log, with its decisions: what a snapshot shows, without
 /// the views (the folder list needs only the counts).
-pub fn load_analysed(path: &Path) -> Result<(Session, SessionAnalysis), String> {
-    let session = ingest::load(path).map_err(|e| e.to_string())?;
-    let sidecar = decisions::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+pub fn load_analysed(path: &Path) -> Result<(Session, SessionAnalysis), super::TuiError> {
+    let session = ingest::load(path)?;
+    let sidecar = decisions::read(path).map_err(super::file_error(path))?;
     let analysis = analyze(&session, &sidecar.decisions, false);
     Ok((session, analysis))
 }

@@ -4,11 +4,13 @@
 
 use super::snapshot::Snapshot;
 use super::Msg;
+use super::TuiError;
 use crate::ingest::declared::DeclaredPass;
 use crate::ingest::display::{event_text, Depth, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
 use crate::store::paths::decisions_path;
+use crate::store::record::RecordError;
 use crate::store::record::{record_decision, Outcome};
 use ctxlens_core::analysis::report::Analyzer;
 use ctxlens_core::model::{Format, Verdict};
@@ -76,7 +78,7 @@ pub enum Update {
         query: String,
         event: Option<usize>,
     },
-    Decided(Result<Outcome, String>),
+    Decided(Result<Outcome, RecordError>),
     Error(String),
     /// How far the first read of the log has got.
     Reading(crate::ingest::progress::Reading),
@@ -146,7 +148,7 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             }
             Ok(None) => {}
             Err(e) => {
-                let _ = to_app.send(Msg::Worker(Update::Error(e)));
+                let _ = to_app.send(Msg::Worker(Update::Error(e.to_string())));
             }
         }
     });
@@ -176,17 +178,17 @@ fn first_read(
     backend: &crate::store::channel::Backend,
     rx: &mut Receiver<Wake>,
     to_app: &Sender<Msg>,
-) -> Result<Option<(Following, Snapshot, Signature)>, String> {
-    let failed = |e: std::io::Error| format!("{}: {e}", path.display());
+) -> Result<Option<(Following, Snapshot, Signature)>, TuiError> {
+    let failed = super::file_error;
     let sidecar = sidecar_signature(path);
-    let total = std::fs::metadata(path).map_err(failed)?.len();
+    let total = std::fs::metadata(path).map_err(failed(path))?.len();
     let progress = to_app.clone();
     let mut report = move |reading| {
         let _ = progress.send(Msg::Worker(Update::Reading(reading)));
     };
     let mut count = crate::ingest::progress::ProgressCount::new(total, &mut report);
     let mut state = Following {
-        follower: Follower::start(path).map_err(failed)?,
+        follower: Follower::start(path).map_err(failed(path))?,
         analyzer: Analyzer::default(),
         declared: DeclaredPass::default(),
         decisions: standing(&*backend.channel)?,
@@ -214,7 +216,7 @@ fn first_read(
         let at_end = state
             .follower
             .read_first(step, &mut count, &mut meanwhile)
-            .map_err(failed)?;
+            .map_err(failed(path))?;
         if app_gone {
             return Ok(None);
         }
@@ -257,7 +259,7 @@ fn first_read(
     let built = app.answer_during(before, &mut decided_late, || {
         let snapshot = state.build(path, before)?;
         snapshot.build_newest_view();
-        Ok::<_, String>(snapshot)
+        Ok::<_, TuiError>(snapshot)
     });
     let Some(built) = built else {
         return Ok(None);
@@ -474,7 +476,7 @@ fn run(
             match standing(&*backend.channel) {
                 Ok(decisions) => state.decisions = decisions,
                 Err(e) => {
-                    if !send(Update::Error(e)) {
+                    if !send(Update::Error(e.to_string())) {
                         return;
                     }
                 }
@@ -490,7 +492,7 @@ fn run(
                 _previous = Some(before);
             }
             Err(e) => {
-                if !send(Update::Error(e)) {
+                if !send(Update::Error(e.to_string())) {
                     return;
                 }
             }
@@ -501,11 +503,14 @@ fn run(
 /// The decisions that stand on `channel`.
 fn standing(
     channel: &dyn crate::store::channel::DecisionChannel,
-) -> Result<Vec<ctxlens_core::model::Decision>, String> {
+) -> Result<Vec<ctxlens_core::model::Decision>, TuiError> {
     channel
         .standing()
         .map(|sidecar| sidecar.decisions)
-        .map_err(|e| format!("{}: {e}", channel.location()))
+        .map_err(|source| TuiError::Channel {
+            location: channel.location(),
+            source,
+        })
 }
 
 /// What the worker keeps between looks at a followed log.
@@ -519,7 +524,7 @@ struct Following {
 impl Following {
     /// Analyses what the follower has read, with the declared-token pass and the
     /// decisions; what the last look computed is reused where it still holds.
-    fn build(&mut self, path: &Path, before: Option<&Snapshot>) -> Result<Snapshot, String> {
+    fn build(&mut self, path: &Path, before: Option<&Snapshot>) -> Result<Snapshot, TuiError> {
         build(
             path,
             &mut self.follower,
@@ -539,14 +544,14 @@ fn build(
     declared: &mut DeclaredPass,
     before: Option<&Snapshot>,
     decisions: &[ctxlens_core::model::Decision],
-) -> Result<Snapshot, String> {
-    let file = File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+) -> Result<Snapshot, TuiError> {
+    let failed = super::file_error;
+    let file = File::open(path).map_err(failed(path))?;
     follower
         .attach_declared(declared, &file)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(failed(path))?;
     let mut session = follower.session().clone();
-    crate::ingest::attach_ledger(&mut session, path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::ingest::attach_ledger(&mut session, path).map_err(failed(path))?;
     crate::ingest::attach_context_sources(&mut session);
     let analysis = analyzer.analyze(&session, decisions, false);
     let reuse = before.map(|b| (b, analyzer.reused()));
@@ -637,9 +642,8 @@ fn serve(
                     verdict,
                     &by,
                     Some("decided in the ctxlens TUI".into()),
-                )
-                .map_err(|e| e.to_string()),
-                None => Err(format!("no compaction {compaction}")),
+                ),
+                None => Err(RecordError::NoCompaction { id: compaction }),
             };
             Update::Decided(result)
         }

@@ -71,7 +71,7 @@ impl CanonicalParser {
         };
         let record = match parsed.record {
             Ok(record) => record,
-            Err(reason) => return self.session.malformed.push(malformed(reason)),
+            Err(reason) => return self.session.malformed.push(malformed(reason.to_string())),
         };
         if let Some(prev) = self.prev_seq {
             if record.seq <= prev {
@@ -84,7 +84,7 @@ impl CanonicalParser {
         }
         let mut event = match record.event {
             Ok(event) => event,
-            Err(reason) => return self.session.malformed.push(malformed(reason)),
+            Err(reason) => return self.session.malformed.push(malformed(reason.to_string())),
         };
         tokens.intern_record(parsed.met, &mut self.session.tokens, joining);
         event
@@ -131,9 +131,9 @@ impl ParsedBatch {
         }
         let start = self.tokens.start_record();
         let record = if line.oversized {
-            Err(super::detect::oversized_reason(line.span))
+            Err(BadLine::Oversized { span: line.span })
         } else {
-            parse_record(line, &mut self.tokens).map_err(|reason| reason.to_string())
+            parse_record(line, &mut self.tokens)
         };
         self.lines.push(ParsedLine {
             number: line.number,
@@ -149,7 +149,7 @@ impl ParsedBatch {
 struct ParsedLine {
     number: u64,
     offset: u64,
-    record: Result<Record, String>,
+    record: Result<Record, BadLine>,
     met: std::ops::Range<usize>,
 }
 
@@ -157,12 +157,17 @@ struct ParsedLine {
 /// out of order is reported before that, as the log's order decides).
 struct Record {
     seq: u64,
-    event: Result<Event, String>,
+    event: Result<Event, BadLine>,
 }
 
 /// Why a line of a canonical log is not an event (kept as the malformed line's reason).
 #[derive(Debug, thiserror::Error)]
 pub enum BadLine {
+    #[error(
+        "a line of {span} bytes, longer than the {cap} MiB a record may take; skipped unread",
+        cap = super::lines::MAX_LINE >> 20
+    )]
+    Oversized { span: u64 },
     #[error("not valid JSON: {0}")]
     NotJson(serde_json::Error),
     #[error("not a JSON object")]
@@ -240,8 +245,7 @@ fn read_general(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
     let event = parse_kind(&type_name, &mut obj, tokens)
-        .map(|kind| event_of(line, seq, boxed_str(&obj, "ts"), kind))
-        .map_err(|reason| reason.to_string());
+        .map(|kind| event_of(line, seq, boxed_str(&obj, "ts"), kind));
     Ok(Record { seq, event })
 }
 

@@ -51,10 +51,7 @@ pub fn detect_record(record: &Value) -> Option<Format> {
 /// Records that vote before the format is decided.
 /// Why a line longer than the cap is a malformed line.
 pub fn oversized_reason(span: u64) -> String {
-    format!(
-        "a line of {span} bytes, longer than the {} MiB a record may take; skipped unread",
-        super::lines::MAX_LINE >> 20
-    )
+    super::canonical::BadLine::Oversized { span }.to_string()
 }
 
 const VOTES_TO_DECIDE: usize = 8;
