@@ -61,12 +61,27 @@ fn main() -> ExitCode {
 }
 
 fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
-    use ctxlens::cli::hook::{self, setup, Agent};
+    use ctxlens::cli::hook::{self, setup, Agent, HookEvent};
     let agent = Agent::ClaudeCode;
     match hook {
-        ClaudeHook::PreCompact(h) => Ok(hook::run_from_stdin(agent, "pre-compact", Some(h), out)),
-        ClaudeHook::SessionStart => Ok(hook::run_from_stdin(agent, "session-start", None, out)),
-        ClaudeHook::PostCompact => Ok(hook::run_from_stdin(agent, "post-compact", None, out)),
+        ClaudeHook::PreCompact(h) => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PreCompact,
+            Some(h),
+            out,
+        )),
+        ClaudeHook::SessionStart => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::SessionStart,
+            None,
+            out,
+        )),
+        ClaudeHook::PostCompact => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PostCompact,
+            None,
+            out,
+        )),
         ClaudeHook::Install(args) => setup::install(agent, args, out),
         ClaudeHook::Uninstall(args) => setup::uninstall(agent, args, out),
         ClaudeHook::Status(args) => setup::status(agent, args, out),
@@ -74,12 +89,27 @@ fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> Result<u8, C
 }
 
 fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
-    use ctxlens::cli::hook::{self, setup, Agent};
+    use ctxlens::cli::hook::{self, setup, Agent, HookEvent};
     let agent = Agent::Codex;
     match hook {
-        CodexHook::PreCompact(h) => Ok(hook::run_from_stdin(agent, "pre-compact", Some(h), out)),
-        CodexHook::SessionStart => Ok(hook::run_from_stdin(agent, "session-start", None, out)),
-        CodexHook::PostCompact => Ok(hook::run_from_stdin(agent, "post-compact", None, out)),
+        CodexHook::PreCompact(h) => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PreCompact,
+            Some(h),
+            out,
+        )),
+        CodexHook::SessionStart => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::SessionStart,
+            None,
+            out,
+        )),
+        CodexHook::PostCompact => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PostCompact,
+            None,
+            out,
+        )),
         CodexHook::Install(args) => setup::install(agent, args, out),
         CodexHook::Uninstall(args) => setup::uninstall(agent, args, out),
         CodexHook::Status(args) => setup::status(agent, args, out),

@@ -70,8 +70,6 @@ pub enum HookError {
     Io(#[from] std::io::Error),
     #[error("no ledger entry: the pre-compact hook did not run")]
     NoLedgerEntry,
-    #[error("unknown hook {0}")]
-    Unknown(String),
 }
 
 fn transcript_error(path: &std::path::Path, why: impl std::fmt::Display) -> HookError {
@@ -159,10 +157,21 @@ fn from_ledger(t: &LedgerToken) -> Candidate {
     }
 }
 
+/// The agent events ctxlens hooks into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookEvent {
+    /// Before a compaction: spill the region, record the ledger, maybe hold.
+    PreCompact,
+    /// A session starts after a compaction: put back what the summary dropped.
+    SessionStart,
+    /// After a compaction: record what the summary dropped.
+    PostCompact,
+}
+
 /// Runs one hook of `agent` on this process's stdin; the exit code.
 pub fn run_from_stdin(
     agent: Agent,
-    hook: &str,
+    hook: HookEvent,
     hold: Option<&crate::cli::args::HoldArgs>,
     stdout: &mut impl std::io::Write,
 ) -> u8 {
@@ -174,21 +183,20 @@ pub fn run_from_stdin(
 /// Runs one hook of `agent`; the exit code. Problems are logged, never fatal.
 pub fn run(
     agent: Agent,
-    hook: &str,
+    hook: HookEvent,
     hold: bool,
     timeout: Option<f64>,
     stdin: &mut impl Read,
     stdout: &mut impl std::io::Write,
 ) -> u8 {
     let result = read_input(stdin).and_then(|input| match hook {
-        "pre-compact" => {
+        HookEvent::PreCompact => {
             let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
             pre_compact(&input, hold, timeout)
                 .map(|decision| answer(agent, decision, manual, stdout))
         }
-        "session-start" => session_start(&input, stdout).map(|()| Answer::Proceed),
-        "post-compact" => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
-        other => Err(HookError::Unknown(other.to_owned())),
+        HookEvent::SessionStart => session_start(&input, stdout).map(|()| Answer::Proceed),
+        HookEvent::PostCompact => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
     });
     match result {
         Ok(Answer::Proceed) => {
