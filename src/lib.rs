@@ -3,5 +3,6 @@
 pub mod cli;
 pub mod ingest;
 pub mod sanitize;
+pub mod session;
 pub mod store;
 pub mod tui;

@@ -4,7 +4,7 @@ use super::decide;
 use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::AwaitArgs;
 use crate::ingest::follow::{Change, Follower};
-use crate::store::record::Outcome;
+use crate::session::record::Outcome;
 use ctxlens_core::model::{Decision, EventKind};
 use std::io::Write;
 use std::path::Path;

@@ -2,9 +2,9 @@
 
 use super::{json_line, require_compaction, CliError, Loaded, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::DecideArgs;
+use crate::session::record::{default_operator, record_decision, Outcome};
 use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry};
-use crate::store::record::{default_operator, record_decision, Outcome};
 use ctxlens_core::model::Verdict;
 use std::io::Write;
 use std::path::Path;

@@ -14,9 +14,9 @@ pub mod ship;
 pub mod spill;
 
 use crate::ingest;
+pub use crate::session::Loaded;
 use crate::store::channel::{Backend, DecisionChannel};
-use ctxlens_core::analysis::{self, SessionAnalysis};
-use ctxlens_core::model::{Decision, Session};
+use ctxlens_core::analysis::{self};
 use std::path::Path;
 
 /// Exit codes of spec §6.
@@ -33,11 +33,13 @@ pub enum CliError {
     #[error(transparent)]
     Load(#[from] ingest::LoadError),
     #[error(transparent)]
-    Record(#[from] crate::store::record::RecordError),
+    Record(#[from] crate::session::record::RecordError),
     #[error(transparent)]
     Install(#[from] hook::InstallError),
     #[error(transparent)]
     Tui(#[from] crate::tui::TuiError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
 }
 
 impl CliError {
@@ -49,13 +51,6 @@ impl CliError {
     pub fn code(&self) -> u8 {
         EXIT_UNUSABLE
     }
-}
-
-/// A log with its sidecar decisions, read and analysed once for a command.
-pub struct Loaded {
-    pub session: Session,
-    pub sidecar: Vec<Decision>,
-    pub analysis: SessionAnalysis,
 }
 
 /// A log and its decisions beside it.
@@ -70,8 +65,19 @@ pub fn load_from(
     strict: bool,
     report: &mut dyn FnMut(ingest::progress::Reading),
 ) -> Result<Loaded, CliError> {
-    let session = ingest::load_with_progress(path, report)?;
-    analyze_with(session, channel, strict)
+    let loaded = crate::session::open(path, channel, strict, report)?;
+    warn_unreadable(&loaded, channel);
+    Ok(loaded)
+}
+
+/// Says which lines of the decisions' sidecar are not decisions (they are ignored).
+fn warn_unreadable(loaded: &Loaded, channel: &dyn DecisionChannel) {
+    for line in &loaded.unreadable_decisions {
+        eprintln!(
+            "ctxlens: warning: {}:{line}: not a decision, ignored",
+            crate::sanitize::line(&channel.location())
+        );
+    }
 }
 
 /// Lets go of what the command read last without freeing it: the process ends next,
@@ -87,23 +93,9 @@ pub fn analyze_with(
     channel: &dyn DecisionChannel,
     strict: bool,
 ) -> Result<Loaded, CliError> {
-    let sidecar = channel
-        .standing()
-        .map_err(|e| CliError::unusable(format!("{}: {e}", channel.location())))?;
-    for line in &sidecar.unreadable {
-        eprintln!(
-            "ctxlens: warning: {}:{line}: not a decision, ignored",
-            crate::sanitize::line(&channel.location())
-        );
-    }
-    // A whole log read once: its regions are analysed on every core.
-    let analysis =
-        analysis::report::Analyzer::on_every_core().analyze(&session, &sidecar.decisions, strict);
-    Ok(Loaded {
-        session,
-        sidecar: sidecar.decisions,
-        analysis,
-    })
+    let loaded = crate::session::analyze(session, channel, strict)?;
+    warn_unreadable(&loaded, channel);
+    Ok(loaded)
 }
 
 /// The compaction `id` of a loaded log, or the error that names what the log does hold.

@@ -9,5 +9,4 @@ pub mod ledger;
 pub mod nats;
 pub mod paths;
 pub mod private;
-pub mod record;
 pub mod spill;

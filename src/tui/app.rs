@@ -6,7 +6,7 @@ use super::snapshot::Snapshot;
 use super::worker::{Request, TextRef, Update};
 use crate::ingest::display::{Depth, EventText};
 use crate::ingest::follow::Change;
-use crate::store::record::Outcome;
+use crate::session::record::Outcome;
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
 use ctxlens_core::model::{EventKind, Phase, Verdict};

@@ -45,9 +45,9 @@ pub struct Outcome {
 fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), TuiError> {
     use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
     use ctxlens_core::analysis::finding::FindingKind;
-    let session = crate::ingest::load(log)?;
-    let sidecar = decisions::read(log).map_err(file_error(log))?;
-    let analysis = ctxlens_core::analysis::analyze(&session, &sidecar.decisions, false);
+    let channel = crate::store::channel::Backend::files(log).channel;
+    let loaded = crate::session::open(log, &*channel, false, &mut |_| {})?;
+    let (session, analysis) = (loaded.session, loaded.analysis);
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
     let proposed = ProposedAction {
         step: action

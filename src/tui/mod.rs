@@ -26,6 +26,8 @@ pub enum TuiError {
     Folder { path: PathBuf },
     #[error(transparent)]
     Load(#[from] crate::ingest::LoadError),
+    #[error(transparent)]
+    Session(#[from] crate::session::SessionError),
     #[error("{location}: {source}")]
     Channel {
         location: String,

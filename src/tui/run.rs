@@ -7,7 +7,7 @@ use super::snapshot::Snapshot;
 use super::terminal::{Term, TerminalGuard};
 use super::worker::{self, Request, WorkerHandle};
 use super::{file_error, view, Msg, TuiError};
-use crate::store::record::default_operator;
+use crate::session::record::default_operator;
 use crate::tui::worker::Stores;
 use crossterm::event::{Event, KeyEventKind};
 use std::io;

@@ -1,8 +1,6 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
-use crate::ingest;
-use crate::store::decisions;
 use crate::tui::view::marks::{Mark, Marker};
 use crate::tui::view::token_rows::{token_rows, TokenRows};
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
@@ -418,10 +416,9 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
 /// Reads and analyses a whole log, with its decisions: what a snapshot shows, without
 /// the views (the folder list needs only the counts).
 pub fn load_analysed(path: &Path) -> Result<(Session, SessionAnalysis), super::TuiError> {
-    let session = ingest::load(path)?;
-    let sidecar = decisions::read(path).map_err(super::file_error(path))?;
-    let analysis = analyze(&session, &sidecar.decisions, false);
-    Ok((session, analysis))
+    let channel = crate::store::channel::Backend::files(path).channel;
+    let loaded = crate::session::open(path, &*channel, false, &mut |_| {})?;
+    Ok((loaded.session, loaded.analysis))
 }
 
 /// A compaction's view model (token rows, marks) from the snapshot before: when its

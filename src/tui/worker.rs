@@ -9,9 +9,9 @@ use crate::ingest::declared::DeclaredPass;
 use crate::ingest::display::{event_text, Depth, EventText};
 use crate::ingest::follow::{Change, Follower};
 use crate::ingest::source::LineSource;
+use crate::session::record::RecordError;
+use crate::session::record::{record_decision, Outcome};
 use crate::store::paths::decisions_path;
-use crate::store::record::RecordError;
-use crate::store::record::{record_decision, Outcome};
 use ctxlens_core::analysis::report::Analyzer;
 use ctxlens_core::model::{Format, Verdict};
 use std::fs::File;
@@ -551,8 +551,7 @@ fn build(
         .attach_declared(declared, &file)
         .map_err(failed(path))?;
     let mut session = follower.session().clone();
-    crate::ingest::attach_ledger(&mut session, path).map_err(failed(path))?;
-    crate::ingest::attach_context_sources(&mut session);
+    crate::session::attach_sidecars(&mut session, path).map_err(failed(path))?;
     let analysis = analyzer.analyze(&session, decisions, false);
     let reuse = before.map(|b| (b, analyzer.reused()));
     Ok(Snapshot::from_analysis(session, analysis, reuse))

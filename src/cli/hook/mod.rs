@@ -292,7 +292,7 @@ fn pre_compact(
     timeout: Option<f64>,
 ) -> Result<Option<Decision>, HookError> {
     let transcript = transcript_of(input)?;
-    let session = ingest::load(&transcript)?;
+    let session = crate::session::read(&transcript)?;
     // The region: everything after the latest compaction (and its summary record).
     // A compaction still held by an earlier hook has not happened.
     let last_compaction = session.events.iter().rposition(
@@ -491,7 +491,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
     }
     let transcript = transcript_of(input)?;
     let (id, tokens, handle) = latest_pre_compact(&transcript)?;
-    let session = ingest::load(&transcript)?;
+    let session = crate::session::read(&transcript)?;
     let summary = session.events.iter().rev().find_map(|e| match &e.kind {
         EventKind::Compaction {
             summary: Some(s), ..

@@ -2,9 +2,9 @@
 //! recorded when it cannot be stored. Shared by `ctxlens decide`, `await --auto` and the
 //! TUI.
 
-use super::channel::Backend;
-use super::decisions::Recorded;
 use crate::ingest;
+use crate::store::channel::Backend;
+use crate::store::decisions::Recorded;
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
 use ctxlens_core::model::{Decision, RangeSpec, Session, Verdict};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,96 @@
+//! A session as the commands, the TUI and the hooks use it: a log read with what lies
+//! beside it (the hooks' ledger and held compactions, the instruction files the agent
+//! re-injects, the decisions of its channel) and analysed; and a decision recorded on
+//! it. Everything that opens a log goes through here, so each view of it agrees.
+
+mod context;
+mod held;
+pub mod record;
+
+use crate::ingest::{self, progress::Reading, LoadError};
+use crate::store::channel::DecisionChannel;
+use ctxlens_core::analysis::{report::Analyzer, SessionAnalysis};
+use ctxlens_core::model::{Decision, Session};
+use std::path::Path;
+
+/// A log with its decisions, read and analysed once.
+pub struct Loaded {
+    pub session: Session,
+    pub sidecar: Vec<Decision>,
+    pub analysis: SessionAnalysis,
+    /// Lines of the decisions' sidecar that are not a decision (ignored).
+    pub unreadable_decisions: Vec<u64>,
+}
+
+/// Why a session could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("{location}: {source}")]
+    Channel {
+        location: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The log at `path` with what the hooks and the agent keep beside it: its ledger (and
+/// a compaction a hook holds now) and the instruction files the agent re-injects.
+pub fn read(path: &Path) -> Result<Session, LoadError> {
+    read_with_progress(path, &mut |_| {})
+}
+
+/// [`read`], calling `report` as the first read goes.
+pub fn read_with_progress(
+    path: &Path,
+    report: &mut dyn FnMut(Reading),
+) -> Result<Session, LoadError> {
+    let mut session = ingest::load_with_progress(path, report)?;
+    attach_sidecars(&mut session, path).map_err(|source| LoadError {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(session)
+}
+
+/// Adds to a session read from `path` what lies beside it: the hooks' ledger (and a
+/// compaction a hook holds now), and the instruction files the agent re-injects. A
+/// followed log's every look does this again: the ledger changes while it is open.
+pub fn attach_sidecars(session: &mut Session, path: &Path) -> std::io::Result<()> {
+    held::attach_ledger(session, path)?;
+    context::attach_context_sources(session);
+    Ok(())
+}
+
+/// The log at `path` read (as [`read`]) and analysed with the decisions of `channel`;
+/// `report` hears how far the read has got.
+pub fn open(
+    path: &Path,
+    channel: &dyn DecisionChannel,
+    strict: bool,
+    report: &mut dyn FnMut(Reading),
+) -> Result<Loaded, SessionError> {
+    let session = read_with_progress(path, report)?;
+    analyze(session, channel, strict)
+}
+
+/// The analysis of a session read already, with the decisions of `channel`.
+pub fn analyze(
+    session: Session,
+    channel: &dyn DecisionChannel,
+    strict: bool,
+) -> Result<Loaded, SessionError> {
+    let sidecar = channel.standing().map_err(|source| SessionError::Channel {
+        location: channel.location(),
+        source,
+    })?;
+    // A whole log read once: its regions are analysed on every core.
+    let analysis = Analyzer::on_every_core().analyze(&session, &sidecar.decisions, strict);
+    Ok(Loaded {
+        session,
+        sidecar: sidecar.decisions,
+        analysis,
+        unreadable_decisions: sidecar.unreadable,
+    })
+}
