@@ -1,0 +1,114 @@
+//! The folder list's state and how keys change it.
+
+use super::*;
+
+pub struct FolderApp {
+    pub root: String,
+    /// Every log found, most recent activity first.
+    pub entries: Vec<Entry>,
+    /// Index into the entries the filter lets through.
+    pub cursor: usize,
+    pub scanned: bool,
+    pub color: bool,
+    /// Why the last session could not be opened.
+    pub message: Option<String>,
+    /// What `/` narrowed the list to (lower case), and whether it is being typed.
+    pub filter: String,
+    pub filtering: bool,
+}
+
+pub enum FolderAction {
+    None,
+    Open(PathBuf),
+    Quit,
+}
+
+impl FolderApp {
+    pub fn new(root: String, color: bool) -> FolderApp {
+        FolderApp {
+            root,
+            entries: Vec::new(),
+            cursor: 0,
+            scanned: false,
+            color,
+            message: None,
+            filter: String::new(),
+            filtering: false,
+        }
+    }
+
+    /// The entries the filter lets through, in order.
+    pub fn visible(&self) -> Vec<&Entry> {
+        self.entries
+            .iter()
+            .filter(|e| self.filter.is_empty() || e.matches(&self.filter))
+            .collect()
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) -> FolderAction {
+        use crate::tui::keys::{command_for, Command};
+        use crossterm::event::KeyCode;
+        self.message = None;
+        if self.filtering {
+            match key.code {
+                KeyCode::Enter => self.filtering = false,
+                KeyCode::Esc => {
+                    self.filtering = false;
+                    self.filter.clear();
+                }
+                KeyCode::Backspace => {
+                    self.filter.pop();
+                }
+                KeyCode::Char(c) if !c.is_control() => self.filter.extend(c.to_lowercase()),
+                _ => {}
+            }
+            self.cursor = 0;
+            return FolderAction::None;
+        }
+        let shown = self.visible().len();
+        match command_for(key) {
+            Some(Command::Quit) => return FolderAction::Quit,
+            Some(Command::Search) => {
+                self.filtering = true;
+                self.filter.clear();
+                self.cursor = 0;
+            }
+            Some(Command::Back) => {
+                self.filter.clear();
+                self.cursor = 0;
+            }
+            Some(Command::Down) => self.cursor = (self.cursor + 1).min(shown.saturating_sub(1)),
+            Some(Command::Up) => self.cursor = self.cursor.saturating_sub(1),
+            Some(Command::Top) => self.cursor = 0,
+            Some(Command::Bottom) => self.cursor = shown.saturating_sub(1),
+            Some(Command::Open) => {
+                if let Some(entry) = self.visible().get(self.cursor) {
+                    return FolderAction::Open(entry.path.clone());
+                }
+            }
+            _ => {}
+        }
+        FolderAction::None
+    }
+
+    /// New scan results: sessions with a PENDING compaction first, the one waiting
+    /// longest on top; then the others, most recent activity first. The selected log
+    /// stays selected.
+    pub fn set_entries(&mut self, mut entries: Vec<Entry>) {
+        let selected = self.visible().get(self.cursor).map(|e| e.path.clone());
+        entries.sort_by(|a, b| {
+            let waiting = (b.pending > 0).cmp(&(a.pending > 0));
+            let when = if a.pending > 0 && b.pending > 0 {
+                a.activity.cmp(&b.activity)
+            } else {
+                b.activity.cmp(&a.activity)
+            };
+            waiting.then(when).then(a.name.cmp(&b.name))
+        });
+        self.entries = entries;
+        self.scanned = true;
+        self.cursor = selected
+            .and_then(|p| self.visible().iter().position(|e| e.path == p))
+            .unwrap_or(0);
+    }
+}
