@@ -189,7 +189,7 @@ fn an_event_rewritten_before_the_newest_compaction_is_analysed_again() {
 /// log as it was, and compares its next look with a fresh analysis. How many it
 /// rewrote.
 fn rewrite_each_event(name: &str, bytes: &[u8]) -> usize {
-    use ctxlens_core::analysis::regenerated::first_seen;
+    use ctxlens_core::analysis::signals::regenerated::first_seen;
     use ctxlens_core::model::EventKind;
     let original = ctxlens::ingest::parse_bytes(bytes);
     let mut rewritten = 0;

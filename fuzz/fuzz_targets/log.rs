@@ -2,7 +2,7 @@
 //! Code, Codex: the seeds cover all three), then the whole analysis, the report, the
 //! contract and the tripwire: nothing may panic.
 #![no_main]
-use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
+use ctxlens_core::analysis::signals::continuation::{tripwire, ProposedAction};
 use ctxlens_core::analysis::{analyze, contract, report, Options};
 use libfuzzer_sys::fuzz_target;
 

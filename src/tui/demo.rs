@@ -43,8 +43,8 @@ pub struct Outcome {
 /// agent is about to take and, when it diverges, a restore from the spill handle. The
 /// events it writes say what happened, with the real values.
 fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), TuiError> {
-    use ctxlens_core::analysis::continuation::{tripwire, ProposedAction};
     use ctxlens_core::analysis::finding::FindingKind;
+    use ctxlens_core::analysis::signals::continuation::{tripwire, ProposedAction};
     let channel = crate::store::channel::Backend::files(log).channel;
     let loaded = crate::session::open(log, &*channel, false, &mut |_| {})?;
     let (session, analysis) = (loaded.session, loaded.analysis);

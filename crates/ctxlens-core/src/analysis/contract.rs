@@ -4,7 +4,7 @@
 
 use super::compaction::{same_token, CompactionAnalysis};
 use super::extract::{classify, contains_whole_word};
-use super::regenerated::first_seen;
+use super::signals::regenerated::first_seen;
 use super::state::{target_text, StateAt};
 use crate::model::{Session, TokenClass};
 use serde::Serialize;
@@ -56,7 +56,7 @@ impl Contract {
 struct Builder<'a> {
     session: &'a Session,
     state: &'a StateAt,
-    first: super::regenerated::FirstSeen,
+    first: super::signals::regenerated::FirstSeen,
     entries: Vec<ContractEntry>,
 }
 

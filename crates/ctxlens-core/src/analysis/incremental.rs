@@ -3,11 +3,11 @@
 //! `tests/incremental.rs` holds it equal to a fresh analysis after every line.
 
 use super::compaction::{self, CompactionAnalysis, RegionPart};
-use super::continuation;
 use super::finding::{Finding, FindingKind, Severity};
 use super::passes::KeptPasses;
 use super::report::{degraded, malformed_findings, SessionAnalysis};
 use super::resolution::finish_findings;
+use super::signals::continuation;
 use super::standing::DecisionIndex;
 use super::state::StateAt;
 use crate::model::{CompactionInfo, Decision, RangeSpec, Session};

@@ -3,23 +3,19 @@
 
 pub mod at_risk;
 pub mod compaction;
-pub mod continuation;
 pub mod contract;
-mod coverage;
-pub mod entities;
 pub mod extract;
 pub mod finding;
 pub mod gate;
 pub mod held;
 pub mod incremental;
 pub mod inference;
-pub mod instructions;
 pub mod kept;
 mod passes;
 pub mod paths;
-pub mod regenerated;
 pub mod report;
 mod resolution;
+pub mod signals;
 pub mod standing;
 pub mod state;
 

@@ -3,7 +3,7 @@
 //! grows: what the last look computed holds up to the first event that differs, so an
 //! appended event costs the events after the newest compaction, not the whole log.
 
-use super::regenerated::FirstSeen;
+use super::signals::regenerated::FirstSeen;
 use super::state::{StateAt, StateBuilder};
 use crate::model::{Chunked, DeclaredFound, Event, EventKind, Session};
 
@@ -159,7 +159,7 @@ impl StatePass {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::analysis::regenerated::first_seen;
+    use crate::analysis::signals::regenerated::first_seen;
     use crate::model::{TextDigest, TokenClass};
 
     fn result(seq: u64, text: TextDigest) -> Event {

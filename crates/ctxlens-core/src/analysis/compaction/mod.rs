@@ -1,7 +1,6 @@
 //! Signals 1, 2, 4 and 5 for one compaction: what its region held, what its summary
 //! kept, what that breaks, and whether its range makes sense.
 
-use super::coverage;
 use super::extract::{
     contains_whole_word, is_ascii_word_byte, is_whole_word, word_count, word_runs_at,
     word_runs_from_last,
@@ -11,7 +10,8 @@ use super::gate::GateFlags;
 use super::inference::{later_uses, Fate, LaterUse};
 use super::kept::{basename_counts, text_key, token_key, SummaryForms};
 use super::paths::path_key;
-use super::regenerated::{Lost, Regenerated, WindowScan};
+use super::signals::coverage;
+use super::signals::regenerated::{Lost, Regenerated, WindowScan};
 use super::state::{target_text, ObligationState, StateAt};
 use crate::model::{
     CompactionExtra, CompactionInfo, EventKind, FastMap, FastSet, LedgerHint, RangeSpec, Session,
@@ -231,7 +231,7 @@ pub(super) fn region_part(
     out.flags.unreadable = unreadable_part(session, info, &out.region);
     let ctx = Ctx::new(session, info, &state, out.region.clone(), threads);
     if let Some(summary) = def.summary {
-        super::instructions::check(
+        super::signals::instructions::check(
             session,
             ctx.id,
             &out.region,
@@ -239,7 +239,7 @@ pub(super) fn region_part(
             Arc::make_mut(&mut out.findings),
         );
     }
-    super::entities::check(
+    super::signals::entities::check(
         ctx.id,
         &state,
         &out.region,
@@ -302,7 +302,7 @@ pub(super) fn finish(
     info: &CompactionInfo,
     part: RegionPart,
     until: usize,
-    first_seen: &super::regenerated::FirstSeen,
+    first_seen: &super::signals::regenerated::FirstSeen,
     unchanged: usize,
 ) -> CompactionAnalysis {
     let mut out = part.out;

@@ -3,7 +3,7 @@
 //! target arguments hold a token never seen before in the session that has the shape
 //! of a token the compaction dropped: the agent made up the value it had lost.
 
-use super::paths::folder_and_extension;
+use crate::analysis::paths::folder_and_extension;
 use crate::model::{Event, EventKind, FastMap, FastSet, Session, TokenClass, TokenId};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
@@ -95,7 +95,10 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
         // be a near miss (a third of its characters at most differ).
         TokenClass::Path => {
             folder_and_extension(d.text) == folder_and_extension(c.text) && {
-                let (a, b) = (super::kept::basename(d.text), super::kept::basename(c.text));
+                let (a, b) = (
+                    crate::analysis::kept::basename(d.text),
+                    crate::analysis::kept::basename(c.text),
+                );
                 distance(a, b) * 3 <= a.chars().count().max(b.chars().count())
             }
         }

@@ -1,11 +1,11 @@
 //! Signal 3, non-idempotent continuation: after a compaction is applied, does the agent
 //! still do what its plan said, on the targets the plan named?
 
-use super::compaction::CompactionAnalysis;
-use super::extract::{contains_whole_word, extract};
-use super::finding::{ActualStep, ExpectedStep, Finding, FindingKind, Severity};
-use super::paths::folder_and_extension;
-use super::state::target_text;
+use crate::analysis::compaction::CompactionAnalysis;
+use crate::analysis::extract::{contains_whole_word, extract};
+use crate::analysis::finding::{ActualStep, ExpectedStep, Finding, FindingKind, Severity};
+use crate::analysis::paths::folder_and_extension;
+use crate::analysis::state::target_text;
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
 

@@ -1,8 +1,8 @@
 //! Signals 4 and 5 for one compaction: does its range make sense (coverage), and does
 //! it summarize original events or an earlier summary (source anchoring)?
 
-use super::finding::{Finding, FindingKind, Severity};
-use super::gate::GateFlags;
+use crate::analysis::finding::{Finding, FindingKind, Severity};
+use crate::analysis::gate::GateFlags;
 use crate::model::{CompactionInfo, RangeSpec, Session};
 use std::ops::Range;
 
@@ -16,7 +16,7 @@ fn range_text(range: RangeSpec) -> String {
 
 /// Checks the range of compaction `info` against the events before it and against the
 /// compactions `applied` before it; returns the region (indices of its events).
-pub(super) fn check(
+pub(crate) fn check(
     session: &Session,
     info: &CompactionInfo,
     input: Option<&str>,

@@ -2,15 +2,15 @@
 //! each with its polarity: "rejected in-place migration" must not come back as "in-place
 //! migration".
 
-use super::finding::{Finding, FindingKind, Severity};
-use super::gate::GateFlags;
-use super::state::StateAt;
+use crate::analysis::finding::{Finding, FindingKind, Severity};
+use crate::analysis::gate::GateFlags;
+use crate::analysis::state::StateAt;
 use crate::model::{entity_key, EntityPolarity};
 use std::ops::Range;
 
 /// Checks the entities whose latest choice lies in `region` against the summary's
 /// schema `entities` (`None`: the compaction has none).
-pub(super) fn check(
+pub(crate) fn check(
     id: &str,
     state: &StateAt,
     region: &Range<usize>,

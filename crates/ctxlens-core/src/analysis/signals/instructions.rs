@@ -1,7 +1,7 @@
 //! `instruction_dropped` (spec §8.3): a Claude Code summary lists "all user messages";
 //! a prompt the person typed in the region that no item of that list covers was lost.
 
-use super::finding::{Finding, FindingKind, Severity};
+use crate::analysis::finding::{Finding, FindingKind, Severity};
 use crate::model::Session;
 use std::collections::HashSet;
 use std::ops::Range;
@@ -81,7 +81,7 @@ fn user_message_items(summary: &str) -> Option<Vec<String>> {
 }
 
 /// Prompts typed in `region` that no item of the summary's user-message list covers.
-pub(super) fn check(
+pub(crate) fn check(
     session: &Session,
     id: &str,
     region: &Range<usize>,
