@@ -1,6 +1,6 @@
 //! The analysis of a log that grows: [`Analyzer`] keeps what the last look computed and
 //! redoes only what an appended event can change, on every core for a log read whole.
-//! `tests/incremental.rs` holds it equal to a fresh analysis after every line.
+//! `tests/cli/incremental.rs` holds it equal to a fresh analysis after every line.
 
 use super::compaction::{self, CompactionAnalysis, RegionPart};
 use super::finding::{Finding, FindingKind, Severity};

@@ -2,9 +2,8 @@
 //! and shipped logs on JetStream, across processes, kills and restarts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::nats::NatsServer;
-use common::*;
+use crate::common::nats::NatsServer;
+use crate::common::*;
 use ctxlens::store::nats::{keys, Nats, NatsConfig};
 use serde_json::Value;
 use std::io::Write;

@@ -3,8 +3,7 @@
 //! compactions, and compared with a fresh analysis of the same lines.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use ctxlens::ingest::parse_bytes;
 use ctxlens_core::analysis::{analyze, report::Analyzer};
 

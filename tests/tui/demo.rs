@@ -2,8 +2,7 @@
 //! the real decision channel.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use ctxlens::tui::demo::{write_scenario, Outcome, Scenario};
 use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;

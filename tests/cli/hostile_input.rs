@@ -1,8 +1,7 @@
 //! Garbage, truncation, invalid UTF-8, deep nesting, huge lines: a clear result, no panic.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::io::Write;
 
 fn log_from(lines: &[&[u8]]) -> (tempfile::TempDir, std::path::PathBuf) {

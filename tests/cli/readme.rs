@@ -1,8 +1,7 @@
 //! The README's examples are what the tool prints today.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 fn readme() -> String {
@@ -27,7 +26,7 @@ fn the_seed_example_is_current() {
 fn the_compaction_view_capture_is_current() {
     let snap = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/snapshots/tui_render__pending_compaction_wide.snap"),
+            .join("tests/tui/snapshots/tui__tui_render__pending_compaction_wide.snap"),
     )
     .unwrap();
     let screen = snap

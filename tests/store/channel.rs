@@ -2,8 +2,7 @@
 //! another process.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -2,8 +2,7 @@
 //! is read back through a terminal emulator (vt100).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use portable_pty::{native_pty_system, Child, CommandBuilder, MasterPty, PtySize};
 use std::io::{Read, Write};
 use std::path::Path;
@@ -571,7 +570,7 @@ fn memory_stays_bounded_while_following_a_growing_log() {
 
 #[test]
 fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote_agent() {
-    let Some(server) = common::nats::NatsServer::start(
+    let Some(server) = crate::common::nats::NatsServer::start(
         "the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote_agent",
     ) else {
         return;
@@ -631,7 +630,7 @@ fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote
 
 #[test]
 fn with_a_server_the_tui_on_a_log_shows_and_records_decisions_there() {
-    let Some(server) = common::nats::NatsServer::start(
+    let Some(server) = crate::common::nats::NatsServer::start(
         "with_a_server_the_tui_on_a_log_shows_and_records_decisions_there",
     ) else {
         return;

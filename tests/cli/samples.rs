@@ -1,8 +1,7 @@
 //! Every sample session's audit outcome.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 
 #[test]

@@ -2,8 +2,7 @@
 //! `preserve` verdict, and the tripwire `check`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;

@@ -2,8 +2,7 @@
 //! call on a regenerated identifier, and findings resolved by a standing decision.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use ctxlens_core::analysis::extract::{extract, extract_directories};
 use ctxlens_core::model::TokenClass;
 use serde_json::Value;

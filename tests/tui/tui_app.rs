@@ -1,8 +1,7 @@
 //! The TUI's behaviour: keys and worker updates in, state and requests out.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ctxlens::ingest::display::Depth;
 use ctxlens::ingest::follow::Change;

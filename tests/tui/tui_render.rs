@@ -3,8 +3,7 @@
 //! so the marking of tokens is part of what is checked.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-mod common;
-use common::*;
+use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ctxlens::tui::app::{Action, App, CompactionView};
 use ctxlens::tui::folder::{self, FolderApp};

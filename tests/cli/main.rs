@@ -1,0 +1,19 @@
+//! The commands, the analysis and the docs, through the library and the binary: one
+//! test binary (each file a module), so the crate links once.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod architecture;
+mod commands;
+mod core_units;
+mod extractor_props;
+mod hostile_input;
+mod incremental;
+mod labelled_set;
+mod readme;
+mod remedies;
+mod samples;
+mod signals;
+mod transcript_rules;
+mod transcripts;
