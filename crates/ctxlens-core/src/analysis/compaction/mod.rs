@@ -230,23 +230,17 @@ pub(super) fn region_part(
     );
     out.flags.unreadable = unreadable_part(session, info, &out.region);
     let ctx = Ctx::new(session, info, &state, out.region.clone(), threads);
-    if let Some(summary) = def.summary {
-        super::signals::instructions::check(
-            session,
-            ctx.id,
-            &out.region,
-            &summary.text,
-            Arc::make_mut(&mut out.findings),
-        );
+    let region = super::signals::Region {
+        session,
+        id: ctx.id,
+        events: &out.region,
+        summary: def.summary.map(|s| s.text.as_str()),
+        state: &state,
+        extra: &def.extra,
+    };
+    for signal in super::signals::REGION_SIGNALS {
+        signal(&region, &mut out.flags, Arc::make_mut(&mut out.findings));
     }
-    super::signals::entities::check(
-        ctx.id,
-        &state,
-        &out.region,
-        def.extra.entities.as_deref(),
-        &mut out.flags,
-        Arc::make_mut(&mut out.findings),
-    );
     if def.extra.held.is_some() {
         out.dropped = Arc::new(ctx.held_at_risk());
         out.flags.dropped_binding = !out.dropped.is_empty();

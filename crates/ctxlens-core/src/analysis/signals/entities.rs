@@ -10,7 +10,19 @@ use std::ops::Range;
 
 /// Checks the entities whose latest choice lies in `region` against the summary's
 /// schema `entities` (`None`: the compaction has none).
-pub(crate) fn check(
+/// The region signal: the summary's schema against the choices made in the region.
+pub fn signal(region: &super::Region, flags: &mut GateFlags, findings: &mut Vec<Finding>) {
+    check(
+        region.id,
+        region.state,
+        region.events,
+        region.extra.entities.as_deref(),
+        flags,
+        findings,
+    );
+}
+
+fn check(
     id: &str,
     state: &StateAt,
     region: &Range<usize>,

@@ -81,7 +81,19 @@ fn user_message_items(summary: &str) -> Option<Vec<String>> {
 }
 
 /// Prompts typed in `region` that no item of the summary's user-message list covers.
-pub(crate) fn check(
+/// The region signal: each message the user typed in the region must stand in the
+/// summary's list of the user's messages.
+pub fn signal(
+    region: &super::Region,
+    _: &mut crate::analysis::gate::GateFlags,
+    findings: &mut Vec<Finding>,
+) {
+    if let Some(summary) = region.summary {
+        check(region.session, region.id, region.events, summary, findings);
+    }
+}
+
+fn check(
     session: &Session,
     id: &str,
     region: &Range<usize>,
