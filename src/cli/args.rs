@@ -1,4 +1,4 @@
-//! The command line (spec §6), as clap derives it.
+//! The command line (docs/json-report.md), as clap derives it.
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `ctxlens check LOG --action JSON` (spec §8.2): the tripwire a runtime calls before it
+//! `ctxlens check LOG --action JSON` (docs/remedies.md): the tripwire a runtime calls before it
 //! acts after a compaction.
 
 use super::{json_line, CliError, EXIT_FINDING, EXIT_OK};
@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::io::Write;
 
-/// What `check` prints for a divergence, in the order of spec §8.2.
+/// What `check` prints for a divergence, in the order of docs/remedies.md.
 #[derive(Serialize)]
 struct Diverges<'a> {
     diverges: bool,

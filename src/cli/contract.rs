@@ -1,4 +1,4 @@
-//! `ctxlens contract LOG [ID] [--json]` (spec §8.1).
+//! `ctxlens contract LOG [ID] [--json]` (docs/remedies.md).
 
 use super::{json_line, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::ContractArgs;

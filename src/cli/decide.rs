@@ -21,7 +21,7 @@ pub fn record(
 ) -> Result<Outcome, CliError> {
     if loaded.analysis.compaction(id).is_none() {
         // A compaction a pre-compact hook announced but no longer holds: a decision now
-        // would reach nobody (spec 9.1).
+        // would reach nobody (docs/agents.md).
         let entries = ledger::read(log).unwrap_or_default();
         if let Some(why) = no_longer_held(&entries, id, loaded) {
             return Err(CliError::unusable(format!(

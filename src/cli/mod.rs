@@ -19,7 +19,7 @@ use crate::store::channel::{Backend, DecisionChannel};
 use ctxlens_core::analysis::{self};
 use std::path::Path;
 
-/// Exit codes of spec §6.
+/// Exit codes of docs/json-report.md.
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_FINDING: u8 = 1;
 pub const EXIT_UNUSABLE: u8 = 2;
@@ -47,7 +47,7 @@ impl CliError {
         CliError::Unusable(message.into())
     }
 
-    /// The exit code: every error here is unusable input (spec section 6).
+    /// The exit code: every error here is unusable input (docs/json-report.md).
     pub fn code(&self) -> u8 {
         EXIT_UNUSABLE
     }

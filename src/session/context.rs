@@ -1,5 +1,5 @@
 //! The instruction files an agent puts back into the context after a compaction: what
-//! a summary may drop without a loss (spec 8.6).
+//! a summary may drop without a loss (docs/transcripts.md).
 
 use ctxlens_core::model::Session;
 use std::path::{Path, PathBuf};
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// Largest instruction file read as a context source.
 const MAX_CONTEXT_SOURCE: u64 = 4 << 20;
 
-/// The instruction files Claude Code re-injects after every compaction (spec §8.6):
+/// The instruction files Claude Code re-injects after every compaction (docs/transcripts.md):
 /// `CLAUDE.md` in the session's cwd and each parent, and `~/.claude/CLAUDE.md`. Only
 /// when the cwd exists here, i.e. the session ran on this machine.
 pub fn attach_context_sources(session: &mut Session) {

@@ -9,7 +9,7 @@ use ctxlens_core::model::Decision;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-/// The decision channel of one session (spec §5): the first decision stands.
+/// The decision channel of one session (docs/store.md): the first decision stands.
 pub trait DecisionChannel: Send + Sync {
     /// Every decision recorded for the session, in the order recorded.
     fn standing(&self) -> io::Result<Sidecar>;

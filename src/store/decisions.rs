@@ -1,4 +1,4 @@
-//! The decision channel (spec §5): `<log>.decisions.jsonl`, appended under an advisory
+//! The decision channel (docs/store.md): `<log>.decisions.jsonl`, appended under an advisory
 //! lock, first decision stands, durable before success is reported.
 
 use super::atomic;

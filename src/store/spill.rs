@@ -1,4 +1,4 @@
-//! The spill store (spec §5): regions stored by SHA-256 in `<log>.spill/`, written
+//! The spill store (docs/store.md): regions stored by SHA-256 in `<log>.spill/`, written
 //! atomically, checked on every read.
 
 use super::paths::spill_dir;

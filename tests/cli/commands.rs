@@ -1,4 +1,4 @@
-//! The commands' exit codes and outputs (spec §6).
+//! The commands' exit codes and outputs (docs/json-report.md).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use crate::common::*;

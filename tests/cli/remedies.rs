@@ -1,4 +1,4 @@
-//! The remedies of spec §8.1 and §8.2 as a runtime uses them: the contract, the
+//! The remedies of docs/remedies.md and docs/remedies.md as a runtime uses them: the contract, the
 //! `preserve` verdict, and the tripwire `check`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 

@@ -1,4 +1,4 @@
-//! The §8.5-8.6 rules on shapes taken from real transcripts: extraction, the failed
+//! The rules of docs/transcripts.md on shapes taken from real transcripts: extraction, the failed
 //! call on a regenerated identifier, and findings resolved by a standing decision.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 

@@ -196,7 +196,7 @@ fn a_decision_on_a_held_compaction_is_the_decision_of_the_compaction_that_lands(
     assert_eq!(compaction["held_as"], "pre-compact-2", "{compaction}");
     assert_eq!(compaction["decision"]["verdict"], "spill", "{compaction}");
     assert_eq!(compaction["decision"]["compaction"], "pre-compact-2");
-    // The spill resolves what the summary dropped (spec 8.5): a handled compaction
+    // The spill resolves what the summary dropped (docs/remedies.md): a handled compaction
     // passes CI.
     let unresolved: Vec<&Value> = report["findings"]
         .as_array()

@@ -45,7 +45,7 @@ pub struct Entry {
     pub warnings: usize,
     /// Compactions whose summary cannot be read.
     pub opaque: usize,
-    /// The compaction the session is degraded since (spec §8.4).
+    /// The compaction the session is degraded since (docs/remedies.md).
     pub degraded: Option<String>,
     /// Written to in the last minute.
     pub live: bool,

@@ -1,4 +1,4 @@
-//! The contract (spec §8.1): the identifiers a summary must keep verbatim, and why. Given
+//! The contract (docs/remedies.md): the identifiers a summary must keep verbatim, and why. Given
 //! to a summarizer up front, it prevents the loss by construction; attached to a
 //! `preserve` decision, it is the block the re-proposed summary ends with.
 

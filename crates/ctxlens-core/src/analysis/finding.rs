@@ -49,7 +49,7 @@ pub enum FindingKind {
         token: String,
         obligation: Option<String>,
         step: Option<String>,
-        /// A transcript token used again with nothing bringing it back first (§8.6).
+        /// A transcript token used again with nothing bringing it back first (docs/transcripts.md).
         #[serde(skip_serializing_if = "Option::is_none")]
         recalled: Option<bool>,
     },
@@ -142,7 +142,7 @@ pub struct Finding {
     pub compaction: Option<String>,
     /// One sentence an operator understands.
     pub message: String,
-    /// The standing decision that resolves this finding (spec §8.5), or null.
+    /// The standing decision that resolves this finding (docs/remedies.md), or null.
     pub resolved_by: Option<Verdict>,
 }
 
@@ -171,7 +171,7 @@ impl Finding {
         self.is_error() && self.resolved_by.is_none()
     }
 
-    /// The signal (spec §3, 1 to 6) a finding belongs to, for resolution (§8.5); `None`
+    /// The signal (docs/signals.md, 1 to 6) a finding belongs to, for resolution (docs/remedies.md); `None`
     /// for findings that report what happened, which no decision resolves.
     pub fn signal(&self) -> Option<u8> {
         match &self.kind {
@@ -187,7 +187,7 @@ impl Finding {
     }
 }
 
-/// Whether a standing decision of `verdict` resolves findings of `signal` (spec §8.5).
+/// Whether a standing decision of `verdict` resolves findings of `signal` (docs/remedies.md).
 /// A refuse or refetch that the runtime did not follow (the compaction was applied
 /// anyway) resolves nothing.
 pub fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {

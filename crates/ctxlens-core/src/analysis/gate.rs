@@ -1,4 +1,4 @@
-//! The gate (spec §4): one verdict per compaction, the first rule that applies.
+//! The gate (docs/signals.md): one verdict per compaction, the first rule that applies.
 
 use crate::model::Verdict;
 
@@ -21,7 +21,7 @@ pub struct GateFlags {
     /// all it would approve.
     pub unreadable: bool,
     /// The original events of what a refetch would re-read are not in this log
-    /// (a continued session, a rotated log): a refetch cannot be done (§8.4).
+    /// (a continued session, a rotated log): a refetch cannot be done (docs/remedies.md).
     pub originals_elsewhere: bool,
 }
 
@@ -80,7 +80,7 @@ impl GateFlags {
 pub const DROPPED_BINDING: &str = "a binding that cannot be re-fetched was dropped";
 
 /// A decision that differs from the gate's non-strict verdict; preserving what the gate
-/// would spill keeps the same bindings, so it is no override (§8.0).
+/// would spill keeps the same bindings, so it is no override (docs/signals.md).
 pub fn is_override(decided: Verdict, gate: Verdict) -> bool {
     decided != gate && !(decided == Verdict::Preserve && gate == Verdict::Spill)
 }

@@ -1,4 +1,4 @@
-//! Which held compaction a landed one is (spec 9.1). A pre-compact hook announces a
+//! Which held compaction a landed one is (docs/agents.md). A pre-compact hook announces a
 //! compaction as `pre-compact-N` before the agent writes anything; the agent then writes
 //! its own record under its own id. The two are linked by position: the hook read the
 //! transcript up to a byte, and the compaction the agent writes next is the one it held.

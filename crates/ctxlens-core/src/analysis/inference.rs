@@ -1,4 +1,4 @@
-//! Where a transcript declares no bindings (spec §7, §8.6), later use tells what became
+//! Where a transcript declares no bindings (docs/transcripts.md), later use tells what became
 //! of a dropped token: a tool call after the compaction that uses it either found it
 //! brought back first (a tool result, a user message: re-derived, not a finding) or
 //! took it from outside the summary (recalled: a warning, since a verbatim use that

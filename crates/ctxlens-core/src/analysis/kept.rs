@@ -1,5 +1,5 @@
 //! Whether a summary kept a transcript's undeclared token in any recognizable form
-//! (spec §8.6): absolute, cwd-relative or `~` path; a basename no other region path
+//! (docs/transcripts.md): absolute, cwd-relative or `~` path; a basename no other region path
 //! shares; a hex prefix of 7 or more characters; a URL with or without its trailing `/`.
 //!
 //! The summary is cut into words once, so each question is a set lookup: the cost is
@@ -92,7 +92,7 @@ impl SummaryForms {
         }
     }
 
-    /// Whether the summary holds `token` in any form §8.6 recognizes. `basenames`
+    /// Whether the summary holds `token` in any form docs/transcripts.md lists. `basenames`
     /// counts the region's paths by basename: a shared basename names no file.
     pub fn holds(
         &self,

@@ -1,4 +1,4 @@
-//! The whole analysis of a session and its report (spec §6, `audit --json`).
+//! The whole analysis of a session and its report (docs/json-report.md, `audit --json`).
 
 use super::compaction::{CompactionAnalysis, DroppedToken};
 use super::finding::{Finding, FindingKind, Severity};
@@ -25,7 +25,7 @@ pub struct SessionAnalysis {
     pub(super) malformed: Vec<Finding>,
     pub(super) degraded_finding: Option<Finding>,
     pub strict: bool,
-    /// Not to be trusted without review from this compaction on (spec §8.4).
+    /// Not to be trusted without review from this compaction on (docs/remedies.md).
     pub degraded: Option<Degraded>,
     /// Obligations, bindings, plan and choices after the newest event (the same pass
     /// that gives the state at each compaction).
@@ -100,7 +100,7 @@ impl SessionAnalysis {
             .count()
     }
 
-    /// Errors that no standing decision resolves (spec §8.5).
+    /// Errors that no standing decision resolves (docs/remedies.md).
     pub fn has_errors(&self) -> bool {
         self.findings().any(Finding::is_unresolved_error)
     }
@@ -174,7 +174,7 @@ pub struct CompactionReport {
     pub verdict: Verdict,
     pub reasons: Vec<&'static str>,
     pub decision: Option<Decision>,
-    /// The id a pre-compact hook held it as, whose decision it carries (spec 9.1).
+    /// The id a pre-compact hook held it as, whose decision it carries (docs/agents.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held_as: Option<String>,
     pub opaque_ratio: Option<f64>,
@@ -216,9 +216,9 @@ pub struct Report {
     pub branch: Option<String>,
     pub usage: crate::model::TokenUsage,
     pub last_activity: Option<String>,
-    /// Instruction files the runtime re-injects, as consulted (spec §8.6).
+    /// Instruction files the runtime re-injects, as consulted (docs/transcripts.md).
     pub context_sources: Vec<crate::model::ContextSource>,
-    /// Since when the session must not be trusted without review (spec §8.4), or null.
+    /// Since when the session must not be trusted without review (docs/remedies.md), or null.
     pub degraded: Option<Degraded>,
 }
 

@@ -1,4 +1,4 @@
-//! What a compaction's standing decision does to its findings (spec 8.5), once the whole
+//! What a compaction's standing decision does to its findings (docs/remedies.md), once the whole
 //! log is known: strict severities, the decision looked up under every id the
 //! compaction has (its own and the one it was held as), and the findings it resolves.
 

@@ -12,7 +12,7 @@ pub enum DecisionSource {
 /// Every decision of a session by compaction id, the standing one first: `decision`
 /// events of the log stand ahead of sidecar lines, and within each the earliest stands.
 /// A compaction can be known by two ids (the one it landed with, and the one its hook
-/// held it as, spec 9.1): the decisions of both count, the one recorded first standing.
+/// held it as, docs/agents.md): the decisions of both count, the one recorded first standing.
 pub struct DecisionIndex<'a> {
     /// Each decision with its place in the order recorded.
     by_id: HashMap<&'a str, Vec<(usize, DecisionSource, &'a Decision)>>,

@@ -93,10 +93,10 @@ pub enum Verdict {
     Spill,
     Refetch,
     Refuse,
-    /// Do not apply this summary: re-propose one that ends with the contract (§8.1).
+    /// Do not apply this summary: re-propose one that ends with the contract (docs/remedies.md).
     /// Never returned by the gate.
     Preserve,
-    /// Apply it, but the session is not to be trusted without review (§8.4).
+    /// Apply it, but the session is not to be trusted without review (docs/remedies.md).
     Degrade,
 }
 
@@ -125,7 +125,7 @@ impl Verdict {
     }
 }
 
-/// Where a `choice` puts an approach (spec §8.3).
+/// Where a `choice` puts an approach (docs/remedies.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Polarity {
@@ -175,7 +175,7 @@ pub enum RangeSpec {
     Seqs { from: u64, to: u64 },
 }
 
-/// What real agents record about a compaction (spec §8.6, §8.7).
+/// What real agents record about a compaction (docs/transcripts.md, docs/json-report.md).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CompactionExtra {
     /// `auto` or `manual`.
@@ -231,7 +231,7 @@ pub struct Decision {
     pub reason: Option<String>,
     #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
     pub is_override: Option<bool>,
-    /// With `preserve`: the contract block the re-proposed summary ends with (§8.1).
+    /// With `preserve`: the contract block the re-proposed summary ends with (docs/remedies.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contract: Option<String>,
 }
@@ -329,7 +329,7 @@ pub enum EventKind {
         extra: Box<CompactionExtra>,
     },
     Decision(Box<Decision>),
-    /// The agent chose, rejected or was forbidden an approach (spec §8.3).
+    /// The agent chose, rejected or was forbidden an approach (docs/remedies.md).
     Choice {
         entity: String,
         polarity: Polarity,
@@ -386,7 +386,7 @@ impl EventKind {
         }
     }
 
-    /// The digest this event contributes to a region's text (spec §1), if any.
+    /// The digest this event contributes to a region's text (docs/log-format.md), if any.
     pub fn region_text(&self) -> Option<&TextDigest> {
         match self {
             EventKind::Message { text, .. } => Some(text),

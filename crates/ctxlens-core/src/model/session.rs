@@ -53,7 +53,7 @@ pub struct Session {
     pub context_sources: Vec<ContextSource>,
     /// What the transcript says about the session, for operators.
     pub meta: SessionMeta,
-    /// What a person typed (Claude Code), for `instruction_dropped` (§8.3).
+    /// What a person typed (Claude Code), for `instruction_dropped` (docs/remedies.md).
     pub prompts: Vec<Prompt>,
 }
 
@@ -118,7 +118,7 @@ pub struct ContextSource {
     pub tokens: Vec<super::token::TokenId>,
 }
 
-/// Operator metadata from a transcript (spec §8.7).
+/// Operator metadata from a transcript (docs/json-report.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SessionMeta {
     pub models: Vec<String>,
@@ -238,7 +238,7 @@ impl Session {
     }
 
     /// Transcripts of real agents declare no bindings: the region's tokens are the
-    /// candidates, and later use says which were needed (spec §7).
+    /// candidates, and later use says which were needed (docs/transcripts.md).
     pub fn infers_bindings(&self) -> bool {
         self.format != Format::Canonical
     }
@@ -263,7 +263,7 @@ impl Session {
         self.events.partition_point(|e| e.seq < seq)
     }
 
-    /// Bytes of the log that hold seqs `from..=to` (spec §5: from the first line whose seq
+    /// Bytes of the log that hold seqs `from..=to` (docs/store.md: from the first line whose seq
     /// is at least `from` to the end of the last line whose seq is at most `to`, every
     /// line between included), or `None` when no event lies in the range.
     pub fn region_bytes(&self, from: u64, to: u64) -> Option<(u64, u64)> {

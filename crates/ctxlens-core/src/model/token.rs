@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
-/// The shape classes of spec §2, in the order of the table (earlier row wins ties).
+/// The shape classes of docs/signals.md, in the order of the table (earlier row wins ties).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenClass {

@@ -1,4 +1,4 @@
-//! The canonical JSON Lines log (spec §1).
+//! The canonical JSON Lines log (docs/log-format.md).
 
 use super::lines::Line;
 use super::text::{digest, json_text_leaves};

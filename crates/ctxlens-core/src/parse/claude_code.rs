@@ -1,4 +1,4 @@
-//! Claude Code session transcripts (spec §7): messages, tool calls and results, TodoWrite
+//! Claude Code session transcripts (docs/transcripts.md): messages, tool calls and results, TodoWrite
 //! and TaskCreate/TaskUpdate as obligations and plan, `compact_boundary` plus its summary
 //! record as a compaction of everything since the previous boundary.
 
@@ -335,7 +335,7 @@ impl ClaudeParser {
         }
     }
 
-    /// Keeps a prompt a person typed for `instruction_dropped` (§8.3): not a slash
+    /// Keeps a prompt a person typed for `instruction_dropped` (docs/remedies.md): not a slash
     /// command or other markup (`<command-name>…`), not Claude Code's own
     /// `[Request interrupted by user]` marker, not under 4 words; cut at 16 KiB.
     fn prompt(&mut self, event: usize, text: &str) {

@@ -1,4 +1,4 @@
-//! Codex CLI rollouts (spec §7): `response_item` messages and tool calls, `update_plan` as
+//! Codex CLI rollouts (docs/transcripts.md): `response_item` messages and tool calls, `update_plan` as
 //! plan, `compacted` as a compaction of everything since the previous one. A remote
 //! compaction (empty `message`, encrypted history) has a summary that cannot be read.
 

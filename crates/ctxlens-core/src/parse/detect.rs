@@ -9,7 +9,7 @@ use super::lines::Line;
 use crate::model::{Format, Session};
 use serde_json::Value;
 
-/// Records of the canonical log (spec §1 and §8.0).
+/// Records of the canonical log (docs/log-format.md and docs/signals.md).
 const CANONICAL_TYPES: &[&str] = &[
     "session",
     "message",

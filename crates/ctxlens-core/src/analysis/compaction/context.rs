@@ -9,7 +9,7 @@ pub(super) struct Ctx<'a> {
     pub(super) session: &'a Session,
     pub(super) id: &'a str,
     pub(super) cwd: Option<&'a str>,
-    /// A transcript declares nothing: its tokens' needs are inferred (§8.6).
+    /// A transcript declares nothing: its tokens' needs are inferred (docs/transcripts.md).
     pub(super) transcript: bool,
     pub(super) state: &'a StateAt,
     pub(super) region: std::ops::Range<usize>,
@@ -244,7 +244,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// What survived. Declared tokens (binding events, the hooks' ledger) by the rules
-    /// of §2; a transcript's undeclared tokens in any form §8.6 recognizes.
+    /// of docs/signals.md; a transcript's undeclared tokens in any form docs/transcripts.md lists.
     pub(super) fn mark_survivors(
         &self,
         (summary, summary_declared, runs): (&Summary, &[TokenId], &SummaryRuns),
@@ -277,7 +277,7 @@ impl<'a> Ctx<'a> {
                     || (!ledger_keys.is_empty() && ledger_keys.contains(&*self.key(t.id)))
             })
             .collect();
-        // The §2 check for every token that takes it, in one pass over the summary.
+        // The whole-word check (docs/signals.md) for every token that takes it, in one pass over the summary.
         let exact = exact_survivors(
             session,
             (summary, summary_declared, runs),
@@ -301,7 +301,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Carried over: put back by the runtime after the boundary (§8.6). The runtime
+    /// Carried over: put back by the runtime after the boundary (docs/transcripts.md). The runtime
     /// states the session's folder in every context, so the cwd and the folders above
     /// it are never lost.
     pub(super) fn mark_carried(&self, extra: &CompactionExtra, tokens: &mut [RegionToken]) {

@@ -106,7 +106,7 @@ pub(super) fn inferred_finding(
 }
 
 /// A transcript token the agent used again verbatim with nothing bringing it back: a
-/// warning, since a use that worked is no evidence of loss (spec §8.6).
+/// warning, since a use that worked is no evidence of loss (docs/transcripts.md).
 pub(super) fn recalled_finding(
     session: &Session,
     id: &str,

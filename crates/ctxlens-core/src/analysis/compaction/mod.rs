@@ -42,7 +42,7 @@ pub struct RegionToken {
     pub survived: Option<bool>,
     /// `Some(regenerable)` for a token declared by a binding before the compaction.
     pub declared: Option<bool>,
-    /// What became of it after the compaction, when the summary dropped it (§8.6).
+    /// What became of it after the compaction, when the summary dropped it (docs/transcripts.md).
     pub fate: Fate,
     /// Index of the first region event that holds it (32 bits: a region can hold
     /// millions of tokens, and a log fewer than 4 billion events).
@@ -83,7 +83,7 @@ pub struct CompactionAnalysis {
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
-    /// The id a pre-compact hook held this compaction as before it landed (spec 9.1);
+    /// The id a pre-compact hook held this compaction as before it landed (docs/agents.md);
     /// its decisions are this compaction's (set by the session analysis).
     pub held_as: Option<String>,
     /// Trigger, token counts and carried-over tokens, as the transcript gives them.

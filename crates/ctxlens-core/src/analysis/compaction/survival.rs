@@ -53,7 +53,7 @@ impl<'s> SummaryRuns<'s> {
     }
 }
 
-/// The tokens of `ids` that survive by the rules of §2: a whole word of the summary, or
+/// The tokens of `ids` that survive by the rules of docs/signals.md: a whole word of the summary, or
 /// a path naming the same file as one of the summary's. The summary's word runs are
 /// indexed once; each token is compared where its rarest run stands, so the cost is
 /// the summary plus the tokens and the places of their rarest runs, not their product.

@@ -200,7 +200,7 @@ pub(super) fn in_diff_header(text: &str, start: usize) -> bool {
     line.starts_with("diff --git ") || line == "--- " || line == "+++ "
 }
 
-/// Checks a path candidate against the §8.6 rules that look at its neighbours; returns
+/// Checks a path candidate against the rules (docs/transcripts.md) that look at its neighbours; returns
 /// the start to use (a diff's `a/` or `b/` is not part of the path), or `None`.
 pub(super) fn path_start(text: &str, start: usize, end: usize) -> Option<usize> {
     let candidate = &text[start..end];

@@ -1,4 +1,4 @@
-//! The opaque-token extractor (spec §2) and the whole-word rules it shares with the
+//! The opaque-token extractor (docs/signals.md) and the whole-word rules it shares with the
 //! survival check.
 
 use crate::model::TokenClass;
@@ -104,7 +104,7 @@ struct Patterns {
     /// The spec's pattern, which [`Pattern::Url`] follows.
     #[cfg(test)]
     url: LazyRegex,
-    /// Names may hold letters of any script (spec §8.6); [`find_ascii_path`] follows
+    /// Names may hold letters of any script (docs/transcripts.md); [`find_ascii_path`] follows
     /// it over ASCII.
     path: LazyRegex,
     /// A path's folders, for a tool argument's directories; [`find_ascii_folders`]
@@ -258,7 +258,7 @@ fn scan(
 }
 
 /// Directories a tool call names with a trailing `/` (`ls src/components/`): a token
-/// without the slash (spec §8.6, "directories used as a tool's path argument").
+/// without the slash (docs/transcripts.md, "directories used as a tool's path argument").
 pub fn extract_directories(text: &str) -> Vec<Found> {
     let mut out = Vec::new();
     if memchr::memchr(b'/', text.as_bytes()).is_none() {

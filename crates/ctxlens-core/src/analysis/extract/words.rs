@@ -29,7 +29,7 @@ pub(super) fn starts_a_word(text: &str, start: usize, class: TokenClass) -> bool
     !before.is_some_and(|c| is_word_char(c) || (class.is_pathlike() && matches!(c, '/' | '.')))
 }
 
-/// Whether `text[start..end]` stands as a whole word for a token of `class` (spec §2).
+/// Whether `text[start..end]` stands as a whole word for a token of `class` (docs/signals.md).
 pub fn is_whole_word(text: &str, start: usize, end: usize, class: TokenClass) -> bool {
     if !starts_a_word(text, start, class) {
         return false;
@@ -175,7 +175,7 @@ pub(super) mod segment_byte {
 pub(super) static SEGMENT_BYTES: [u8; 256] = byte_table!(segment_byte::of);
 
 /// Words by Unicode word segmentation (UAX #29), counting only segments that hold a
-/// letter or digit (spec §8.0): CJK text counts by its words, not by its spaces.
+/// letter or digit (docs/signals.md): CJK text counts by its words, not by its spaces.
 pub fn word_count(text: &str) -> u64 {
     use unicode_segmentation::UnicodeSegmentation;
     // No word runs across an ASCII blank (UAX #29 keeps whitespace out of words), so

@@ -9,7 +9,7 @@ use crate::analysis::state::target_text;
 use crate::model::{EventKind, PlanStep, Session, TokenClass, TokenId};
 use serde_json::Value;
 
-/// An action a runtime is about to take (spec §8.2), checked as if it were the next
+/// An action a runtime is about to take (docs/remedies.md), checked as if it were the next
 /// `action` event of the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposedAction {

@@ -1,4 +1,4 @@
-//! Signal 6 (spec §8.3): a summary must keep every entity the region chose or rejected,
+//! Signal 6 (docs/remedies.md): a summary must keep every entity the region chose or rejected,
 //! each with its polarity: "rejected in-place migration" must not come back as "in-place
 //! migration".
 

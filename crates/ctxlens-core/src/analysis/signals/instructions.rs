@@ -1,4 +1,4 @@
-//! `instruction_dropped` (spec §8.3): a Claude Code summary lists "all user messages";
+//! `instruction_dropped` (docs/remedies.md): a Claude Code summary lists "all user messages";
 //! a prompt the person typed in the region that no item of that list covers was lost.
 
 use crate::analysis::finding::{Finding, FindingKind, Severity};

@@ -1,4 +1,4 @@
-//! `regenerated_binding` (spec §8.6): the first seed's signature, "resource not found"
+//! `regenerated_binding` (docs/transcripts.md): the first seed's signature, "resource not found"
 //! 3 to 40 steps after a compaction. A tool call after the compaction fails, and its
 //! target arguments hold a token never seen before in the session that has the shape
 //! of a token the compaction dropped: the agent made up the value it had lost.
@@ -81,7 +81,7 @@ impl FirstSeen {
 }
 
 /// Whether `candidate` has the shape of `dropped` by the `regenerated_from` rules of
-/// signal 3, extended in §8.6: same class; same length for hex and uuid; same folder and
+/// signal 3, extended in docs/transcripts.md: same class; same length for hex and uuid; same folder and
 /// extension for a path; otherwise the same prefix up to the last `-`, `_`, `/` or `:`.
 /// A `numbered` token also keeps its number of digits.
 pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bool {
