@@ -121,7 +121,7 @@ fn progress(shippers: &BTreeMap<PathBuf, Shipper>) {
 /// Publishes up to `READ_AT_ONCE` of the complete lines of `log` the server does not
 /// have yet; says whether it sent anything.
 fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
-    let mut file = std::fs::File::open(log)?;
+    let mut file = crate::ingest::open_log(log)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::other("not a regular file"));

@@ -48,7 +48,7 @@ pub struct Follower {
 impl Follower {
     pub fn open(path: &Path) -> io::Result<Follower> {
         let mut follower = Follower::start(path)?;
-        follower.read_new(File::open(path)?)?;
+        follower.read_new(super::open_log(path)?)?;
         Ok(follower)
     }
 
@@ -56,15 +56,7 @@ impl Follower {
     /// by [`Follower::read_first`], a step at a time, so a view can show the first
     /// lines of a large log before the rest is read.
     pub fn start(path: &Path) -> io::Result<Follower> {
-        let meta = File::open(path)?.metadata()?;
-        if meta.is_dir() {
-            return Err(io::Error::other("is a folder, not a log file"));
-        }
-        if !meta.is_file() {
-            return Err(io::Error::other(
-                "is not a regular file (a device or a pipe); copy it to a file first",
-            ));
-        }
+        super::open_log(path)?;
         Ok(Follower {
             path: path.to_owned(),
             parser: LogParser::new(),
@@ -87,7 +79,7 @@ impl Follower {
         progress: &mut super::progress::ProgressCount<'_>,
         meanwhile: &mut dyn FnMut(),
     ) -> io::Result<bool> {
-        let file = File::open(&self.path)?;
+        let file = super::open_log(&self.path)?;
         self.read_lines(file, budget, progress, meanwhile)
     }
 
@@ -121,7 +113,7 @@ impl Follower {
 
     /// Reads what changed since the last poll.
     pub fn poll(&mut self) -> io::Result<Change> {
-        let file = match File::open(&self.path) {
+        let file = match super::open_log(&self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 self.gone = true;

@@ -39,6 +39,28 @@ pub use find::find_logs;
 
 const READ_BUFFER: usize = 1 << 20;
 
+/// Opens a log for reading, never blocking: a plain open of a FIFO waits for a writer
+/// forever, so it is opened with `O_NONBLOCK` (which returns at once) and anything but a
+/// regular file is then refused (a device or a pipe can be endless). A link to a log is
+/// followed: reading through one writes nothing. Every reader of a log opens it here.
+pub fn open_log(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(io::Error::other("is a folder, not a log file"));
+    }
+    if !meta.is_file() {
+        return Err(io::Error::other(
+            "is not a regular file (a device or a pipe); copy it to a file first",
+        ));
+    }
+    Ok(file)
+}
+
 /// Reads a whole log as `audit` does: a last line without a newline is read if it
 /// parses and reported as malformed otherwise.
 pub fn load(path: &Path) -> Result<Session, LoadError> {
@@ -55,24 +77,15 @@ pub fn load_with_progress(
         source,
     };
     let open = || -> io::Result<(File, u64)> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        if meta.is_dir() {
-            return Err(io::Error::other("is a folder, not a log file"));
-        }
-        // A device or a pipe can be endless (`/dev/zero`, `<(yes)`): only files are read.
-        if !meta.is_file() {
-            return Err(io::Error::other(
-                "is not a regular file (a device or a pipe); copy it to a file first",
-            ));
-        }
-        Ok((file, meta.len()))
+        let file = open_log(path)?;
+        let size = file.metadata()?.len();
+        Ok((file, size))
     };
     let (file, size) = open().map_err(err)?;
     let mut count = progress::ProgressCount::new(size, report);
     let reader = count.reader(file, 0);
     let mut session = parse(BufReader::with_capacity(READ_BUFFER, reader)).map_err(err)?;
-    let file = File::open(path).map_err(err)?;
+    let file = open_log(path).map_err(err)?;
     declared::attach_declared_tokens(&mut session, &file).map_err(err)?;
     Ok(session)
 }
@@ -102,7 +115,7 @@ pub fn parse_bytes(bytes: &[u8]) -> Session {
 
 /// A reader over bytes `start..end` of the file at `path`.
 pub fn open_range(path: &Path, start: u64, end: u64) -> io::Result<impl Read> {
-    let mut file = File::open(path)?;
+    let mut file = open_log(path)?;
     file.seek(SeekFrom::Start(start))?;
     Ok(file.take(end.saturating_sub(start)))
 }

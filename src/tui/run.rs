@@ -56,7 +56,7 @@ impl Session {
                 path: path.to_owned(),
             });
         }
-        std::fs::File::open(path).map_err(file_error(path))?;
+        crate::ingest::open_log(path).map_err(file_error(path))?;
         let empty = Snapshot::build(
             ctxlens_core::model::Session::new(ctxlens_core::model::Format::Canonical),
             &[],

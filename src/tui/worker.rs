@@ -14,7 +14,6 @@ use crate::session::record::{record_decision, Outcome};
 use crate::store::paths::decisions_path;
 use ctxlens_core::analysis::report::Analyzer;
 use ctxlens_core::model::{Format, Verdict};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -546,7 +545,7 @@ fn build(
     decisions: &[ctxlens_core::model::Decision],
 ) -> Result<Snapshot, TuiError> {
     let failed = super::file_error;
-    let file = File::open(path).map_err(failed(path))?;
+    let file = crate::ingest::open_log(path).map_err(failed(path))?;
     follower
         .attach_declared(declared, &file)
         .map_err(failed(path))?;
@@ -612,7 +611,7 @@ fn serve(
             super::memory::give_back_free_memory();
             Update::ViewBuilt
         }
-        Request::Texts(wanted) => match File::open(path) {
+        Request::Texts(wanted) => match crate::ingest::open_log(path) {
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
             Err(e) => Update::Error(format!("{}: {e}", path.display())),
         },
@@ -620,7 +619,7 @@ fn serve(
             query,
             from,
             forward,
-        } => match File::open(path) {
+        } => match crate::ingest::open_log(path) {
             Ok(file) => {
                 let event = search(&file, snapshot, &query, from, forward);
                 Update::Found { query, event }

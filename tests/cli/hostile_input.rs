@@ -348,6 +348,85 @@ fn a_device_or_a_pipe_is_refused_not_read_forever() {
     }
 }
 
+/// A FIFO named as a log: a plain open would wait for a writer forever.
+fn fifo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("session.jsonl");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &path,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    (dir, path)
+}
+
+#[test]
+fn a_fifo_given_as_a_log_is_refused_at_once_by_every_command() {
+    let (_dir, log) = fifo();
+    let log = log.to_str().unwrap();
+    let commands: [&[&str]; 7] = [
+        &["audit", log],
+        &["gate", log, "k1"],
+        &["contract", log],
+        &["check", log, "--action", r#"{"name":"x"}"#],
+        &["decide", log, "k1", "approve"],
+        &["await", log, "k1", "--timeout", "1"],
+        &["ship", log, "--once", "--nats", "nats://127.0.0.1:9"],
+    ];
+    for args in commands {
+        let out = ctxlens()
+            .args(args)
+            .timeout(std::time::Duration::from_secs(20))
+            .output()
+            .unwrap();
+        assert_exit(&out, 2);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("not a regular file") || stderr.contains("nats"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn following_goes_on_when_a_fifo_or_a_device_stood_in_for_the_log_a_moment() {
+    use ctxlens::ingest::follow::{Change, Follower};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    std::fs::write(&log, "{\"type\":\"message\",\"seq\":1,\"text\":\"a\"}\n").unwrap();
+    let mut follower = Follower::open(&log).unwrap();
+    // Replaced by a FIFO, then by a link to /dev/zero: each look fails at once.
+    std::fs::remove_file(&log).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &log,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert!(follower.poll().is_err());
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &log).unwrap();
+    assert!(follower.poll().is_err());
+    // A regular file comes back: it is read.
+    std::fs::remove_file(&log).unwrap();
+    std::fs::write(
+        &log,
+        "{\"type\":\"message\",\"seq\":1,\"text\":\"b\"}\n{\"type\":\"message\",\"seq\":2,\"text\":\"c\"}\n",
+    )
+    .unwrap();
+    // (Another file, or the same inode reused with other bytes: read again either way.)
+    assert!(matches!(
+        follower.poll().unwrap(),
+        Change::Replaced | Change::Truncated
+    ));
+    assert_eq!(follower.session().events.len(), 2);
+}
+
 #[test]
 fn a_line_over_the_cap_is_skipped_unread_and_reported() {
     use ctxlens::ingest::lines::LineReader;
