@@ -45,6 +45,17 @@ fn own_regular(path: &Path, file: &File, meta: &Metadata) -> io::Result<()> {
             &format!("belongs to user {}, not to you", meta.uid()),
         ));
     }
+    // Another name for the same file (a hard link planted there) would be written
+    // through, and made owner-only, under a name ctxlens does not know.
+    if meta.nlink() > 1 {
+        return Err(refuse(
+            path,
+            &format!(
+                "has {} names (hard links); ctxlens writes only a file of one name",
+                meta.nlink()
+            ),
+        ));
+    }
     if meta.mode() & 0o077 != 0 {
         file.set_permissions(fs::Permissions::from_mode(0o600))?;
     }
@@ -109,6 +120,17 @@ pub fn folder(path: &Path) -> io::Result<()> {
         return Err(refuse(
             path,
             &format!("belongs to user {}, not to you", meta.uid()),
+        ));
+    }
+    // Another name for the same file (a hard link planted there) would be written
+    // through, and made owner-only, under a name ctxlens does not know.
+    if meta.nlink() > 1 {
+        return Err(refuse(
+            path,
+            &format!(
+                "has {} names (hard links); ctxlens writes only a file of one name",
+                meta.nlink()
+            ),
         ));
     }
     if meta.mode() & 0o077 != 0 {

@@ -194,11 +194,17 @@ pub fn write_scenario(
 }
 
 /// A fresh folder name for this run; the store creates it with the log.
-fn demo_folder() -> PathBuf {
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    std::env::temp_dir().join(format!("ctxlens-demo-{stamp}-{}", std::process::id()))
+/// A new folder of ours for the demo's files, as `mkdtemp` makes one: a random name,
+/// created 0700, never one that was there already (a folder or a link another user
+/// planted at a name one could guess). It stays when the demo ends, for `audit`.
+fn demo_folder() -> Result<PathBuf, TuiError> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::Builder::new()
+        .prefix("ctxlens-demo-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+        .map_err(file_error(&std::env::temp_dir()))?;
+    Ok(dir.keep())
 }
 
 fn closing_words(outcome: &Outcome, log: &Path) -> String {
@@ -232,7 +238,7 @@ fn closing_words(outcome: &Outcome, log: &Path) -> String {
 /// Runs the demo: the writer in the background, the TUI in front, then the story.
 pub fn run() -> Result<(), TuiError> {
     let scenario = Scenario::builtin()?;
-    let dir = demo_folder();
+    let dir = demo_folder()?;
     let log = dir.join("staging-migrate.jsonl");
     crate::store::atomic::write(&log, b"").map_err(file_error(&log))?;
     let delay = std::env::var("CTXLENS_DEMO_DELAY_MS")
@@ -270,5 +276,20 @@ mod tests {
             assert!(scenario.branches.contains_key(verdict), "{verdict}");
         }
         assert_eq!(scenario.prefix.len(), 12, "the proposal's range is 2–12");
+    }
+
+    #[test]
+    fn the_demo_folder_is_new_private_and_unguessable() {
+        use std::os::unix::fs::PermissionsExt;
+        let first = demo_folder().unwrap();
+        let second = demo_folder().unwrap();
+        assert_ne!(first, second);
+        let mode = std::fs::metadata(&first).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        assert!(!first
+            .to_string_lossy()
+            .contains(&std::process::id().to_string()));
+        std::fs::remove_dir(first).unwrap();
+        std::fs::remove_dir(second).unwrap();
     }
 }

@@ -104,6 +104,22 @@ fn a_sidecar_another_user_owns_is_refused() {
 }
 
 #[test]
+fn a_hard_linked_sidecar_is_refused_and_the_other_name_untouched() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, log) = sample_copy("pending-compaction.jsonl");
+    let victim = dir.path().join("someone-elses.txt");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let sidecar = dir.path().join("pending-compaction.jsonl.decisions.jsonl");
+    std::fs::hard_link(&victim, &sidecar).unwrap();
+    let out = decide(&log, "k1", "approve", "ops");
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("hard links"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+    assert_eq!(mode(&victim), 0o644);
+}
+
+#[test]
 fn a_decision_that_does_not_fit_on_the_disk_is_not_recorded() {
     // A file-size limit stands in for a full disk: the write fails part-way. (Ignoring
     // SIGXFSZ makes the write return EFBIG instead of killing the process.)
