@@ -464,6 +464,27 @@ fn a_codex_record_written_twice_is_read_once() {
 }
 
 #[test]
+fn one_line_with_an_absurd_seq_is_malformed_alone_and_hides_nothing_after_it() {
+    // The seed session with a line whose seq is u64::MAX early on: the compaction and
+    // everything after it must still be read (audit exits 1, not 0).
+    let seed = std::fs::read_to_string(sample("seed-migration-rollback.jsonl")).unwrap();
+    let mut lines: Vec<&str> = seed.lines().collect();
+    let absurd = r#"{"type":"message","seq":18446744073709551615,"role":"user","text":"x"}"#;
+    lines.insert(2, absurd);
+    let (_dir, path) = log_from(&[(lines.join("\n") + "\n").as_bytes()]);
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(report["malformed_lines"], 1, "{report}");
+    assert_eq!(
+        report["compactions"].as_array().unwrap().len(),
+        1,
+        "{report}"
+    );
+    let reason = first_finding(&report, "malformed_line")["message"].to_string();
+    assert!(reason.contains("more than 2^32 above"), "{reason}");
+}
+
+#[test]
 fn seqs_at_the_edge_of_u64_are_named_exactly_and_never_overflow() {
     let (_dir, path) = log_from(&[
         b"{\"type\":\"message\",\"seq\":18446744073709551615,\"text\":\"a\"}\n",

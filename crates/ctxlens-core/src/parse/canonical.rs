@@ -82,6 +82,17 @@ impl CanonicalParser {
                 return self.session.malformed.push(malformed(reason.to_string()));
             }
         }
+        // One line with an absurd seq must not make every line after it "going back"
+        // (and hide what they hold): it alone is malformed, the rest read against the
+        // seq before it.
+        let prev = self.prev_seq.unwrap_or(0);
+        if record.seq - prev > MAX_SEQ_STEP {
+            let reason = BadLine::SeqTooFar {
+                seq: record.seq,
+                prev,
+            };
+            return self.session.malformed.push(malformed(reason.to_string()));
+        }
         let mut event = match record.event {
             Ok(event) => event,
             Err(reason) => return self.session.malformed.push(malformed(reason.to_string())),
@@ -160,6 +171,10 @@ struct Record {
     event: Result<Event, BadLine>,
 }
 
+/// How far one event's seq may lie above the one before it: no log holds 2^32 events,
+/// so a larger step is a damaged line, not a gap.
+const MAX_SEQ_STEP: u64 = 1 << 32;
+
 /// Why a line of a canonical log is not an event (kept as the malformed line's reason).
 #[derive(Debug, thiserror::Error)]
 pub enum BadLine {
@@ -180,6 +195,8 @@ pub enum BadLine {
     BadSeq(Value),
     #[error("seq {seq} is not greater than the previous event's seq {prev}")]
     SeqNotIncreasing { seq: u64, prev: u64 },
+    #[error("seq {seq} is more than 2^32 above the previous event's seq {prev}; the lines after it are read against {prev}")]
+    SeqTooFar { seq: u64, prev: u64 },
     #[error("{type_name} without a string \"{key}\"")]
     MissingField {
         type_name: String,
