@@ -360,6 +360,27 @@ fn zero_width_and_bidi_characters_never_reach_the_screen_raw() {
 }
 
 #[test]
+fn an_error_always_shows_in_the_status_bar_cut_to_fit() {
+    let path = sample("pending-compaction.jsonl");
+    for width in [80, 120, 200] {
+        let (mut app, mut term) = open(&path, width, 24);
+        let long = format!(
+            "/srv/agents/{}/session.jsonl: Permission denied (os error 13)",
+            "deep/".repeat(20)
+        );
+        app.update(Action::Worker(Update::Error(long)));
+        term.draw(|f| view::draw(&app, f)).unwrap();
+        let screen = styled_text(term.backend().buffer());
+        let bar = screen.lines().next().unwrap();
+        assert!(bar.contains("✖ /srv/agents/"), "{width}: {bar}");
+        assert!(
+            bar.contains("1 PENDING") && bar.contains("? help"),
+            "{width}: {bar}"
+        );
+    }
+}
+
+#[test]
 fn the_first_read_shows_how_far_it_has_got() {
     let path = sample("pending-compaction.jsonl");
     let (mut app, mut term) = open(&path, 120, 32);

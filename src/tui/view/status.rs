@@ -14,15 +14,31 @@ use ratatui::Frame;
 /// must see (PENDING, errors, `? help`) stays at any width.
 struct Bar<'a> {
     parts: Vec<(u8, Vec<Span<'a>>)>,
+    /// A part that is never dropped but is cut to what room is left (an error's text):
+    /// its index among the parts.
+    shrinkable: Option<usize>,
 }
+
+/// The fewest characters of a shrinkable part that stay: enough to tell what it is.
+const SHRUNK_TO: usize = 12;
 
 impl<'a> Bar<'a> {
     fn new() -> Bar<'a> {
-        Bar { parts: Vec::new() }
+        Bar {
+            parts: Vec::new(),
+            shrinkable: None,
+        }
     }
 
     fn push(&mut self, importance: u8, spans: Vec<Span<'a>>) {
         self.parts.push((importance, spans));
+    }
+
+    /// A part that always shows, cut short (with `…`) where the line has no room for
+    /// all of it: the error a status bar must never lose.
+    fn push_shrinkable(&mut self, span: Span<'a>) {
+        self.shrinkable = Some(self.parts.len());
+        self.parts.push((ALWAYS, vec![span]));
     }
 
     fn fitted(mut self, width: u16) -> Line<'a> {
@@ -47,6 +63,23 @@ impl<'a> Bar<'a> {
                 break;
             }
             self.parts.remove(least);
+            if let Some(s) = self.shrinkable.as_mut().filter(|s| **s > least) {
+                *s -= 1;
+            }
+        }
+        let over = width_of(&self.parts).saturating_sub(usize::from(width));
+        if let Some(span) = self
+            .shrinkable
+            .and_then(|i| self.parts.get_mut(i))
+            .and_then(|(_, spans)| spans.first_mut())
+            .filter(|_| over > 0)
+        {
+            let chars: Vec<char> = span.content.chars().collect();
+            let keep = chars.len().saturating_sub(over + 1).max(SHRUNK_TO);
+            if keep < chars.len() {
+                let cut: String = chars.iter().take(keep).chain(['…'].iter()).collect();
+                span.content = cut.into();
+            }
         }
         Line::from(
             self.parts
@@ -83,7 +116,8 @@ fn live_spans(app: &App, theme: Theme) -> Vec<Span<'static>> {
         FileEvent::Truncated => Some(Span::styled(" truncated, re-read", theme.yellow())),
         FileEvent::Replaced => Some(Span::styled(" replaced, re-read", theme.yellow())),
         FileEvent::Gone => Some(Span::styled(" ✖ file gone", theme.red())),
-        FileEvent::Error(e) => Some(Span::styled(format!(" ✖ {e}"), theme.red())),
+        // Shown as a part of its own, never dropped (see `status_bar`).
+        FileEvent::Error(_) => None,
     };
     let mut live = vec![Span::raw("  "), follow];
     live.extend(file_event);
@@ -130,6 +164,12 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     );
     describe_session(snapshot, &mut bar);
     bar.push(8, live_spans(app, theme));
+    if let FileEvent::Error(e) = &app.file_event {
+        bar.push_shrinkable(Span::styled(
+            format!("  ✖ {}", sanitize::line(e)),
+            theme.red(),
+        ));
+    }
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     bar.push(
         5,
