@@ -122,17 +122,6 @@ pub fn folder(path: &Path) -> io::Result<()> {
             &format!("belongs to user {}, not to you", meta.uid()),
         ));
     }
-    // Another name for the same file (a hard link planted there) would be written
-    // through, and made owner-only, under a name ctxlens does not know.
-    if meta.nlink() > 1 {
-        return Err(refuse(
-            path,
-            &format!(
-                "has {} names (hard links); ctxlens writes only a file of one name",
-                meta.nlink()
-            ),
-        ));
-    }
     if meta.mode() & 0o077 != 0 {
         fs::set_permissions(path, fs::Permissions::from_mode(0o700))?;
     }
