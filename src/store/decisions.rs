@@ -4,7 +4,7 @@
 use super::atomic;
 use super::paths::decisions_path;
 use ctxlens_core::model::Decision;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Seek, SeekFrom};
 use std::path::Path;
 
 /// The sidecar's decisions in file order, and the lines that could not be read.
@@ -15,25 +15,85 @@ pub struct Sidecar {
     pub unreadable: Vec<u64>,
 }
 
+/// The longest sidecar line read: a decision, even with a long contract, is far
+/// shorter. A longer line is skipped unread and reported, as an oversized log line is.
+pub const MAX_DECISION_LINE: usize = 16 << 20;
+
 pub fn parse_sidecar(bytes: &[u8]) -> Sidecar {
+    // Reading from memory cannot fail.
+    read_sidecar(bytes).unwrap_or_default()
+}
+
+/// The decisions of a sidecar read line by line: a line longer than
+/// [`MAX_DECISION_LINE`] is never held whole, only counted as unreadable.
+fn read_sidecar(reader: impl io::Read) -> io::Result<Sidecar> {
     let mut sidecar = Sidecar::default();
-    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+    let mut reader = io::BufReader::new(reader);
+    let mut line = Vec::new();
+    for number in 1u64.. {
+        line.clear();
+        let (read, oversized) = read_capped_line(&mut reader, &mut line)?;
+        if read == 0 {
+            break;
+        }
+        if oversized {
+            sidecar.unreadable.push(number);
+            continue;
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Decision>(line) {
+        match serde_json::from_slice::<Decision>(&line) {
             Ok(decision) => sidecar.decisions.push(decision),
-            Err(_) => sidecar.unreadable.push(index as u64 + 1),
+            Err(_) => sidecar.unreadable.push(number),
         }
     }
-    sidecar
+    Ok(sidecar)
+}
+
+/// Reads one line (without its newline) into `line`, keeping at most
+/// [`MAX_DECISION_LINE`] bytes of it: the bytes the line took, and whether it was longer.
+fn read_capped_line(
+    reader: &mut impl io::BufRead,
+    line: &mut Vec<u8>,
+) -> io::Result<(usize, bool)> {
+    let mut read = 0;
+    let mut oversized = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((read, oversized));
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', available) {
+            Some(at) => (available.get(..at).unwrap_or_default(), Some(at + 1)),
+            None => (available, None),
+        };
+        if line.len() + chunk.len() > MAX_DECISION_LINE {
+            oversized = true;
+            line.clear();
+        } else if !oversized {
+            line.extend_from_slice(chunk);
+        }
+        let used = done.unwrap_or(available.len());
+        reader.consume(used);
+        read += used;
+        if done.is_some() {
+            return Ok((read, oversized));
+        }
+    }
 }
 
 /// Reads the sidecar of `log`; a missing sidecar holds no decisions.
 pub fn read(log: &Path) -> io::Result<Sidecar> {
-    Ok(atomic::read_private(&decisions_path(log))?
-        .map(|bytes| parse_sidecar(&bytes))
-        .unwrap_or_default())
+    match super::private::open_read(&decisions_path(log)) {
+        Ok(file) => read_sidecar(file),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Sidecar::default()),
+        Err(e) => Err(e),
+    }
 }
 
 #[derive(Debug)]
@@ -49,10 +109,8 @@ pub enum Recorded {
 /// and the write happen under one lock, so the first decision stands.
 pub fn record(log: &Path, decision: &Decision) -> io::Result<Recorded> {
     atomic::with_lock(&decisions_path(log), |file| {
-        let mut bytes = Vec::new();
         file.seek(SeekFrom::Start(0))?;
-        file.read_to_end(&mut bytes)?;
-        let standing = parse_sidecar(&bytes)
+        let standing = read_sidecar(&mut *file)?
             .decisions
             .into_iter()
             .find(|d| d.compaction == decision.compaction);
@@ -81,6 +139,22 @@ mod tests {
             is_override: Some(false),
             contract: None,
         }
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_reported_unread_and_the_next_one_read() {
+        let mut bytes = vec![b'x'; MAX_DECISION_LINE + 10];
+        bytes.push(b'\n');
+        bytes.extend_from_slice(br#"{"compaction":"k1","verdict":"spill"}"#);
+        bytes.push(b'\n');
+        let sidecar = parse_sidecar(&bytes);
+        assert_eq!(sidecar.unreadable, vec![1]);
+        assert_eq!(sidecar.decisions.len(), 1);
+        assert_eq!(sidecar.decisions[0].compaction, "k1");
+        // A line just under the cap is read whole (here: not a decision).
+        let mut bytes = vec![b' '; MAX_DECISION_LINE - 2];
+        bytes.extend_from_slice(b"x\n");
+        assert_eq!(parse_sidecar(&bytes).unreadable, vec![1]);
     }
 
     #[test]
