@@ -388,3 +388,44 @@ fn a_decision_made_on_the_server_while_held_is_the_landed_compactions() {
     assert_eq!(compaction["decision"]["verdict"], "spill", "{compaction}");
     assert_eq!(out.status.code(), Some(0), "{report}");
 }
+
+#[test]
+fn a_compaction_id_of_any_length_is_decided_on_either_store() {
+    let Some(server) =
+        NatsServer::start("a_compaction_id_of_any_length_is_decided_on_either_store")
+    else {
+        return;
+    };
+    let long = "k".repeat(10_000);
+    for id in ["k1", "k.1 with spaces/and*wild>cards", long.as_str()] {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("session.jsonl");
+        let compaction = serde_json::json!({
+            "type": "compaction", "seq": 3, "id": id, "phase": "proposed",
+            "range": {"from": 1, "to": 2}, "summary": "the work so far"
+        });
+        std::fs::write(
+            &log,
+            format!(
+                "{}\n{}\n{compaction}\n",
+                r#"{"type":"message","seq":1,"role":"user","text":"deploy"}"#,
+                r#"{"type":"message","seq":2,"role":"assistant","text":"done"}"#
+            ),
+        )
+        .unwrap();
+        // The file store, then the server, take the same id.
+        assert_exit(&decide(&log, id, "approve", "ops"), 0);
+        let out = decide_on(&server, &log, id, "refuse", "ops");
+        assert_exit(&out, 0);
+        let out = on(&server)
+            .args(["await"])
+            .arg(&log)
+            .args([id, "--timeout", "5"])
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        let decision: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(decision["compaction"], id);
+        assert_eq!(decision["verdict"], "refuse");
+    }
+}

@@ -78,9 +78,25 @@ pub fn session_of_subject(subject: &str) -> Option<String> {
         .then(|| format!("{host}.{session}"))
 }
 
-/// The key of a compaction's decision in the decisions bucket.
+/// The longest encoded compaction id kept as it is in a key: a server refuses a key (a
+/// subject) past its control-line limit, while the file store takes any id.
+const LONGEST_KEY_PART: usize = 200;
+
+/// The key of a compaction's decision in the decisions bucket. An id too long to be a
+/// key is named by its SHA-256 instead, after `_h`, which `encode` never writes (its
+/// `_` is followed by an upper-case hex pair), so the two kinds never meet. The
+/// decision itself names the compaction whole.
 pub fn decision_key(session: &str, compaction: &str) -> String {
-    format!("{session}.{}", encode(compaction))
+    let encoded = encode(compaction);
+    if encoded.len() <= LONGEST_KEY_PART {
+        return format!("{session}.{encoded}");
+    }
+    use sha2::{Digest, Sha256};
+    let digest: String = Sha256::digest(compaction.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{session}._h{digest}")
 }
 
 #[cfg(test)]
@@ -110,5 +126,11 @@ mod tests {
             Some("build-7.4f2a")
         );
         assert_eq!(decision_key(&session, "k.1"), "build-7.4f2a.k_2E1");
+        // An id too long for a key is named by its hash, which no encoding can equal.
+        let long = "k".repeat(10_000);
+        let key = decision_key(&session, &long);
+        assert!(key.len() < 300, "{}", key.len());
+        assert_ne!(key, decision_key(&session, &"k".repeat(10_001)));
+        assert!(decode(key.rsplit('.').next().unwrap()).is_none());
     }
 }
