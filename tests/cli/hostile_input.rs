@@ -315,6 +315,49 @@ fn an_unreadable_summary_record_denies_approve() {
 }
 
 #[test]
+fn an_unreadable_obligation_or_binding_before_a_compaction_denies_approve() {
+    // The pending sample spills because k1 drops a binding the obligation needs. Make
+    // the obligation's line unreadable (a Latin-1 byte in its name, broken JSON, a
+    // missing field) and nothing says the binding is at stake any more: the gate must
+    // still not approve, and say why.
+    let pending = std::fs::read(sample("pending-compaction.jsonl")).unwrap();
+    let obligation = br#""type": "obligation""#;
+    let at = pending
+        .windows(obligation.len())
+        .position(|w| w == obligation)
+        .unwrap();
+    let line_start = pending[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let line_end = at + pending[at..].iter().position(|&b| b == b'\n').unwrap();
+    let line = &pending[line_start..line_end];
+    let latin1: Vec<u8> = String::from_utf8_lossy(line)
+        .replace("roll staging", "roll st\u{e4}ging")
+        .chars()
+        .map(|c| c as u32 as u8)
+        .collect();
+    let broken = &line[..line.len() - 2];
+    let missing = String::from_utf8_lossy(line).replace("\"id\"", "\"ident\"");
+    for bad in [latin1, broken.to_vec(), missing.into_bytes()] {
+        let mut log = pending[..line_start].to_vec();
+        log.extend_from_slice(&bad);
+        log.extend_from_slice(&pending[line_end..]);
+        let (_dir, path) = log_from(&[&log]);
+        let (report, _) = audit_json(&path, &[]);
+        assert_eq!(report["malformed_lines"], 1, "{report}");
+        let compaction = &report["compactions"][0];
+        assert_eq!(compaction["verdict"], "spill", "{compaction}");
+        assert!(
+            compaction["reasons"]
+                .to_string()
+                .contains("may hold a binding"),
+            "{compaction}"
+        );
+    }
+}
+
+#[test]
 fn garbage_lines_are_counted_but_only_the_first_thousand_kept() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("garbage.jsonl");

@@ -137,12 +137,16 @@ fn malformed_lines_are_reported_and_reading_goes_on() {
         lines.iter().map(|l| l.0).collect::<Vec<_>>(),
         [3, 5, 6, 8, 9, 11]
     );
-    // Lines of its region cannot be read: the gate does not approve what it cannot see.
+    // Lines of its region cannot be read, and line 3 may have declared what is at
+    // stake: the gate does not approve what it cannot see.
     let k1 = &report["compactions"][0];
     assert_eq!(k1["verdict"], "spill");
     assert_eq!(
         k1["reasons"],
-        serde_json::json!(["a line of its region or its summary cannot be read"])
+        serde_json::json!([
+            "a line of its region or its summary cannot be read",
+            "unreadable line 3 may hold a binding or an obligation"
+        ])
     );
 }
 

@@ -1,6 +1,7 @@
 //! The gate (docs/signals.md): one verdict per compaction, the first rule that applies.
 
 use crate::model::Verdict;
+use std::borrow::Cow;
 
 /// The conditions the gate's rules look at, as the signals found them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -20,6 +21,9 @@ pub struct GateFlags {
     /// A line of its region, or of its own record, cannot be read: the gate cannot see
     /// all it would approve.
     pub unreadable: bool,
+    /// The line number of an unreadable line before the compaction that may have held
+    /// a binding or an obligation: what is at stake cannot be known.
+    pub unreadable_before: Option<u64>,
     /// The original events of what a refetch would re-read are not in this log
     /// (a continued session, a rotated log): a refetch cannot be done (docs/remedies.md).
     pub originals_elsewhere: bool,
@@ -34,7 +38,11 @@ impl GateFlags {
             Verdict::Degrade
         } else if from_the_originals || self.polarity_flip || (strict && self.schema_missing) {
             Verdict::Refetch
-        } else if self.dropped_binding || self.unreadable || (strict && self.density_collapse) {
+        } else if self.dropped_binding
+            || self.unreadable
+            || self.unreadable_before.is_some()
+            || (strict && self.density_collapse)
+        {
             Verdict::Spill
         } else {
             Verdict::Approve
@@ -42,7 +50,7 @@ impl GateFlags {
     }
 
     /// Why the verdict is what it is, in the gate's order; empty for a plain approve.
-    pub fn reasons(&self, strict: bool) -> Vec<&'static str> {
+    pub fn reasons(&self, strict: bool) -> Vec<Cow<'static, str>> {
         let rules = [
             (self.empty_span, "empty span"),
             (
@@ -68,11 +76,22 @@ impl GateFlags {
             ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];
-        rules
+        let mut reasons: Vec<Cow<'static, str>> = rules
             .iter()
             .filter(|(applies, _)| *applies)
-            .map(|(_, why)| *why)
-            .collect()
+            .map(|(_, why)| Cow::Borrowed(*why))
+            .collect();
+        if let Some(line) = self.unreadable_before {
+            let at = reasons
+                .iter()
+                .position(|r| r.starts_with("density collapse"))
+                .unwrap_or(reasons.len());
+            reasons.insert(
+                at,
+                format!("unreadable line {line} may hold a binding or an obligation").into(),
+            );
+        }
+        reasons
     }
 }
 

@@ -172,7 +172,7 @@ pub struct CompactionReport {
     pub phase: &'static str,
     pub range: Option<RangeOut>,
     pub verdict: Verdict,
-    pub reasons: Vec<&'static str>,
+    pub reasons: Vec<std::borrow::Cow<'static, str>>,
     pub decision: Option<Decision>,
     /// The id a pre-compact hook held it as, whose decision it carries (docs/agents.md).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -77,6 +77,10 @@ impl Default for Session {
 pub struct MalformedLines {
     detailed: Vec<Malformed>,
     offsets: Vec<u64>,
+    /// The first unreadable line that may have held a binding or an obligation: its
+    /// line number and offset (docs/signals.md: such a line denies approve to every
+    /// compaction after it).
+    first_may_declare: Option<(u64, u64)>,
 }
 
 impl MalformedLines {
@@ -87,6 +91,19 @@ impl MalformedLines {
         if self.detailed.len() < Self::DETAILED {
             self.detailed.push(malformed);
         }
+    }
+
+    /// [`push`](Self::push) a line that may have held a binding or an obligation.
+    pub fn push_may_declare(&mut self, malformed: Malformed) {
+        self.first_may_declare
+            .get_or_insert((malformed.line, malformed.offset));
+        self.push(malformed);
+    }
+
+    /// The first unreadable line that may have held a binding or an obligation (line
+    /// number, byte offset).
+    pub fn first_may_declare(&self) -> Option<(u64, u64)> {
+        self.first_may_declare
     }
 
     /// How many lines could not be read.

@@ -64,14 +64,30 @@ impl CanonicalParser {
     }
 
     fn accept_line(&mut self, parsed: ParsedLine, tokens: &BatchTokens, joining: &mut Joining) {
-        let malformed = |reason: String| Malformed {
-            line: parsed.number,
-            offset: parsed.offset,
-            reason,
+        let (number, offset) = (parsed.number, parsed.offset);
+        let mut reject = |reason: &BadLine, may_declare: bool| {
+            let malformed = Malformed {
+                line: number,
+                offset,
+                reason: reason.to_string(),
+            };
+            if may_declare {
+                self.session.malformed.push_may_declare(malformed);
+            } else {
+                self.session.malformed.push(malformed);
+            }
         };
         let record = match parsed.record {
             Ok(record) => record,
-            Err(reason) => return self.session.malformed.push(malformed(reason.to_string())),
+            Err(reason) => return reject(&reason, reason.may_declare()),
+        };
+        // A readable record whose seq is refused still says whether it declared.
+        let declares = match &record.event {
+            Ok(event) => matches!(
+                event.kind,
+                EventKind::Binding { .. } | EventKind::Obligation { .. }
+            ),
+            Err(reason) => reason.may_declare(),
         };
         if let Some(prev) = self.prev_seq {
             if record.seq <= prev {
@@ -79,7 +95,7 @@ impl CanonicalParser {
                     seq: record.seq,
                     prev,
                 };
-                return self.session.malformed.push(malformed(reason.to_string()));
+                return reject(&reason, declares);
             }
         }
         // One line with an absurd seq must not make every line after it "going back"
@@ -91,11 +107,11 @@ impl CanonicalParser {
                 seq: record.seq,
                 prev,
             };
-            return self.session.malformed.push(malformed(reason.to_string()));
+            return reject(&reason, declares);
         }
         let mut event = match record.event {
             Ok(event) => event,
-            Err(reason) => return self.session.malformed.push(malformed(reason.to_string())),
+            Err(reason) => return reject(&reason, declares),
         };
         tokens.intern_record(parsed.met, &mut self.session.tokens, joining);
         event
@@ -169,6 +185,26 @@ struct ParsedLine {
 struct Record {
     seq: u64,
     event: Result<Event, BadLine>,
+}
+
+impl BadLine {
+    /// Whether the line may have held a binding or an obligation: its type cannot be
+    /// read, or it is one of those two with a field that cannot be.
+    pub fn may_declare(&self) -> bool {
+        let declaring = |type_name: &str| matches!(type_name, "binding" | "obligation");
+        match self {
+            BadLine::Oversized { .. }
+            | BadLine::NotJson(_)
+            | BadLine::NotObject
+            | BadLine::TypeNotString
+            | BadLine::NoType
+            | BadLine::BadSeq(_)
+            | BadLine::BadStatus(_) => true,
+            BadLine::MissingField { type_name, .. } => declaring(type_name),
+            BadLine::EmptyField { type_name, .. } => declaring(type_name),
+            _ => false,
+        }
+    }
 }
 
 /// How far one event's seq may lie above the one before it: no log holds 2^32 events,

@@ -104,12 +104,12 @@ pub const HELD_AT_RISK: &str =
 
 impl CompactionAnalysis {
     /// Why the gate says what it says, in words that fit the compaction's phase.
-    pub fn reasons(&self, strict: bool) -> Vec<&'static str> {
+    pub fn reasons(&self, strict: bool) -> Vec<Cow<'static, str>> {
         let mut reasons = self.flags.reasons(strict);
         if self.extra.held.is_some() {
             for reason in &mut reasons {
-                if *reason == super::gate::DROPPED_BINDING {
-                    *reason = HELD_AT_RISK;
+                if reason == super::gate::DROPPED_BINDING {
+                    *reason = Cow::Borrowed(HELD_AT_RISK);
                 }
             }
         }
@@ -229,6 +229,13 @@ pub(super) fn region_part(
         Arc::make_mut(&mut out.findings),
     );
     out.flags.unreadable = unreadable_part(session, info, &out.region);
+    // An unreadable line before the compaction may have declared what is at stake.
+    let at = session.events.get(info.def).map_or(u64::MAX, |e| e.offset);
+    out.flags.unreadable_before = session
+        .malformed
+        .first_may_declare()
+        .filter(|&(_, offset)| offset < at)
+        .map(|(line, _)| line);
     let ctx = Ctx::new(session, info, &state, out.region.clone(), threads);
     let region = super::signals::Region {
         session,
