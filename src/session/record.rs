@@ -5,6 +5,7 @@
 use crate::ingest;
 use crate::store::channel::Backend;
 use crate::store::decisions::Recorded;
+use crate::store::ledger::Entry;
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
 use ctxlens_core::model::{Decision, RangeSpec, Session, Verdict};
 use std::path::{Path, PathBuf};
@@ -27,6 +28,8 @@ pub enum RecordError {
     },
     #[error("{id} is held by an agent's pre-compact hook, which cannot re-summarize on request: refetch is not offered there (approve, spill, preserve or refuse); no decision was recorded")]
     RefetchHeld { id: String },
+    #[error("{} {why}; nothing was recorded", crate::sanitize::line(id))]
+    NoLongerHeld { id: String, why: String },
     #[error("no compaction {id} in the log as read now; no decision was recorded")]
     NoCompaction { id: String },
     #[error("{id} has no region to spill; no decision was recorded")]
@@ -152,6 +155,66 @@ fn write(backend: &Backend, decision: Decision) -> Result<Outcome, RecordError> 
 
 fn now() -> Option<String> {
     Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
+}
+
+/// Refuses a decision on `id` when it is a compaction a pre-compact hook announced but
+/// no longer holds (decided, timed out, or never held): a decision now would reach
+/// nobody (docs/agents.md). Anything else passes.
+pub fn refuse_if_released(log: &Path, loaded: &super::Loaded, id: &str) -> Result<(), RecordError> {
+    let entries = crate::store::ledger::read(log).unwrap_or_default();
+    match no_longer_held(&entries, id, loaded) {
+        Some(why) => Err(RecordError::NoLongerHeld {
+            id: id.to_owned(),
+            why,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Why `id`, a hook's id in the ledger, can no longer be decided; `None` when the
+/// ledger does not know it.
+fn no_longer_held(entries: &[Entry], id: &str, loaded: &super::Loaded) -> Option<String> {
+    let held = entries
+        .iter()
+        .find(|e| matches!(e, Entry::PreCompact { id: held, .. } if held == id))?;
+    let Entry::PreCompact { hold_until, .. } = held else {
+        return None;
+    };
+    let released = entries.iter().find_map(|e| match e {
+        Entry::Released {
+            id: released,
+            ts,
+            verdict,
+        } if released == id => Some((ts, verdict)),
+        _ => None,
+    });
+    let landed = loaded
+        .analysis
+        .compactions
+        .iter()
+        .find(|c| c.held_as.as_deref() == Some(id))
+        .map(|c| {
+            format!(
+                "; it landed as {}",
+                crate::sanitize::line(ctxlens_core::analysis::finding::short_id(&c.info.id))
+            )
+        })
+        .unwrap_or_default();
+    Some(match (released, hold_until) {
+        (Some((ts, Some(verdict))), _) => format!(
+            "is no longer held: its hook answered the agent with {} at {ts}{landed}",
+            verdict.as_str()
+        ),
+        (Some((ts, None)), _) => format!(
+            "is no longer held: its hook timed out at {ts} without a decision and the compaction went ahead{landed}"
+        ),
+        (None, Some(until)) => format!(
+            "is no longer held: its hold ended at {until} (or the compaction landed){landed}"
+        ),
+        (None, None) => format!(
+            "was never held: its hook was installed without --hold, so no decision can reach the agent{landed}"
+        ),
+    })
 }
 
 /// Who decides when nobody says: the login name, or "operator".
