@@ -16,13 +16,19 @@ fn hook(args: &[&str], stdin: &str) -> std::process::Output {
         .unwrap()
 }
 
-fn ledger(transcript: &Path) -> Vec<Value> {
-    let path = format!("{}.ctxlens-ledger.jsonl", transcript.display());
+/// The JSON lines of the file beside `transcript` named with `suffix` (none when it is
+/// missing).
+fn beside(transcript: &Path, suffix: &str) -> Vec<Value> {
+    let path = format!("{}{suffix}", transcript.display());
     std::fs::read_to_string(path)
-        .unwrap()
+        .unwrap_or_default()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+fn ledger(transcript: &Path) -> Vec<Value> {
+    beside(transcript, ".ctxlens-ledger.jsonl")
 }
 
 #[test]
@@ -61,12 +67,7 @@ fn session_start_gives_back_the_dropped_identifiers_and_the_handle() {
     let mut all = std::fs::read_to_string(&path).unwrap();
     all.push_str(&rest);
     std::fs::write(&path, all).unwrap();
-    let out = hook(
-        &["session-start"],
-        &hook_payload("session-start.json", &path),
-    );
-    assert_eq!(out.status.code(), Some(0));
-    let output: Value = serde_json::from_slice(&out.stdout).expect("hook output is JSON");
+    let output = hook_answer("claude-code", "session-start", "session-start.json", &path);
     assert_eq!(
         output["hookSpecificOutput"]["hookEventName"],
         "SessionStart"
@@ -176,12 +177,7 @@ fn hold_waits_for_an_operator_and_refuse_blocks() {
 }
 
 fn decisions(transcript: &Path) -> Vec<Value> {
-    let path = format!("{}.decisions.jsonl", transcript.display());
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    beside(transcript, ".decisions.jsonl")
 }
 
 #[test]
@@ -522,13 +518,7 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
     let out = held("codex", "codex-pre-compact.json", &path, "preserve");
     assert_exit(&out, 0);
     assert!(out.stdout.is_empty());
-    let out = hook_of(
-        "codex",
-        &["session-start"],
-        &hook_payload("codex-session-start.json", &path),
-    );
-    assert_exit(&out, 0);
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = hook_answer("codex", "session-start", "codex-session-start.json", &path);
     let context = answer["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .unwrap();
@@ -538,13 +528,7 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
     );
     assert!(context.contains("spill get"), "{context}");
     // After a compaction: what was at risk and the read-back command, by absolute path.
-    let out = hook_of(
-        "codex",
-        &["post-compact"],
-        &hook_payload("codex-post-compact.json", &path),
-    );
-    assert_exit(&out, 0);
-    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let answer = hook_answer("codex", "post-compact", "codex-post-compact.json", &path);
     let message = answer["systemMessage"].as_str().unwrap();
     let binary = assert_cmd::cargo::cargo_bin("ctxlens");
     assert!(
@@ -560,6 +544,14 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
 
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Runs `hook` of `agent` on the recorded payload `payload` for `path`: its JSON answer
+/// (it must exit 0).
+fn hook_answer(agent: &str, hook: &str, payload: &str, path: &Path) -> Value {
+    let out = hook_of(agent, &[hook], &hook_payload(payload, path));
+    assert_exit(&out, 0);
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn hook_of(agent: &str, args: &[&str], stdin: &str) -> std::process::Output {
