@@ -40,33 +40,67 @@ pub fn words(text: &str) -> HashSet<String> {
     out
 }
 
-/// Whether a line is a heading numbered `N.` (markup allowed): the end of a section.
-fn numbered_heading(line: &str) -> bool {
+/// A line numbered `N.` or `N)` (markup allowed before it): its number and the text
+/// after the number.
+fn numbered(line: &str) -> Option<(u64, &str)> {
+    let bare = line.trim_start_matches(['#', '*', '_', ' ']);
+    let digits = bare.chars().take_while(char::is_ascii_digit).count();
+    let number = bare.get(..digits)?.parse().ok()?;
+    let rest = bare.get(digits..)?;
+    let rest = rest.strip_prefix('.').or_else(|| rest.strip_prefix(')'))?;
+    // `3.14` or `2.0x` is a number in a sentence, not a numbered line.
+    if !rest.is_empty() && !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    Some((number, rest.trim()))
+}
+
+/// Whether the text of a numbered line reads as a section's title ("Pending Tasks:",
+/// "**Current Work**"), not as a message: a few words that end with `:` or close
+/// emphasis.
+fn title_like(text: &str) -> bool {
+    let text = text.trim_end_matches(['*', '_']).trim_end();
+    text.ends_with(':') && text.split_whitespace().count() <= 6
+}
+
+/// Whether `line` starts the section after the user messages, whose heading had the
+/// number `heading` (if any): a Markdown heading, or a title-like line numbered one
+/// more (or, after an unnumbered heading, any title-like numbered line). A message the
+/// summary numbers (`1. can we continue the debug?`) is an item, not a heading.
+fn next_section(line: &str, heading: Option<u64>) -> bool {
+    if line.starts_with('#') {
+        return true;
+    }
     if line.starts_with(char::is_whitespace) {
         return false;
     }
-    let bare = line.trim_start_matches(['#', '*', '_', ' ']);
-    let digits = bare.chars().take_while(char::is_ascii_digit).count();
-    digits > 0 && bare[digits..].starts_with('.')
+    match numbered(line) {
+        Some((number, text)) => {
+            title_like(text) && heading.is_none_or(|heading| number == heading + 1)
+        }
+        None => false,
+    }
 }
 
 /// The items of the summary's "all user messages" section: bullet items, continuation
 /// lines joined; `None` when the summary has no such section.
 fn user_message_items(summary: &str) -> Option<Vec<String>> {
     let mut lines = summary.lines();
-    lines
+    let heading = lines
         .by_ref()
         .find(|l| l.to_lowercase().contains("all user messages"))?;
+    let heading = numbered(heading).map(|(number, _)| number);
     let mut items: Vec<String> = Vec::new();
     for line in lines {
-        if numbered_heading(line) {
+        if next_section(line, heading) {
             break;
         }
         let trimmed = line.trim();
         let bullet = trimmed
             .strip_prefix("- ")
             .or_else(|| trimmed.strip_prefix("* "))
-            .or_else(|| trimmed.strip_prefix("• "));
+            .or_else(|| trimmed.strip_prefix("• "))
+            .or_else(|| numbered(trimmed).map(|(_, text)| text));
         match (bullet, items.last_mut()) {
             (Some(text), _) => items.push(text.to_owned()),
             (None, Some(last)) => {
@@ -154,6 +188,26 @@ mod tests {
         let items = user_message_items(summary).unwrap();
         assert_eq!(items, ["Add the upload test and run it", "第三章を書いて"]);
         assert!(user_message_items("no such section").is_none());
-        assert!(numbered_heading("## 7. Pending") && !numbered_heading("   1. item"));
+        assert!(next_section("## 7. Pending", Some(6)) && !next_section("   1. item", Some(6)));
+    }
+
+    #[test]
+    fn messages_the_summary_numbers_are_items_not_the_next_section() {
+        // The list numbered from 1, at the line's start, as real summaries write it:
+        // read as headings, it came out empty and every message was "dropped".
+        let summary = "5. Problem Solving:\n   x\n6. All user messages:\n1. can we continue the debug?\n2. it still fails on\n   the second run\n3. Deploy 2.0 now\n7. Pending Tasks:\n   - nothing";
+        let items = user_message_items(summary).unwrap();
+        assert_eq!(
+            items,
+            [
+                "can we continue the debug?",
+                "it still fails on the second run",
+                "Deploy 2.0 now"
+            ]
+        );
+        // After an unnumbered heading, a title-like numbered line still ends it.
+        let summary = "## All user messages\n1. fix the login\n2. Pending Tasks:\n- x";
+        assert_eq!(user_message_items(summary).unwrap(), ["fix the login"]);
+        assert_eq!(numbered("3.14 is pi"), None);
     }
 }
