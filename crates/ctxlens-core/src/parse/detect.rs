@@ -237,22 +237,8 @@ mod tests {
         parse(log).format
     }
 
-    /// `log` parsed, its lines fed as a line reader would.
     fn parse(log: &str) -> Session {
-        let mut parser = LogParser::new();
-        let mut offset = 0;
-        for (number, text) in (1..).zip(log.split_inclusive('\n')) {
-            parser.feed(&Line {
-                number,
-                offset,
-                bytes: text.trim_end_matches('\n').as_bytes(),
-                span: text.len() as u64,
-                terminated: text.ends_with('\n'),
-                oversized: false,
-            });
-            offset += text.len() as u64;
-        }
-        parser.finish()
+        super::super::parse(log.as_bytes())
     }
 
     #[test]

@@ -9,3 +9,34 @@ pub mod lines;
 pub mod text;
 pub mod text_record;
 pub mod transcript;
+
+use crate::model::Session;
+
+/// A log held in memory, parsed as a line reader feeds it: each line with its number and
+/// byte offset, without its newline (nor a `\r` before it, nor a byte order mark); a
+/// line over [`lines::MAX_LINE`] is reported as malformed, not parsed. Files are read by
+/// the main crate (`ctxlens::ingest`), which also finds declared binding tokens of any
+/// shape inside the events' texts.
+pub fn parse(log: &[u8]) -> Session {
+    let mut parser = detect::LogParser::new();
+    let mut offset = 0u64;
+    for (number, line) in (1u64..).zip(log.split_inclusive(|&b| b == b'\n')) {
+        let terminated = line.last() == Some(&b'\n');
+        let oversized = line.len() > lines::MAX_LINE;
+        let bytes = if oversized {
+            &[][..]
+        } else {
+            lines::record_bytes(line, offset, terminated)
+        };
+        parser.feed(&lines::Line {
+            number,
+            offset,
+            bytes,
+            span: line.len() as u64,
+            terminated,
+            oversized,
+        });
+        offset += line.len() as u64;
+    }
+    parser.finish()
+}
