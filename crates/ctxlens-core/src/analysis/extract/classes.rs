@@ -235,7 +235,11 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
             candidate.contains('/')
                 && has_alnum
                 && (candidate.starts_with('/') || has_file_extension(candidate))
+                && !is_placeholder_path(candidate)
         }
+        // A URL with a template placeholder in it (`app://{connector_id}`) names no
+        // resource yet.
+        TokenClass::Url => !candidate.contains(['{', '}', '<', '>']),
         TokenClass::ResourceId => {
             // A pod name's replica-set hash always holds a digit; hyphenated prose doesn't.
             is_aws_id(candidate)
@@ -258,6 +262,13 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
         }
         _ => true,
     }
+}
+
+/// The path of an example, not of a file: `/path/to/foo.ts`, `path/to/x`.
+fn is_placeholder_path(candidate: &str) -> bool {
+    let bare = candidate.trim_start_matches("./").trim_start_matches('/');
+    bare.get(..8)
+        .is_some_and(|head| head.eq_ignore_ascii_case("path/to/"))
 }
 
 pub(super) fn is_aws_id(candidate: &str) -> bool {

@@ -85,6 +85,26 @@ fn no_tokens_in_plain_prose() {
 }
 
 #[test]
+fn placeholders_in_instructions_are_no_tokens() {
+    for text in [
+        "edit /path/to/foo.ts, or ./path/to/x.py, or Path/To/file.rs",
+        "the app opens app://{connector_id} and cybervpn://connect?server={id}",
+        "serve on http://localhost:${port}/api-docs",
+        "a bare https:// or file:// names nothing",
+    ] {
+        assert_eq!(tokens(text), vec![], "in {text:?}");
+    }
+    // A real path or URL beside them still is one.
+    assert_eq!(
+        tokens("not /path/to/x.ts but /srv/app/path/to/x.ts and https://ci.example.com/j/9"),
+        vec![
+            ("/srv/app/path/to/x.ts", TokenClass::Path),
+            ("https://ci.example.com/j/9", TokenClass::Url)
+        ]
+    );
+}
+
+#[test]
 fn a_token_inside_a_longer_token_belongs_to_it() {
     let text = "see https://git.example.com/app/commit/4f9a2c81d0e7 for it";
     assert_eq!(
