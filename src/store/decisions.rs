@@ -28,63 +28,22 @@ pub fn parse_sidecar(bytes: &[u8]) -> Sidecar {
 /// [`MAX_DECISION_LINE`] is never held whole, only counted as unreadable.
 fn read_sidecar(reader: impl io::Read) -> io::Result<Sidecar> {
     let mut sidecar = Sidecar::default();
-    let mut reader = io::BufReader::new(reader);
-    let mut line = Vec::new();
-    for number in 1u64.. {
-        line.clear();
-        let (read, oversized) = read_capped_line(&mut reader, &mut line)?;
-        if read == 0 {
-            break;
-        }
-        if oversized {
-            sidecar.unreadable.push(number);
+    let mut lines = crate::ingest::lines::LineReader::new(io::BufReader::new(reader))
+        .with_max_line(MAX_DECISION_LINE);
+    while let Some(line) = lines.next_line()? {
+        if line.oversized {
+            sidecar.unreadable.push(line.number);
             continue;
         }
-        if line.iter().all(u8::is_ascii_whitespace) {
+        if line.bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match serde_json::from_slice::<Decision>(&line) {
+        match serde_json::from_slice::<Decision>(line.bytes) {
             Ok(decision) => sidecar.decisions.push(decision),
-            Err(_) => sidecar.unreadable.push(number),
+            Err(_) => sidecar.unreadable.push(line.number),
         }
     }
     Ok(sidecar)
-}
-
-/// Reads one line (without its newline) into `line`, keeping at most
-/// [`MAX_DECISION_LINE`] bytes of it: the bytes the line took, and whether it was longer.
-fn read_capped_line(
-    reader: &mut impl io::BufRead,
-    line: &mut Vec<u8>,
-) -> io::Result<(usize, bool)> {
-    let mut read = 0;
-    let mut oversized = false;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok((read, oversized));
-        }
-        let (chunk, done) = match memchr::memchr(b'\n', available) {
-            Some(at) => (available.get(..at).unwrap_or_default(), Some(at + 1)),
-            None => (available, None),
-        };
-        if line.len() + chunk.len() > MAX_DECISION_LINE {
-            oversized = true;
-            line.clear();
-        } else if !oversized {
-            line.extend_from_slice(chunk);
-        }
-        let used = done.unwrap_or(available.len());
-        reader.consume(used);
-        read += used;
-        if done.is_some() {
-            return Ok((read, oversized));
-        }
-    }
 }
 
 /// Reads the sidecar of `log`; a missing sidecar holds no decisions.

@@ -98,14 +98,18 @@ pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError>
     if let Some(dir) = project {
         return Ok(dir.join(".codex").join("hooks.json"));
     }
-    let home = std::env::var_os("CODEX_HOME")
+    let home = codex_home().ok_or(InstallError::NoHome {
+        config: "CODEX_HOME",
+    })?;
+    Ok(home.join("hooks.json"))
+}
+
+/// Codex's own folder: `$CODEX_HOME`, or `~/.codex`.
+pub fn codex_home() -> Option<PathBuf> {
+    std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")))
-        .ok_or(InstallError::NoHome {
-            config: "CODEX_HOME",
-        })?;
-    Ok(home.join("hooks.json"))
 }
 
 /// A JSON document read only to refuse duplicate keys: a settings file with two
@@ -279,6 +283,12 @@ struct Config {
     layout: Layout,
 }
 
+/// The JSON of the configuration at `path` as install reads it (a missing file is
+/// `{}`); what `status` looks at too.
+pub fn read_json(path: &Path) -> Result<Value, InstallError> {
+    Ok(read_config(path)?.value)
+}
+
 fn read_config(path: &Path) -> Result<Config, InstallError> {
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if meta.file_type().is_symlink() && std::fs::metadata(path).is_err() {
@@ -339,6 +349,9 @@ pub struct Installed {
     pub diff: String,
     /// Where the file as it was is kept, when it was rewritten.
     pub backup: Option<PathBuf>,
+    /// After `uninstall`: the file is as it was before install (or gone, when install
+    /// made it).
+    pub restored: bool,
 }
 
 fn diff(old: &[u8], new: &str) -> String {
@@ -492,6 +505,7 @@ pub fn install(
         added,
         diff: diff(before.as_deref().unwrap_or_default(), &text),
         backup,
+        restored: false,
     })
 }
 
@@ -524,30 +538,29 @@ pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
             root.remove("hooks");
         }
     }
-    let text = match &kept {
-        Some((bytes, old)) if *old == value => String::from_utf8_lossy(bytes).into_owned(),
-        _ => layout.write(&value, path)?,
+    // The bytes as kept before install, when nothing else changed since.
+    let as_before = kept
+        .filter(|(_, old)| *old == value)
+        .map(|(bytes, _)| bytes);
+    // Install made the file, and nothing of the user's is in it.
+    let made_by_install = !backup.exists() && value == json!({});
+    let after = match &as_before {
+        Some(bytes) => bytes.clone(),
+        None if made_by_install => Vec::new(),
+        None => layout.write(&value, path)?.into_bytes(),
     };
-    let restored = kept.as_ref().is_some_and(|(_, old)| *old == value);
-    if !restored && value == json!({}) && kept.is_none() {
-        // Install made the file: nothing of the user's is in it.
+    if made_by_install {
         std::fs::remove_file(path).map_err(io_error(path))?;
     } else {
-        atomic::write(path, text.as_bytes()).map_err(io_error(path))?;
+        atomic::write(path, &after).map_err(io_error(path))?;
     }
-    if restored {
+    if as_before.is_some() {
         let _ = std::fs::remove_file(&backup);
     }
     Ok(Installed {
         added: vec![format!("{removed} ctxlens hooks removed")],
-        diff: diff(
-            &before,
-            if value == json!({}) && kept.is_none() {
-                ""
-            } else {
-                &text
-            },
-        ),
+        diff: diff(&before, &String::from_utf8_lossy(&after)),
         backup: None,
+        restored: as_before.is_some() || made_by_install,
     })
 }

@@ -1,7 +1,7 @@
 //! `ctxlens hook AGENT install|uninstall|status`: what the operator runs to put the
 //! hooks in place, take them out, and see whether the agent will run them.
 
-use super::install::{self, backup_path, Agent};
+use super::install::{self, Agent};
 use crate::cli::args::{InstallArgs, ProjectArgs};
 use crate::cli::CliError;
 use crate::sanitize;
@@ -36,7 +36,10 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
         .map_err(CliError::from)?;
     let path = config_path(agent, args.project.as_deref())?;
     let program = super::program();
-    let trusted_before = codex_trust(agent, &path);
+    let trusted_before = match agent {
+        Agent::Codex => codex_trust(&path, &ours_in(agent, &install::read_json(&path)?)).recorded,
+        Agent::ClaudeCode => 0,
+    };
     let installed = install::install(agent, &path, &program, hold)?;
     let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));
     if installed.added.is_empty() {
@@ -60,36 +63,28 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
         }
     }
     if agent == Agent::Codex {
-        let changed = !installed.added.is_empty();
-        let _ = writeln!(
-            out,
-            "{}",
-            trust_step(&path, changed && trusted_before.any())
-        );
+        let voided = !installed.added.is_empty() && trusted_before > 0;
+        let _ = writeln!(out, "{}", trust_step(args.project.as_deref(), voided));
     }
     Ok(0)
 }
 
 /// What an operator must do before Codex runs the hooks. ctxlens never writes the
 /// trust itself: that is the person's call, in Codex's own review.
-fn trust_step(hooks_json: &Path, voided: bool) -> String {
+fn trust_step(project: Option<&Path>, voided: bool) -> String {
     let why = if voided {
         "The entries changed, so the trust you gave the old ones is void."
     } else {
         "Codex runs a hook only after you trust it."
     };
+    let project = project
+        .map(|dir| format!(" --project {}", shown(dir)))
+        .unwrap_or_default();
     format!(
         "{why} Start `codex` in a terminal and answer its \"Hooks need review\" prompt \
          (\"Trust all and continue\"), or review them with /hooks. Until then `codex exec` \
-         skips them without a word. Check with: {} hook codex status{}",
+         skips them without a word. Check with: {} hook codex status{project}",
         super::program(),
-        if hooks_json.ends_with(".codex/hooks.json")
-            && !hooks_json.starts_with(codex_home().unwrap_or_default())
-        {
-            " --project DIR"
-        } else {
-            ""
-        }
     )
 }
 
@@ -101,7 +96,7 @@ pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Resu
     } else {
         let _ = writeln!(out, "{}: {}", shown(&path), removed.added.join(", "));
         let _ = write!(out, "{}", sanitize::block(&removed.diff));
-        if !backup_path(&path).exists() {
+        if removed.restored {
             let _ = writeln!(out, "the file is as it was before install");
         }
     }
@@ -128,8 +123,7 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
                 let Some(command) = hook["command"].as_str() else {
                     continue;
                 };
-                let marker = format!(" hook {} ", agent.as_str());
-                if command.contains(&marker) && install::is_ctxlens_command(agent, command) {
+                if install::is_ctxlens_command(agent, command) {
                     found.push(Found {
                         event: event.clone(),
                         command: command.to_owned(),
@@ -145,13 +139,7 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
 
 pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let path = config_path(agent, args.project.as_deref())?;
-    let config: Value = match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes)
-            .map_err(|e| CliError::unusable(format!("{}: not valid JSON ({e})", path.display())))?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Null,
-        Err(e) => return Err(CliError::unusable(format!("{}: {e}", path.display()))),
-    };
-    let found = ours_in(agent, &config);
+    let found = ours_in(agent, &install::read_json(&path)?);
     let program = super::program();
     let _ = writeln!(out, "{} ({})", agent.as_str(), shown(&path));
     let installed = agent
@@ -192,7 +180,7 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<
     );
     let mut ok = installed && current;
     if agent == Agent::Codex {
-        let trust = codex_trust_of(&path, &found);
+        let trust = codex_trust(&path, &found);
         let all = installed && trust.recorded == found.len();
         let _ = writeln!(
             out,
@@ -209,7 +197,7 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<
             }
         );
         if !all && installed {
-            let _ = writeln!(out, "  {}", trust_step(&path, false));
+            let _ = writeln!(out, "  {}", trust_step(args.project.as_deref(), false));
         }
         ok &= all;
     } else {
@@ -221,48 +209,22 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<
     Ok(if ok { 0 } else { 1 })
 }
 
-fn codex_home() -> Option<PathBuf> {
-    std::env::var_os("CODEX_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".codex")))
-}
-
-/// The trust entries Codex keeps for hook entries: `[hooks.state."<file>:<event>:<group>:<hook>"]`
-/// tables with a `trusted_hash`, in `$CODEX_HOME/config.toml`.
+/// The trust entries Codex keeps in `$CODEX_HOME/config.toml`: how many of `found`
+/// have one, and where they were looked for.
 struct Trust {
     config: Option<PathBuf>,
     recorded: usize,
 }
 
-impl Trust {
-    fn any(&self) -> bool {
-        self.recorded > 0
-    }
-}
-
-fn codex_trust(agent: Agent, hooks_json: &Path) -> Trust {
-    if agent != Agent::Codex {
-        return Trust {
-            config: None,
-            recorded: 0,
-        };
-    }
-    let config: Value = std::fs::read(hooks_json)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null);
-    codex_trust_of(hooks_json, &ours_in(agent, &config))
-}
-
-/// How many of `found` have a trust entry. The hash itself is Codex's to check: it is
-/// not documented, and ctxlens never writes it.
-fn codex_trust_of(hooks_json: &Path, found: &[Found]) -> Trust {
-    let config = codex_home().map(|h| h.join("config.toml"));
-    let text = config
+/// How many of `found` have a trust entry (`[hooks.state."<file>:<event>:<group>:<hook>"]`
+/// with a `trusted_hash`). The hash itself is Codex's to check: it is not documented,
+/// and ctxlens never writes it.
+fn codex_trust(hooks_json: &Path, found: &[Found]) -> Trust {
+    let config = install::codex_home().map(|h| h.join("config.toml"));
+    let toml = config
         .as_ref()
         .and_then(|c| std::fs::read_to_string(c).ok())
-        .unwrap_or_default();
+        .and_then(|text| text.parse::<toml_edit::DocumentMut>().ok());
     let file = hooks_json
         .canonicalize()
         .unwrap_or_else(|_| hooks_json.to_owned());
@@ -276,7 +238,13 @@ fn codex_trust_of(hooks_json: &Path, found: &[Found]) -> Trust {
                 f.group,
                 f.index
             );
-            has_trusted_hash(&text, &key)
+            toml.as_ref().is_some_and(|doc| {
+                doc.get("hooks")
+                    .and_then(|h| h.get("state"))
+                    .and_then(|s| s.get(&key))
+                    .and_then(|entry| entry.get("trusted_hash"))
+                    .is_some()
+            })
         })
         .count();
     Trust { config, recorded }
@@ -298,29 +266,13 @@ fn snake_case(event: &str) -> String {
     out
 }
 
-/// Whether the TOML text has a `[hooks.state."KEY"]` table with a `trusted_hash`.
-fn has_trusted_hash(toml: &str, key: &str) -> bool {
-    let header = format!("[hooks.state.{}]", serde_json::Value::from(key));
-    let mut inside = false;
-    for line in toml.lines().map(str::trim) {
-        if line.starts_with('[') {
-            inside = line == header;
-        } else if inside && line.starts_with("trusted_hash") {
-            return true;
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn trust_keys_are_found_in_codex_config() {
-        let toml = "[hooks.state]\n\n[hooks.state.\"/h/hooks.json:pre_compact:0:0\"]\ntrusted_hash = \"sha256:ab\"\n";
-        assert!(has_trusted_hash(toml, "/h/hooks.json:pre_compact:0:0"));
-        assert!(!has_trusted_hash(toml, "/h/hooks.json:post_compact:0:0"));
+    fn events_are_named_as_codex_names_them_in_trust_keys() {
         assert_eq!(snake_case("PreCompact"), "pre_compact");
+        assert_eq!(snake_case("SessionStart"), "session_start");
     }
 }
