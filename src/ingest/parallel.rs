@@ -12,6 +12,9 @@ use std::sync::mpsc::{sync_channel, Receiver};
 /// Bytes of lines per batch: large enough that a batch costs far more to parse than to
 /// hand over, small enough that the batches in flight stay a few MiB.
 const BATCH_BYTES: usize = 256 << 10;
+/// Lines per batch at most: a parsed line takes far more room than a short one's bytes
+/// (a log of `{}` lines held a hundred bytes of parse for each three read).
+const BATCH_LINES: usize = 2048;
 /// Batches dealt and not yet joined, per worker: what bounds the memory in flight.
 const IN_FLIGHT_PER_WORKER: usize = 5;
 /// More workers than this wait on the one thread that joins the records.
@@ -145,7 +148,7 @@ fn read_batches<R: BufRead>(
             deal(std::mem::replace(&mut batch, empty()))?;
         }
         batch.push(&line);
-        if batch.bytes.len() >= batch_bytes {
+        if batch.bytes.len() >= batch_bytes || batch.lines.len() >= BATCH_LINES {
             deal(std::mem::replace(&mut batch, empty()))?;
         }
     }

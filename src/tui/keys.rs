@@ -300,12 +300,10 @@ pub fn command_for(key: KeyEvent) -> Option<Command> {
 }
 
 /// The hint bar's entries for the scopes that apply now.
-pub fn hints(scopes: &[Scope]) -> Vec<(&'static str, &'static str, Scope)> {
+pub fn hints(scopes: &[Scope]) -> impl Iterator<Item = &'static Binding> + '_ {
     BINDINGS
         .iter()
         .filter(|b| b.hint && scopes.contains(&b.scope))
-        .map(|b| (b.keys, b.label, b.scope))
-        .collect()
 }
 
 #[cfg(test)]
@@ -331,11 +329,11 @@ mod tests {
 
     #[test]
     fn hints_are_short() {
-        let hints = hints(&[Scope::Pending, Scope::Session, Scope::Global]);
+        let hints: Vec<_> = hints(&[Scope::Pending, Scope::Session, Scope::Global])
+            .map(|b| (b.keys, b.label, b.scope))
+            .collect();
         assert!(hints.contains(&("s", "spill", Scope::Pending)));
         assert!(hints.iter().all(|(_, h, _)| h.len() <= 16), "{hints:?}");
-        assert!(!super::hints(&[Scope::Session, Scope::Global])
-            .iter()
-            .any(|(key, ..)| *key == "a"));
+        assert!(!super::hints(&[Scope::Session, Scope::Global]).any(|b| b.keys == "a"));
     }
 }

@@ -103,9 +103,14 @@ proptest! {
     }
 }
 
-/// The counting as first written, comparing each path with each file kept: the
-/// reference the linear version must agree with.
+/// The counting as first written, comparing each path with each file kept (and with
+/// each path before it, for the last three parts): the reference the linear version
+/// must agree with.
 fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<String, usize> {
+    let last_three = |path: &str| -> Option<String> {
+        let parts: Vec<&str> = path.split('/').collect();
+        (parts.len() >= 4).then(|| parts[parts.len() - 3..].join("/"))
+    };
     use ctxlens_core::analysis::kept::basename;
     let mut keys: std::collections::HashMap<&str, Vec<&str>> = Default::default();
     for path in paths {
@@ -118,14 +123,19 @@ fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<Strin
             all.sort_by_key(|p| std::cmp::Reverse(p.len()));
             all.dedup();
             let mut files: Vec<&str> = Vec::new();
+            let mut before: Vec<&str> = Vec::new();
             for path in all {
                 let tail = path.trim_start_matches("./");
-                if !files
-                    .iter()
-                    .any(|f| f.ends_with(&format!("/{tail}")) || *f == tail)
+                let same_three = last_three(path)
+                    .is_some_and(|t| before.iter().any(|p| last_three(p) == Some(t.clone())));
+                if !same_three
+                    && !files
+                        .iter()
+                        .any(|f| f.ends_with(&format!("/{tail}")) || *f == tail)
                 {
                     files.push(path);
                 }
+                before.push(path);
             }
             (base.to_owned(), files.len())
         })
@@ -135,7 +145,7 @@ fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<Strin
 proptest! {
     #[test]
     fn basenames_are_counted_as_comparing_each_pair_would(
-        paths in proptest::collection::vec("(\\./|/)?((a|b|lib|app)/){0,3}(mod\\.rs|x\\.py|b)/?", 0..30)
+        paths in proptest::collection::vec("(\\./|/)?((a|b|lib|app)/){0,4}(mod\\.rs|x\\.py|b)/?", 0..30)
     ) {
         let linear: std::collections::HashMap<String, usize> =
             ctxlens_core::analysis::kept::basename_counts(paths.iter().map(String::as_str))

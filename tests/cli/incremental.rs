@@ -96,6 +96,60 @@ fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
     }
 }
 
+/// The plain form of a compaction's analysis (`analyze_compaction`, the region and the
+/// window after it, no cache) gives what the `Analyzer` gives, before what needs the
+/// whole log: divergences and decisions only add findings after these.
+fn plain_equals_analyzer(name: &str, bytes: &[u8]) -> usize {
+    use ctxlens_core::analysis::compaction::analyze_compaction;
+    use ctxlens_core::analysis::finding::short_id;
+    use ctxlens_core::analysis::state::StateAt;
+    let session = parse_bytes(bytes);
+    let analysis = analyze(&session, &[], false);
+    for cached in &analysis.compactions {
+        let id = cached.info.id.as_str();
+        let state = StateAt::of(session.events.iter().take(cached.info.at));
+        let plain = analyze_compaction(&session, &cached.info, state);
+        assert_eq!(plain.region, cached.region, "{name} {id}");
+        assert_eq!(plain.tokens, cached.tokens, "{name} {id}");
+        assert_eq!(plain.dropped, cached.dropped, "{name} {id}");
+        assert_eq!(plain.dropped_counts, cached.dropped_counts, "{name} {id}");
+        assert_eq!(plain.flags, cached.flags, "{name} {id}");
+        assert_eq!(
+            (plain.opaque_ratio, plain.prose_ratio, plain.region_words),
+            (cached.opaque_ratio, cached.prose_ratio, cached.region_words),
+            "{name} {id}"
+        );
+        let messages = |findings: &[ctxlens_core::analysis::Finding]| -> Vec<String> {
+            findings
+                .iter()
+                .map(|f| format!("{} {}", f.kind.name(), f.message.replace(id, short_id(id))))
+                .collect()
+        };
+        let cached = messages(&cached.findings);
+        let plain = messages(&plain.findings);
+        assert!(
+            cached.starts_with(&plain),
+            "{name} {id}: {plain:#?} against {cached:#?}"
+        );
+    }
+    analysis.compactions.len()
+}
+
+#[test]
+fn the_plain_analysis_of_a_compaction_equals_the_analyzers() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-sessions");
+    let mut compared = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        compared +=
+            plain_equals_analyzer(&path.display().to_string(), &std::fs::read(&path).unwrap());
+    }
+    assert!(compared > 10, "only {compared} compactions compared");
+    for path in real_session_files("the_plain_analysis_of_a_compaction_equals_the_analyzers") {
+        plain_equals_analyzer(&path.display().to_string(), &std::fs::read(&path).unwrap());
+    }
+}
+
 /// A binding declared after two compactions reaches back into the region of the first
 /// (settled, its window closed): the declared token (a shape the extractor does not
 /// see) is found in a region event the analyzer read before, which its next look must

@@ -56,6 +56,8 @@ fn precision_on_the_labelled_real_sessions_holds() {
         })
         .collect();
     let (mut errors, mut true_errors, mut recalled, mut true_recalled) = (0, 0, 0, 0);
+    // (reported, true) of the other rows of docs/transcripts.md's precision table.
+    let (mut about_the_summary, mut instructions) = ((0, 0), (0, 0));
     for session in set["sessions"].as_array().unwrap() {
         let file = session["file"].as_str().unwrap();
         let (report, code) = audit_json(&dir.join(file), &[]);
@@ -89,11 +91,47 @@ fn precision_on_the_labelled_real_sessions_holds() {
                 recalled += 1;
                 true_recalled += usize::from(*label);
             }
+            let row = match finding["kind"].as_str().unwrap() {
+                "opaque_summary" | "region_elsewhere" | "density_collapse" => {
+                    Some(&mut about_the_summary)
+                }
+                "instruction_dropped" => Some(&mut instructions),
+                _ => None,
+            };
+            if let Some((reported, true_ones)) = row {
+                *reported += 1;
+                *true_ones += usize::from(*label);
+            }
         }
     }
     eprintln!(
         "labelled set: {true_errors}/{errors} errors true, {true_recalled}/{recalled} recalled-use warnings true"
     );
+    // The precision table in the docs is this run's.
+    let precision = |(reported, true_ones): (usize, usize)| match reported {
+        0 => "none reported".to_owned(),
+        _ => format!("{:.2}", true_ones as f64 / reported as f64),
+    };
+    let error_precision = match (errors, true_errors == errors) {
+        (0, _) => "no error".to_owned(),
+        (_, true) => "no false error".to_owned(),
+        _ => precision((errors, true_errors)),
+    };
+    let table = [
+        format!("| errors (`dropped_binding`, `regenerated_binding`, …) | {errors} | {true_errors} | {error_precision} |"),
+        format!("| `dropped_binding` warnings with `recalled: true` | {recalled} | {true_recalled} | {} |", precision((recalled, true_recalled))),
+        format!("| `opaque_summary`, `region_elsewhere`, `density_collapse` | {} | {} | {} |", about_the_summary.0, about_the_summary.1, precision(about_the_summary)),
+        format!("| `instruction_dropped` | {} | {} | {} |", instructions.0, instructions.1, precision(instructions)),
+    ];
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/transcripts.md"))
+            .unwrap();
+    for row in &table {
+        assert!(
+            docs.contains(row.as_str()),
+            "docs/transcripts.md lacks this row of the precision table:\n{row}"
+        );
+    }
     assert!(
         errors == 0 || true_errors * 10 >= errors * 9,
         "error precision"

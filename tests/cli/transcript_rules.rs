@@ -162,6 +162,95 @@ fn a_call_that_worked_or_a_known_value_is_no_regeneration() {
     assert!(!finding_kinds(&report).contains(&"regenerated_binding".to_owned()));
 }
 
+/// The SSH harm: the summary dropped the server's address, the agent used another host
+/// it knew (the CDN's), the call timed out, and it recovered only by reading the address
+/// again.
+#[test]
+fn a_failed_call_on_another_known_host_then_the_dropped_one_is_regenerated_binding() {
+    let (report, code) = audit_json(&sample("claude-code-ssh-host.jsonl"), &[]);
+    assert_eq!(code, 1);
+    let finding = first_finding(&report, "regenerated_binding");
+    assert_eq!(finding["severity"], "error");
+    assert_eq!(finding["token"], "203.0.113.7");
+    assert_eq!(finding["regenerated"], "cdn.example.com");
+    assert_eq!(finding["step"], "Bash toolu_10 (seq 11)");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("recovered only at Bash toolu_15 (seq 16)"),
+        "{message}"
+    );
+    // The address came back through a tool result before it was used: no loss warning.
+    let dropped: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "dropped_binding" && f["token"] == "203.0.113.7")
+        .collect();
+    assert!(dropped.is_empty(), "{dropped:?}");
+}
+
+/// Without the recovery (the agent never used the dropped address), a failed call on a
+/// host the session knew is no proof the agent regenerated it.
+#[test]
+fn a_failed_call_on_another_host_with_no_recovery_is_no_regeneration() {
+    let text = std::fs::read_to_string(sample("claude-code-ssh-host.jsonl")).unwrap();
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.contains("toolu_15") && !l.contains("Deployed and restarted"))
+        .collect();
+    let (_dir, path) = log(&kept);
+    let (report, _) = audit_json(&path, &[]);
+    assert!(
+        !finding_kinds(&report).contains(&"regenerated_binding".to_owned()),
+        "{report:#}"
+    );
+}
+
+/// A file named after a call listed its folder (`ls .github/workflows/`) was found
+/// again, not recalled: the listing brought it back.
+#[test]
+fn a_file_used_after_its_folder_was_listed_is_no_recalled_loss() {
+    let recalled = |report: &Value| -> Vec<String> {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| {
+                f["kind"] == "dropped_binding" && f["token"] == ".github/workflows/deploy.yml"
+            })
+            .map(|f| f["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (before, _) = audit_json(&sample("claude-code-ssh-host.jsonl"), &[]);
+    assert_eq!(recalled(&before).len(), 1, "the sample recalls it");
+    let text = std::fs::read_to_string(sample("claude-code-ssh-host.jsonl")).unwrap();
+    let mut lines: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if line.contains(r#""id": "toolu_13""#) {
+            let mut call: Value = serde_json::from_str(line).unwrap();
+            call["message"]["content"][0] = serde_json::json!({
+                "type": "tool_use", "id": "toolu_ls", "name": "Bash",
+                "input": {"command": "ls .github/workflows/"}
+            });
+            let result = serde_json::json!({
+                "type": "user", "uuid": "u_ls", "parentUuid": call["uuid"], "cwd": call["cwd"],
+                "sessionId": call["sessionId"], "timestamp": call["timestamp"],
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_ls", "content": "ci.yml\ndeploy.yml"}
+                ]}
+            });
+            call["uuid"] = Value::from("a_ls");
+            lines.push(call.to_string());
+            lines.push(result.to_string());
+        }
+        lines.push(line.to_owned());
+    }
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (_dir, path) = log(&lines);
+    let (after, _) = audit_json(&path, &[]);
+    assert!(recalled(&after).is_empty(), "{:?}", recalled(&after));
+}
+
 #[test]
 fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
     let (_dir, path) = sample_copy("pending-compaction.jsonl");

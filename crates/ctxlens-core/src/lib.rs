@@ -4,7 +4,7 @@
 //!
 //! Bytes go in through [`parse::parse`], which gives a [`model::Session`];
 //! [`analysis::analyze`] gives each compaction's findings and the gate's verdict, with
-//! the decisions recorded for it; [`analysis::report`] makes the JSON report of
+//! the decisions recorded for it; [`analysis::report()`] makes the JSON report of
 //! `audit --json`.
 //!
 //! ```
@@ -22,6 +22,8 @@
 //! let k1 = analysis.compaction("k1").unwrap();
 //! assert_eq!(analysis.verdict(k1), Verdict::Spill);
 //! ```
+
+#![warn(missing_docs)]
 
 pub mod analysis;
 pub mod model;

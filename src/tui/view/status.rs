@@ -3,7 +3,7 @@
 use super::style::Theme;
 use crate::sanitize;
 use crate::tui::app::{App, FileEvent, Pane};
-use crate::tui::keys::{hints, Scope};
+use crate::tui::keys::{hints, Command, Scope};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -281,12 +281,13 @@ pub fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let held = app
         .pending_selected()
         .is_some_and(|c| c.extra.held.is_some());
-    for (keys, label, scope) in hints(&scopes) {
-        if held && keys == "r" {
+    for binding in hints(&scopes) {
+        if held && binding.command == Command::Refetch {
             continue;
         }
+        let (keys, label) = (binding.keys, binding.label);
         // The decision keys and `? help`, `q quit` stay; the rest make room, last first.
-        let importance = match (scope, keys) {
+        let importance = match (binding.scope, keys) {
             (Scope::Pending, _) | (_, "?") | (_, "q") => ALWAYS,
             _ => 1,
         };

@@ -11,8 +11,11 @@ use std::collections::HashSet;
 /// A candidate binding: the token, its class, and what depends on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Candidate {
+    /// The token.
     pub token: String,
+    /// Its class.
     pub class: TokenClass,
+    /// What depends on it, in one phrase.
     pub why: String,
 }
 

@@ -9,11 +9,14 @@ use super::state::{target_text, StateAt};
 use crate::model::{Session, TokenClass};
 use serde::Serialize;
 
+/// A token the contract keeps, and why (docs/remedies.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContractEntry {
+    /// The token.
     pub token: String,
     /// `null` when no binding declares the token.
     pub regenerable: Option<bool>,
+    /// The binding's note.
     pub note: Option<String>,
     /// Obligation and step ids.
     pub required_by: Vec<String>,
@@ -25,14 +28,17 @@ pub struct ContractEntry {
     first: usize,
 }
 
+/// The tokens a summary must keep verbatim at a point of the log (docs/remedies.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Contract {
     /// Seq of the event the contract is taken at.
     pub at: u64,
+    /// The tokens, in order of first occurrence.
     pub bindings: Vec<ContractEntry>,
 }
 
 impl Contract {
+    /// The contract holds no token.
     pub fn is_empty(&self) -> bool {
         self.bindings.is_empty()
     }

@@ -4,18 +4,24 @@ use crate::model::{PlanStep, Polarity, Verdict};
 use serde::Serialize;
 use serde_json::Value;
 
+/// How much a finding weighs: an error fails `audit` unless a decision resolves it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Worth a look; never fails `audit`.
     Warning,
+    /// A loss or a gap; fails `audit` while unresolved.
     Error,
 }
 
 /// The step a continuation was expected to take.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExpectedStep {
+    /// The plan step's id.
     pub id: String,
+    /// Its action.
     pub action: String,
+    /// Its target.
     pub target: Value,
 }
 
@@ -33,82 +39,136 @@ impl From<&PlanStep> for ExpectedStep {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum ActualStep {
+    /// An `action` event.
     Action {
+        /// The action's seq.
         seq: u64,
+        /// The plan step it names.
         step: Option<String>,
+        /// Its name.
         name: String,
+        /// Its target.
         target: Value,
     },
+    /// A step of a plan written after the compaction.
     PlanStep(ExpectedStep),
 }
 
+/// What a finding reports, with its facts (docs/signals.md; `kind` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum FindingKind {
+    /// A token a later step needs is in the region and not in the summary.
     DroppedBinding {
+        /// The token.
         token: String,
+        /// The open obligation that requires it.
         obligation: Option<String>,
+        /// The plan step, or the transcript use, that needs it.
         step: Option<String>,
         /// A transcript token used again with nothing bringing it back first (docs/transcripts.md).
         #[serde(skip_serializing_if = "Option::is_none")]
         recalled: Option<bool>,
     },
+    /// After the compaction the agent used a token like a dropped one, and not it.
     RegeneratedBinding {
+        /// The dropped token.
         token: String,
+        /// The look-alike the agent used.
         regenerated: String,
+        /// Where it was used.
         step: String,
     },
+    /// The summary keeps far fewer opaque tokens, for its size, than the region held.
     DensityCollapse {
+        /// Tokens kept per token in the region.
         opaque_ratio: f64,
+        /// Summary words per region word.
         prose_ratio: f64,
     },
+    /// After the compaction the agent took a different step than the plan's next one.
     NonIdempotent {
+        /// The step the plan had next.
         expected: ExpectedStep,
+        /// What the agent did instead.
         actual: ActualStep,
+        /// The dropped token the step's target looks regenerated from.
         regenerated_from: Option<String>,
     },
+    /// The region holds an earlier summary: a summary of a summary.
     SummaryOfSummary,
+    /// The compaction's range is missing, invalid, or reaches past the log.
     CoverageGap,
+    /// An open obligation requires a token no binding declares.
     UnknownBinding {
+        /// The token.
         token: String,
+        /// The obligation.
         obligation: String,
     },
+    /// The region holds no event.
     EmptySpan,
+    /// A line could not be read as an event.
     MalformedLine {
+        /// Its 1-based line number.
         line: u64,
+        /// Its byte offset.
         offset: u64,
     },
+    /// The standing decision differs from the gate's verdict.
     Override {
+        /// The gate's verdict.
         verdict: Verdict,
+        /// The decision.
         decided: Verdict,
     },
+    /// A proposed compaction with no decision.
     Undecided,
+    /// A later decision differs from the standing one (the first stands).
     DecisionConflict {
+        /// Who made the later decision.
         by: Option<String>,
+        /// What it said.
         verdict: Verdict,
     },
+    /// The summary cannot be read (the runtime encrypted it).
     OpaqueSummary,
+    /// The region lies in an earlier file, not in this log.
     RegionElsewhere,
+    /// An approach the region chose, rejected or forbade is not in the summary.
     EntityDropped {
+        /// The approach.
         entity: String,
+        /// What the region said of it.
         polarity: Polarity,
     },
+    /// The summary says the opposite of the region about an approach.
     PolarityFlip {
+        /// The approach.
         entity: String,
+        /// What the region said.
         expected: Polarity,
+        /// What the summary says.
         found: Polarity,
     },
+    /// The region made choices and the summary has no entity schema to keep them.
     SchemaMissing,
+    /// A user's instruction in the region is not in the summary.
     InstructionDropped {
+        /// The instruction, shortened.
         text: String,
     },
+    /// A decision of `degrade` stands: what follows is not to be trusted without review.
     Degraded {
+        /// The degraded compaction.
         since: String,
+        /// The decision's reason.
         why: String,
     },
 }
 
 impl FindingKind {
+    /// The kind as the JSON report writes it.
     pub fn name(&self) -> &'static str {
         match self {
             FindingKind::DroppedBinding { .. } => "dropped_binding",
@@ -134,11 +194,15 @@ impl FindingKind {
     }
 }
 
+/// One thing the analysis found, as the JSON report writes it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
+    /// What was found, with its facts.
     #[serde(flatten)]
     pub kind: FindingKind,
+    /// Error or warning.
     pub severity: Severity,
+    /// The compaction it concerns; `None` for a finding about the log.
     pub compaction: Option<String>,
     /// One sentence an operator understands.
     pub message: String,
@@ -147,6 +211,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding no decision resolves yet.
     pub fn new(
         kind: FindingKind,
         severity: Severity,
@@ -162,6 +227,7 @@ impl Finding {
         }
     }
 
+    /// The finding is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
     }

@@ -6,13 +6,19 @@ use std::borrow::Cow;
 /// The conditions the gate's rules look at, as the signals found them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GateFlags {
+    /// The region holds no event.
     pub empty_span: bool,
     /// The range is missing, invalid or ends past the newest event.
     pub range_unusable: bool,
+    /// An open obligation requires a token no binding declares.
     pub unknown_binding: bool,
+    /// The region holds an earlier summary.
     pub summary_of_summary: bool,
+    /// The range cuts through an earlier compaction's range.
     pub partial_overlap: bool,
+    /// A binding that cannot be re-fetched was dropped.
     pub dropped_binding: bool,
+    /// The summary kept far fewer tokens than words.
     pub density_collapse: bool,
     /// Signal 6: the summary's schema turned a choice around.
     pub polarity_flip: bool,
@@ -30,6 +36,7 @@ pub struct GateFlags {
 }
 
 impl GateFlags {
+    /// The gate's verdict (docs/remedies.md); `strict` as `audit --strict`.
     pub fn verdict(&self, strict: bool) -> Verdict {
         let from_the_originals = self.summary_of_summary || self.partial_overlap;
         if self.empty_span || self.range_unusable || self.unknown_binding {

@@ -2,7 +2,7 @@
 //! redoes only what an appended event can change, on every core for a log read whole.
 //! `tests/cli/incremental.rs` holds it equal to a fresh analysis after every line.
 
-use super::compaction::{self, CompactionAnalysis, RegionPart};
+use super::compaction::{self, CompactionAnalysis, RegionPart, Window};
 use super::finding::{Finding, FindingKind, Severity};
 use super::passes::KeptPasses;
 use super::report::{degraded, malformed_findings, SessionAnalysis};
@@ -90,6 +90,7 @@ impl Analyzer {
         Analyzer::with_threads(crate::threads::cores())
     }
 
+    /// Analyses `session`, reusing what the events it analysed before still give.
     pub fn analyze(
         &mut self,
         session: &Session,
@@ -194,29 +195,11 @@ enum Planned {
     Fresh,
 }
 
-/// A compaction's window: the compactions applied before it, and the end of its
-/// window (the next compaction, or the end of the log).
-type Window = (Vec<(String, RangeSpec)>, usize);
-
 /// The window of each compaction of `infos`.
 fn windows(session: &Session, infos: &[CompactionInfo]) -> Vec<Window> {
     infos
         .iter()
-        .map(|info| {
-            let applied = infos
-                .iter()
-                .filter(|other| {
-                    other.id != info.id && other.applied_at.is_some_and(|a| a < info.at)
-                })
-                .map(|other| (other.id.clone(), other.range))
-                .collect();
-            let until = infos
-                .iter()
-                .map(|other| other.at)
-                .find(|&at| at > info.at)
-                .unwrap_or(session.events.len());
-            (applied, until)
-        })
+        .map(|info| compaction::window(session, infos, info))
         .collect()
 }
 

@@ -1,14 +1,15 @@
 //! Where a transcript declares no bindings (docs/transcripts.md), later use tells what became
 //! of a dropped token: a tool call after the compaction that uses it either found it
-//! brought back first (a tool result, a user message: re-derived, not a finding) or
-//! took it from outside the summary (recalled: a warning, since a verbatim use that
-//! worked is no evidence of loss).
+//! brought back first (a tool result, a user message, a listing of its folder:
+//! re-derived, not a finding) or took it from outside the transcript (recalled: a
+//! warning, since a verbatim use that worked is no evidence of loss).
 
 use super::kept::token_key;
-use crate::model::{EventKind, FastMap, FastSet, Role, Session, TokenId};
+use crate::model::{EventKind, FastMap, FastSet, Role, Session, TokenClass, TokenId};
 use serde::Serialize;
 use std::borrow::Cow;
 
+/// How a dropped token was used again after the compaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reuse {
@@ -23,11 +24,14 @@ pub enum Reuse {
 /// call used it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Fate {
+    /// The runtime put it back in the context.
     pub carried: bool,
+    /// A later tool call used it.
     pub reused: Option<Reuse>,
 }
 
 impl Fate {
+    /// It was used with nothing bringing it back first.
     pub fn recalled(&self) -> bool {
         self.reused == Some(Reuse::Recalled)
     }
@@ -52,7 +56,7 @@ impl Serialize for Fate {
 
 /// The first tool call that used a dropped token.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LaterUse {
+pub(crate) struct LaterUse {
     pub token: TokenId,
     /// Index of the tool call event.
     pub event: usize,
@@ -63,7 +67,7 @@ pub struct LaterUse {
 
 /// Scans events `from..until` (after the compaction, up to the next one). `dropped`
 /// maps the comparison key of each dropped, not carried-over token to its id.
-pub fn later_uses(
+pub(crate) fn later_uses(
     session: &Session,
     from: usize,
     until: usize,
@@ -71,6 +75,9 @@ pub fn later_uses(
 ) -> Vec<LaterUse> {
     let cwd = session.cwd.as_deref();
     let mut brought_back: FastSet<Cow<str>> = FastSet::default();
+    // Folders a call after the compaction worked in (`ls docs/specs/`): its output
+    // lists the files in them, which a later call may name from there.
+    let mut folders_read: FastSet<Cow<str>> = FastSet::default();
     let mut used: FastSet<Cow<str>> = FastSet::default();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
@@ -102,18 +109,27 @@ pub fn later_uses(
                     if !used.insert(k.clone()) {
                         continue;
                     }
+                    let in_a_folder_read = session.tokens.class(token) == TokenClass::Path
+                        && k.rsplit_once('/')
+                            .is_some_and(|(folder, _)| folders_read.contains(folder));
                     out.push(LaterUse {
                         token: original,
                         event: index,
                         name: name.to_string(),
                         call_id: call_id.as_deref().map(str::to_owned),
-                        reuse: if brought_back.contains(&*k) {
+                        reuse: if brought_back.contains(&*k) || in_a_folder_read {
                             Reuse::ReDerived
                         } else {
                             Reuse::Recalled
                         },
                     });
                 }
+                folders_read.extend(
+                    targets
+                        .iter()
+                        .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
+                        .map(|&t| token_key(session, t, cwd)),
+                );
             }
             _ => {}
         }

@@ -33,9 +33,14 @@ pub struct SummaryForms {
     path_keys: HashSet<String>,
     /// Hex words of 7 or more characters, for prefix matches.
     hex_words: HashSet<String>,
-    /// Every tail of the summary's paths that starts after a `/` (`lib/a.dart` of
-    /// `app/lib/a.dart`): a directory plus a name names the same file.
-    path_tails: HashSet<String>,
+    /// Every run of two or more whole parts of the summary's paths (`lib/a.dart` and
+    /// `app/lib` of `app/lib/a.dart`): a tail names the same file under a shorter
+    /// folder path, and a leading or inner run a folder the summary names a file in.
+    path_parts: HashSet<String>,
+    /// The digits after a `#` (`PR #223`, `owner/repo#223`): a numbered token's number.
+    hash_numbers: HashSet<String>,
+    /// The resource each of the summary's URLs names ([`url_resource`]).
+    url_resources: HashSet<String>,
 }
 
 impl SummaryForms {
@@ -74,21 +79,30 @@ impl SummaryForms {
             .chain(words.iter().map(String::as_str).filter(|w| w.contains('/')))
             .map(file_key)
             .collect();
-        let path_tails = words
+        let path_parts = words
             .iter()
-            .filter(|w| w.contains('/'))
-            .flat_map(|w| {
-                let w = w.trim_end_matches('/');
-                w.match_indices('/')
-                    .map(move |(i, _)| w[i + 1..].to_owned())
-            })
-            .filter(|tail| tail.contains('/'))
+            .filter(|w| w.contains('/') && !w.contains("://"))
+            .flat_map(|w| runs_of_parts(w))
+            .collect();
+        let hash_numbers = words
+            .iter()
+            .filter_map(|w| w.rsplit_once('#'))
+            .map(|(_, number)| number)
+            .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            .map(str::to_owned)
+            .collect();
+        let url_resources = words
+            .iter()
+            .filter_map(|w| url_resource(w))
+            .map(str::to_owned)
             .collect();
         SummaryForms {
             words,
             path_keys,
             hex_words,
-            path_tails,
+            path_parts,
+            hash_numbers,
+            url_resources,
         }
     }
 
@@ -111,13 +125,14 @@ impl SummaryForms {
                 if self.path_keys.contains(&*key) || self.words.contains(bare) {
                     return true;
                 }
-                // The summary names the file under a longer or shorter folder path.
+                // The summary names the file under a longer or shorter folder path, or
+                // a file inside the folder.
                 let tail_held = bare
                     .match_indices('/')
                     .map(|(i, _)| &bare[i + 1..])
                     .filter(|tail| tail.contains('/'))
-                    .any(|tail| self.words.contains(tail) || self.path_tails.contains(tail));
-                if self.path_tails.contains(bare.trim_start_matches("./")) || tail_held {
+                    .any(|tail| self.words.contains(tail) || self.path_parts.contains(tail));
+                if self.path_parts.contains(bare.trim_start_matches("./")) || tail_held {
                     return true;
                 }
                 // A file at the cwd's root, named bare (other relative and `~` forms
@@ -137,16 +152,49 @@ impl SummaryForms {
                 let lower = text.to_ascii_lowercase();
                 (7..=lower.len()).any(|n| self.hex_words.contains(&lower[..n]))
             }
+            TokenClass::Numbered => self.hash_numbers.contains(text),
             TokenClass::Url => {
                 let other = match text.strip_suffix('/') {
                     Some(bare) => bare.to_owned(),
                     None => format!("{text}/"),
                 };
                 self.words.contains(&other)
+                    || url_resource(text).is_some_and(|r| self.url_resources.contains(r))
             }
             _ => false,
         }
     }
+}
+
+/// The resource a URL names, when its path ends in three parts with an id among them
+/// (`agentv/issues/950` of `https://github.com/acme/agentv/issues/950` and of
+/// `https://api.github.com/repos/acme/agentv/issues/950`): the web page and the API
+/// name one issue, one run, one pull request.
+fn url_resource(url: &str) -> Option<&str> {
+    let (_, rest) = url.split_once("://")?;
+    let path = rest.split(['?', '#']).next()?.trim_end_matches('/');
+    let (_, path) = path.split_once('/')?;
+    let tail = last_parts(path, 3)?;
+    tail.bytes().any(|b| b.is_ascii_digit()).then_some(tail)
+}
+
+/// Every run of two or more whole parts of `path` (`a/b`, `b/c` and `a/b/c` of
+/// `a/b/c`), without a leading `./` or `/`. A path of many parts gives only its runs of
+/// up to eight parts, each a word at most: the count stays linear in the summary.
+fn runs_of_parts(path: &str) -> Vec<String> {
+    const MOST_PARTS: usize = 8;
+    let path = path
+        .trim_start_matches("./")
+        .trim_start_matches('/')
+        .trim_end_matches('/');
+    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+    let mut runs = Vec::new();
+    for from in 0..parts.len() {
+        for to in from + 2..=parts.len().min(from + MOST_PARTS) {
+            runs.push(parts.get(from..to).unwrap_or_default().join("/"));
+        }
+    }
+    runs
 }
 
 /// The last part of a path, without a trailing `/`.
@@ -187,10 +235,17 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> FastMap<&'a 
             // length where comparing each path with each file was quadratic in the
             // paths sharing a basename (`mod.rs`, `config.yaml`).
             let mut tails: FastSet<&str> = FastSet::default();
+            // Two paths whose last three parts agree (`…/lib/features/x/a.dart` and
+            // `app/features/x/a.dart`, one mistyped or listed from elsewhere) name one
+            // file: same name, in folders named the same two levels up.
+            let mut last_three: FastSet<&str> = FastSet::default();
             let mut files = 0;
             for path in all {
                 let tail = path.trim_start_matches("./");
-                if !tails.contains(tail) {
+                let three = last_parts(path, 3);
+                let counted = tails.contains(tail) || three.is_some_and(|t| last_three.contains(t));
+                last_three.extend(three);
+                if !counted {
                     files += 1;
                     tails.insert(path);
                     tails.extend(
@@ -204,6 +259,12 @@ pub fn basename_counts<'a>(paths: impl Iterator<Item = &'a str>) -> FastMap<&'a 
         .collect()
 }
 
+/// The last `n` parts of `path`, when it has that many.
+fn last_parts(path: &str, n: usize) -> Option<&str> {
+    let cut = memchr::memrchr_iter(b'/', path.as_bytes()).nth(n - 1)?;
+    path.get(cut + 1..)
+}
+
 /// A token's comparison key: a path as the file it names, anything else as written.
 pub fn token_key<'s>(session: &'s Session, token: TokenId, cwd: Option<&str>) -> Cow<'s, str> {
     let info = session.tokens.get(token);
@@ -211,7 +272,7 @@ pub fn token_key<'s>(session: &'s Session, token: TokenId, cwd: Option<&str>) ->
 }
 
 /// The comparison key of a token's text: a path as the file it names (see
-/// [`path_key`]), anything else as written.
+/// `path_key`), anything else as written.
 pub fn text_key<'t>(text: &'t str, class: TokenClass, cwd: Option<&str>) -> Cow<'t, str> {
     match class {
         TokenClass::Path => path_key(text, cwd),
@@ -267,6 +328,65 @@ mod tests {
                 &shared
             ),
             "a basename two region paths share names no file"
+        );
+    }
+
+    #[test]
+    fn a_folder_the_summary_names_a_file_in_and_a_number_after_a_hash_are_kept() {
+        let cwd = "/home/dev/repo";
+        let none = FastMap::default();
+        let (_, f) = forms(
+            "Built go/cmd/mcp-server/main.go and opened draft PR #223 (see acme/shop#70).",
+            cwd,
+        );
+        let held = |t: &str, c| f.holds(t, c, Some(cwd), &none);
+        assert!(
+            held("./cmd/mcp-server", TokenClass::Path),
+            "a folder inside"
+        );
+        assert!(held("go/cmd", TokenClass::Path), "a leading folder");
+        assert!(held("223", TokenClass::Numbered), "PR #223");
+        assert!(held("70", TokenClass::Numbered), "owner/repo#70");
+        assert!(!held("./cmd/other", TokenClass::Path));
+        assert!(
+            !held("mcp-server", TokenClass::Path),
+            "one part names no folder"
+        );
+        assert!(!held("224", TokenClass::Numbered));
+    }
+
+    #[test]
+    fn an_api_url_names_the_resource_its_web_page_names() {
+        let none = FastMap::default();
+        let (_, f) = forms(
+            "the user asked about https://github.com/acme/shop/issues/950.",
+            "/w",
+        );
+        let held = |t: &str| f.holds(t, TokenClass::Url, Some("/w"), &none);
+        assert!(held("https://api.github.com/repos/acme/shop/issues/950"));
+        assert!(!held("https://api.github.com/repos/acme/shop/issues/951"));
+        assert!(
+            !held("https://api.github.com/repos/acme/shop/issues"),
+            "no id: no resource"
+        );
+    }
+
+    #[test]
+    fn paths_whose_last_three_parts_agree_are_one_file() {
+        let counts = basename_counts(
+            [
+                "/home/b/app/lib/features/servers/providers/list.dart",
+                "app/features/servers/providers/list.dart",
+                "packages/a/src/index.ts",
+                "packages/b/src/index.ts",
+            ]
+            .into_iter(),
+        );
+        assert_eq!(counts.get("list.dart"), Some(&1));
+        assert_eq!(
+            counts.get("index.ts"),
+            Some(&2),
+            "two folders apart are two files"
         );
     }
 }

@@ -8,6 +8,7 @@ use crate::model::{Decision, RangeSpec, Session, TokenClass, Verdict};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+/// How the report is made.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Options {
     /// Density collapse is an error and the gate spills on it.
@@ -19,11 +20,13 @@ pub struct Options {
 /// Every compaction analysed, plus the session-wide findings, in report order.
 #[derive(Debug, Clone)]
 pub struct SessionAnalysis {
+    /// Each compaction's analysis, in log order.
     pub compactions: Vec<CompactionAnalysis>,
     /// The findings of no one compaction: the unreadable lines, then whether the
     /// session is degraded. [`Self::findings`] puts the compactions' between them.
     pub(super) malformed: Vec<Finding>,
     pub(super) degraded_finding: Option<Finding>,
+    /// Density collapse and a missing schema are errors (`--strict`).
     pub strict: bool,
     /// Not to be trusted without review from this compaction on (docs/remedies.md).
     pub degraded: Option<Degraded>,
@@ -35,7 +38,9 @@ pub struct SessionAnalysis {
 /// Since when, and why, a session must not be trusted without review.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Degraded {
+    /// The compaction from which on.
     pub since: String,
+    /// Why, in one sentence.
     pub why: String,
 }
 
@@ -69,10 +74,12 @@ pub(super) fn degraded(compactions: &[CompactionAnalysis]) -> Option<Degraded> {
 }
 
 impl SessionAnalysis {
+    /// The compaction with id `id`.
     pub fn compaction(&self, id: &str) -> Option<&CompactionAnalysis> {
         self.compactions.iter().find(|c| c.info.id == id)
     }
 
+    /// The gate's verdict on `compaction` (docs/remedies.md).
     pub fn verdict(&self, compaction: &CompactionAnalysis) -> Verdict {
         compaction.flags.verdict(self.strict)
     }
@@ -106,6 +113,8 @@ impl SessionAnalysis {
     }
 }
 
+/// Analyses every compaction of `session`, with the decisions of the log and of
+/// `sidecar`; `strict` as `audit --strict`.
 pub fn analyze(session: &Session, sidecar: &[Decision], strict: bool) -> SessionAnalysis {
     Analyzer::default().analyze(session, sidecar, strict)
 }
@@ -152,43 +161,68 @@ pub(super) fn malformed_findings(session: &Session) -> Vec<Finding> {
     findings
 }
 
+/// A compaction's region in the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct RangeOut {
+    /// The first seq.
     pub from: u64,
+    /// The last seq.
     pub to: u64,
 }
 
+/// A dropped token as `--tokens` lists it.
 #[derive(Debug, Clone, Serialize)]
 pub struct DroppedOut {
+    /// The token.
     pub token: String,
+    /// Its class.
     pub class: TokenClass,
+    /// What became of it after the compaction.
     #[serde(flatten)]
     pub fate: super::inference::Fate,
 }
 
+/// One compaction in the report (docs/json-report.md).
 #[derive(Debug, Clone, Serialize)]
 pub struct CompactionReport {
+    /// Its id.
     pub id: String,
+    /// `proposed`, `applied` or `refused`.
     pub phase: &'static str,
+    /// Its region; `None` when the range is missing or invalid.
     pub range: Option<RangeOut>,
+    /// The gate's verdict.
     pub verdict: Verdict,
+    /// Why the gate said so, one sentence each.
     pub reasons: Vec<std::borrow::Cow<'static, str>>,
+    /// The standing decision.
     pub decision: Option<Decision>,
     /// The id a pre-compact hook held it as, whose decision it carries (docs/agents.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held_as: Option<String>,
+    /// Distinct region tokens the summary keeps, per distinct region token; `None` when
+    /// the summary cannot be read.
     pub opaque_ratio: Option<f64>,
+    /// Summary words per region word; `None` when the summary cannot be read.
     pub prose_ratio: Option<f64>,
+    /// Distinct opaque tokens in the region.
     pub opaque_tokens: usize,
+    /// How many of them the summary keeps.
     pub opaque_kept: usize,
+    /// Dropped tokens that matter: declared, or required by something later.
     pub dropped: Vec<DroppedToken>,
+    /// Every dropped token, counted by class.
     pub dropped_counts: BTreeMap<&'static str, usize>,
+    /// Every dropped token (`--tokens`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dropped_tokens: Option<Vec<DroppedOut>>,
+    /// `auto` or `manual`, when the agent says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trigger: Option<String>,
+    /// The context's size in model tokens before, when the agent says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pre_tokens: Option<u64>,
+    /// And after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub post_tokens: Option<u64>,
 }
@@ -196,25 +230,40 @@ pub struct CompactionReport {
 /// A Claude Code `microcompact_boundary`: old tool results cleared, no summary.
 #[derive(Debug, Clone, Serialize)]
 pub struct MicrocompactionReport {
+    /// Its seq.
     pub seq: u64,
+    /// Its line.
     pub line: u64,
 }
 
+/// The report of one file: what `audit --json` prints (docs/json-report.md).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
+    /// The file, as named on the command line.
     pub file: String,
+    /// `canonical`, `claude-code` or `codex`.
     pub format: &'static str,
+    /// Events read.
     pub events: usize,
+    /// Lines that could not be read.
     pub malformed_lines: usize,
+    /// Each compaction.
     pub compactions: Vec<CompactionReport>,
+    /// Each Claude Code microcompaction.
     pub microcompactions: Vec<MicrocompactionReport>,
+    /// Every finding, in report order.
     pub findings: Vec<Finding>,
     /// The model(s) that wrote the session.
     pub model: Vec<String>,
+    /// The session's title, when the agent gave it one.
     pub title: Option<String>,
+    /// The user's first prompt, shortened.
     pub first_prompt: Option<String>,
+    /// The git branch the session ran on.
     pub branch: Option<String>,
+    /// Model tokens used, as the agent counted.
     pub usage: crate::model::TokenUsage,
+    /// The newest event's timestamp.
     pub last_activity: Option<String>,
     /// Instruction files the runtime re-injects, as consulted (docs/transcripts.md).
     pub context_sources: Vec<crate::model::ContextSource>,
@@ -229,6 +278,7 @@ impl Report {
     }
 }
 
+/// The report of `session` and its analysis, naming it `file`.
 pub fn report(
     file: &str,
     session: &Session,

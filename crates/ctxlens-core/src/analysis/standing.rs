@@ -1,6 +1,6 @@
 //! Which decision stands for a compaction, and which later ones conflict with it.
 
-use crate::model::{Decision, Event, EventKind, Session};
+use crate::model::{Decision, Event, EventKind};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +19,6 @@ pub struct DecisionIndex<'a> {
 }
 
 impl<'a> DecisionIndex<'a> {
-    pub fn new(session: &'a Session, sidecar: &'a [Decision]) -> Self {
-        DecisionIndex::of(session.events.iter(), sidecar)
-    }
-
     /// The index of the decisions among `events` (in log order) and the sidecar's.
     pub fn of(events: impl Iterator<Item = &'a Event>, sidecar: &'a [Decision]) -> Self {
         let mut by_id: HashMap<&str, Vec<_>> = HashMap::new();

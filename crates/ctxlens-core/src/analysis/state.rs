@@ -6,18 +6,27 @@ use crate::model::{
 };
 use serde_json::Value;
 
+/// A binding as declared so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeclaredBinding {
+    /// The token.
     pub token: TokenId,
+    /// It can be fetched again.
     pub regenerable: bool,
+    /// What it is.
     pub note: Option<String>,
 }
 
+/// An obligation as its events left it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ObligationState {
+    /// Its id.
     pub id: String,
+    /// What is to be done.
     pub name: Option<String>,
+    /// The tokens it needs.
     pub requires: Vec<String>,
+    /// Where it stands.
     pub status: ObligationStatus,
 }
 
@@ -26,17 +35,21 @@ pub struct ObligationState {
 pub struct ChoiceState {
     /// As the first choice wrote it.
     pub entity: String,
+    /// Where the choice put it.
     pub polarity: Polarity,
     /// Index of the event that made it.
     pub event: usize,
 }
 
+/// Bindings, obligations, plan and choices at a point of the log: what the events up to
+/// it declared.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StateAt {
     /// In order of first declaration; a re-declaration updates the attributes.
     pub bindings: Vec<DeclaredBinding>,
     /// In order of first appearance, every status.
     pub obligations: Vec<ObligationState>,
+    /// The latest plan's steps.
     pub plan: Vec<PlanStep>,
     /// Steps of `plan` that no action has claimed, in plan order.
     pub pending: Vec<PlanStep>,
@@ -47,7 +60,7 @@ pub struct StateAt {
 /// Builds the state event by event, so one pass over a log yields the state at each of
 /// its compactions.
 #[derive(Debug, Clone, Default)]
-pub struct StateBuilder {
+pub(crate) struct StateBuilder {
     state: StateAt,
     claimed: FastSet<String>,
     /// Where each binding, obligation and choice (by entity key) stands in `state`: a
@@ -166,18 +179,21 @@ impl StateBuilder {
 }
 
 impl StateAt {
+    /// The state after `events`.
     pub fn of<'a>(events: impl IntoIterator<Item = &'a Event>) -> StateAt {
         let mut builder = StateBuilder::default();
         events.into_iter().for_each(|e| builder.apply(e));
         builder.snapshot()
     }
 
+    /// The obligations still open.
     pub fn open_obligations(&self) -> impl Iterator<Item = &ObligationState> {
         self.obligations
             .iter()
             .filter(|o| o.status == ObligationStatus::Open)
     }
 
+    /// The binding that declares `token`, if any.
     pub fn binding(&self, token: TokenId) -> Option<&DeclaredBinding> {
         self.bindings.iter().find(|b| b.token == token)
     }

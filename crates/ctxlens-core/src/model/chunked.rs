@@ -9,6 +9,8 @@ use std::sync::Arc;
 /// Elements per chunk: a power of two, so an index splits with a shift and a mask.
 const CHUNK: usize = 1024;
 
+/// A vector in fixed chunks, shared between clones: pushing to a clone copies at most
+/// the last chunk, so a snapshot of a growing session costs little.
 #[derive(Clone)]
 pub struct Chunked<T> {
     chunks: Vec<Arc<Vec<T>>>,
@@ -31,6 +33,7 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Chunked<T> {
 }
 
 impl<T: Clone> Chunked<T> {
+    /// Appends `value`.
     pub fn push(&mut self, value: T) {
         if self.len.is_multiple_of(CHUNK) {
             // A chunk grows as a vector does, so a short list stays small.
@@ -42,6 +45,7 @@ impl<T: Clone> Chunked<T> {
         }
     }
 
+    /// The element at `index`, to change (its chunk is copied if shared).
     pub fn get_mut(&mut self, index: usize) -> Option<&mut T> {
         let chunk = self.chunks.get_mut(index / CHUNK)?;
         Arc::make_mut(chunk).get_mut(index % CHUNK)
@@ -64,26 +68,32 @@ impl<T: Clone> Chunked<T> {
 }
 
 impl<T> Chunked<T> {
+    /// Number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// No element.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// The element at `index`.
     pub fn get(&self, index: usize) -> Option<&T> {
         self.chunks.get(index / CHUNK)?.get(index % CHUNK)
     }
 
+    /// The first element.
     pub fn first(&self) -> Option<&T> {
         self.get(0)
     }
 
+    /// The last element.
     pub fn last(&self) -> Option<&T> {
         self.get(self.len.checked_sub(1)?)
     }
 
+    /// Every element, in order.
     pub fn iter(&self) -> Iter<'_, T> {
         self.range(0..self.len)
     }

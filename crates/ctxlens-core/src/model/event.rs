@@ -7,8 +7,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use smallvec::SmallVec;
 
+/// One event of a session: where it is in the log, and what it says.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
+    /// The event's sequence number: the log's `seq`, or the order a transcript's
+    /// reader gave it.
     pub seq: u64,
     /// 1-based line number in the log.
     pub line: u64,
@@ -19,13 +22,16 @@ pub struct Event {
     /// Which part of its line this event is: a transcript record can hold several
     /// blocks (text, tool calls, tool results), each an event. 0 in the canonical log.
     pub part: u32,
+    /// The timestamp as written (RFC 3339 in the canonical log), unparsed.
     pub ts: Option<Box<str>>,
+    /// What the event is and what the analysis keeps of it.
     pub kind: EventKind,
 }
 
 /// What the analysis keeps of a text: its size in words and its opaque tokens.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TextDigest {
+    /// Words in the text, as the analysis counts them.
     pub words: u64,
     /// Distinct tokens, in order of first occurrence (most texts hold a few: kept
     /// inline up to four).
@@ -60,23 +66,32 @@ impl TextDigest {
     }
 }
 
+/// Where an obligation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ObligationStatus {
+    /// Still to be met: its bindings must survive a compaction.
     Open,
+    /// Met.
     Done,
+    /// Given up on purpose.
     Dropped,
 }
 
+/// Where a compaction stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
+    /// Not applied yet: the gate's verdict decides.
     Proposed,
+    /// Applied: the summary replaced the region.
     Applied,
+    /// Refused: the region stays.
     Refused,
 }
 
 impl Phase {
+    /// The phase as the log writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Phase::Proposed => "proposed",
@@ -86,12 +101,17 @@ impl Phase {
     }
 }
 
+/// What to do with a compaction: the gate's answer, or an operator's decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// Apply the summary as it is.
     Approve,
+    /// Apply it, after writing the region somewhere it can be read back.
     Spill,
+    /// Apply it: what it drops can be fetched again.
     Refetch,
+    /// Do not apply it.
     Refuse,
     /// Do not apply this summary: re-propose one that ends with the contract (docs/remedies.md).
     /// Never returned by the gate.
@@ -101,6 +121,7 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict as the log and the JSON report write it.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Approve => "approve",
@@ -112,6 +133,7 @@ impl Verdict {
         }
     }
 
+    /// The verdict `s` names, if any.
     pub fn parse(s: &str) -> Option<Verdict> {
         match s {
             "approve" => Some(Verdict::Approve),
@@ -129,12 +151,16 @@ impl Verdict {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Polarity {
+    /// The approach taken.
     Chosen,
+    /// An approach tried or weighed and turned down.
     Rejected,
+    /// An approach the user ruled out.
     Forbidden,
 }
 
 impl Polarity {
+    /// The polarity as the log writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             Polarity::Chosen => "chosen",
@@ -153,7 +179,9 @@ impl Polarity {
 /// An entity as a summary's schema names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EntityPolarity {
+    /// The approach, as written.
     pub entity: String,
+    /// Where the summary puts it.
     pub polarity: Polarity,
 }
 
@@ -170,9 +198,17 @@ pub fn entity_key(entity: &str) -> String {
 /// a coverage gap, so the reader keeps what it found instead of rejecting the line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeSpec {
+    /// No `range` field.
     Missing,
+    /// A `range` that is not two integers.
     Invalid,
-    Seqs { from: u64, to: u64 },
+    /// The region: events with `from <= seq <= to`.
+    Seqs {
+        /// The first seq of the region.
+        from: u64,
+        /// The last seq of the region.
+        to: u64,
+    },
 }
 
 /// What real agents record about a compaction (docs/transcripts.md, docs/json-report.md).
@@ -180,7 +216,9 @@ pub enum RangeSpec {
 pub struct CompactionExtra {
     /// `auto` or `manual`.
     pub trigger: Option<String>,
+    /// The context's size in model tokens before the compaction, as the agent counted.
     pub pre_tokens: Option<u64>,
+    /// The context's size in model tokens after it.
     pub post_tokens: Option<u64>,
     /// Tokens that reach the context after the compaction by another way than the
     /// summary: records the runtime attaches after the boundary (re-read files, todo
@@ -191,6 +229,18 @@ pub struct CompactionExtra {
     /// A compaction a pre-compact hook is holding for an operator: not in the
     /// transcript yet, its summary not written.
     pub held: Option<Held>,
+    /// With an encrypted summary (a Codex remote compaction): the messages the runtime
+    /// kept verbatim beside it, what the region's tokens are checked against.
+    pub retained: Option<Retained>,
+}
+
+/// The messages a runtime kept beside a summary it encrypted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retained {
+    /// How many.
+    pub messages: usize,
+    /// Their text, one after another.
+    pub text: Summary,
 }
 
 /// What the hook that holds a compaction recorded.
@@ -202,16 +252,23 @@ pub struct Held {
     pub handle: Option<String>,
 }
 
+/// A compaction's summary: kept whole (it is shown and searched), with its digest.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Summary {
+    /// The summary as written.
     pub text: String,
+    /// Its words and tokens.
     pub digest: TextDigest,
 }
 
+/// One step of a plan: what the agent means to do next, and to what.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
+    /// The step's id, unique within its plan.
     pub id: String,
+    /// The action's name, compared with later `action` events.
     pub action: String,
+    /// What the action is done to; `null` when the step names nothing.
     #[serde(default)]
     pub target: Value,
 }
@@ -219,16 +276,23 @@ pub struct PlanStep {
 /// A decision, from a `decision` event of the log or a line of the sidecar.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
+    /// The id of the compaction decided on.
     pub compaction: String,
+    /// What was decided.
     pub verdict: Verdict,
+    /// Who decided: an operator's name, or the tool that recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// When (RFC 3339).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<String>,
+    /// With `spill`: where the region was written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handle: Option<String>,
+    /// Why, in the operator's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The decision differs from the gate's verdict.
     #[serde(rename = "override", default, skip_serializing_if = "Option::is_none")]
     pub is_override: Option<bool>,
     /// With `preserve`: the contract block the re-proposed summary ends with (docs/remedies.md).
@@ -240,14 +304,20 @@ pub struct Decision {
 /// holds hundreds of thousands of messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Role {
+    /// The user (also tool results, in some transcripts).
     User,
+    /// The model.
     Assistant,
+    /// The system prompt or the runtime.
     System,
+    /// Codex's developer instructions.
     Developer,
+    /// Any other role, as written.
     Other(Box<str>),
 }
 
 impl Role {
+    /// The role `role` names.
     pub fn new(role: &str) -> Role {
         match role {
             "user" => Role::User,
@@ -258,6 +328,7 @@ impl Role {
         }
     }
 
+    /// The role as written.
     pub fn as_str(&self) -> &str {
         match self {
             Role::User => "user",
@@ -269,74 +340,114 @@ impl Role {
     }
 }
 
+/// What an event is, with what the analysis keeps of each type (docs/log-format.md).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
+    /// Where and by what the session runs.
     Session {
+        /// The working directory.
         cwd: Option<Box<str>>,
+        /// The agent's name and version.
         agent: Option<Box<str>>,
     },
+    /// A message of the conversation.
     Message {
+        /// Who wrote it.
         role: Role,
+        /// Its words and tokens.
         text: TextDigest,
     },
+    /// A tool the agent called.
     ToolCall {
+        /// Pairs the call with its result.
         call_id: Option<Box<str>>,
+        /// The tool's name.
         name: Box<str>,
+        /// The arguments' words and tokens.
         input: TextDigest,
         /// Tokens of the arguments the tool acts on (commands, paths, URLs, ids), not of
         /// the content it writes.
         targets: Box<[TokenId]>,
     },
+    /// What a tool call gave back.
     ToolResult {
+        /// The call this answers.
         call_id: Option<Box<str>>,
+        /// The runtime marked the result an error.
         is_error: bool,
         /// The output says the call failed: a non-zero exit, or a lookup that found
         /// nothing.
         says_failed: bool,
         /// The output says a lookup found nothing.
         says_not_found: bool,
+        /// The output's words and tokens.
         text: TextDigest,
     },
+    /// A token declared as a value a later step needs verbatim.
     Binding {
+        /// The token.
         token: TokenId,
+        /// It can be fetched again if lost.
         regenerable: bool,
+        /// What it is, in the writer's words.
         note: Option<String>,
     },
+    /// Something the agent still has to do, and the tokens it needs.
     Obligation {
+        /// Unique per obligation; a later event with the same id updates it.
         id: String,
+        /// What is to be done.
         name: Option<String>,
+        /// The tokens it needs; `None` when the field is absent.
         requires: Option<Vec<String>>,
+        /// Where it stands; `None` when the field is absent.
         status: Option<ObligationStatus>,
     },
+    /// The agent's plan: the steps it means to take next.
     Plan {
+        /// The steps, in order.
         steps: Vec<PlanStep>,
     },
+    /// A step the agent took.
     Action {
+        /// The plan step it carries out, if it names one.
         step: Option<String>,
+        /// The action's name.
         name: String,
+        /// What it was done to.
         target: Option<Box<Value>>,
     },
+    /// A compaction: a region of events replaced, or to be replaced, by a summary.
     Compaction {
+        /// Unique per compaction; later events with the same id update its phase.
         id: String,
+        /// Where it stands; `None` when the field is absent or unknown.
         phase: Option<Phase>,
+        /// The region, as written.
         range: RangeSpec,
         /// `None` when the summary cannot be read (encrypted by the runtime).
         summary: Option<Box<Summary>>,
+        /// The prompt the summariser was given, when the log records it.
         input: Option<Box<str>>,
         /// The region lies in an earlier file (a session continued from a compacted one).
         region_elsewhere: bool,
         /// What a transcript says of the compaction besides its summary.
         extra: Box<CompactionExtra>,
     },
+    /// A decision recorded in the log.
     Decision(Box<Decision>),
     /// The agent chose, rejected or was forbidden an approach (docs/remedies.md).
     Choice {
+        /// The approach.
         entity: String,
+        /// Chosen, rejected or forbidden.
         polarity: Polarity,
+        /// Why, in the writer's words.
         note: Option<String>,
     },
     /// A type this version does not know: kept, shown, never an error.
     Other {
+        /// The type as written.
         type_name: String,
     },
 }
@@ -369,6 +480,7 @@ impl EventKind {
         }
     }
 
+    /// The event's type as the log writes it.
     pub fn type_name(&self) -> &str {
         match self {
             EventKind::Session { .. } => "session",

@@ -1,16 +1,17 @@
 //! Events, sessions and token ids. No I/O here.
 
-pub mod chunked;
-pub mod declared;
-pub mod event;
-pub mod session;
-pub mod token;
+pub(crate) mod chunked;
+pub(crate) mod declared;
+pub(crate) mod event;
+pub(crate) mod session;
+pub(crate) mod token;
 
 pub use chunked::Chunked;
 pub use declared::DeclaredFound;
 pub use event::{
     entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
-    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Role, Summary, TextDigest, Verdict,
+    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Retained, Role, Summary, TextDigest,
+    Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,

@@ -6,15 +6,20 @@ use super::event::{Event, EventKind, Phase, RangeSpec, TextDigest};
 use super::token::{TokenId, TokenTable};
 use serde::Serialize;
 
+/// Which log a session was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
+    /// The canonical session log (docs/log-format.md).
     Canonical,
+    /// A Claude Code transcript (docs/transcripts.md).
     ClaudeCode,
+    /// A Codex rollout (docs/transcripts.md).
     Codex,
 }
 
 impl Format {
+    /// The format as the report names it.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Canonical => "canonical",
@@ -31,18 +36,25 @@ pub struct Malformed {
     pub line: u64,
     /// 0-based byte offset of the line's first byte.
     pub offset: u64,
+    /// Why it was skipped, in one sentence.
     pub reason: String,
 }
 
+/// A session as read: its events in log order, the tokens they hold, and what the reader
+/// had to skip.
 #[derive(Debug, Clone)]
 pub struct Session {
+    /// The log it was read from.
     pub format: Format,
+    /// The working directory, which relative paths are relative to.
     pub cwd: Option<String>,
     /// Shared with the session's clones (a snapshot of a followed log is one).
     pub events: Chunked<Event>,
     /// Declared tokens the second pass found in events' texts (`ingest::declared`).
     pub declared: DeclaredFound,
+    /// The lines that could not be read.
     pub malformed: MalformedLines,
+    /// Every opaque token of the session, by id.
     pub tokens: TokenTable,
     /// Indices of events that are Claude Code `microcompact_boundary` records: old tool
     /// results cleared, no summary, not a compaction.
@@ -60,7 +72,9 @@ pub struct Session {
 /// A prompt a person typed, and the event that holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
+    /// Index into `Session::events`.
     pub event: usize,
+    /// The prompt as typed.
     pub text: String,
 }
 
@@ -84,8 +98,10 @@ pub struct MalformedLines {
 }
 
 impl MalformedLines {
+    /// How many unreadable lines are kept with their reason; the rest by offset only.
     pub const DETAILED: usize = 1000;
 
+    /// Notes a line that could not be read.
     pub fn push(&mut self, malformed: Malformed) {
         self.offsets.push(malformed.offset);
         if self.detailed.len() < Self::DETAILED {
@@ -111,6 +127,7 @@ impl MalformedLines {
         self.offsets.len()
     }
 
+    /// Every line was read.
     pub fn is_empty(&self) -> bool {
         self.offsets.is_empty()
     }
@@ -129,8 +146,11 @@ impl MalformedLines {
 /// An instruction file re-injected after every compaction (Claude Code's `CLAUDE.md`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ContextSource {
+    /// The file, as the transcript names it.
     pub path: String,
+    /// The SHA-256 of the content re-injected, hex.
     pub sha256: String,
+    /// The tokens of the content (what survives a compaction through it).
     #[serde(skip)]
     pub tokens: Vec<super::token::TokenId>,
 }
@@ -138,10 +158,15 @@ pub struct ContextSource {
 /// Operator metadata from a transcript (docs/json-report.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SessionMeta {
+    /// The models that answered, in order of first answer.
     pub models: Vec<String>,
+    /// The session's title, when the agent gave it one.
     pub title: Option<String>,
+    /// The first prompt a person typed, shortened.
     pub first_prompt: Option<String>,
+    /// The git branch the session ran on.
     pub branch: Option<String>,
+    /// Model tokens used.
     pub usage: TokenUsage,
     /// Timestamp of the newest record that has one.
     pub last_activity: Option<String>,
@@ -175,9 +200,13 @@ impl SessionMeta {
 /// Tokens the model read and wrote, summed over the transcript's assistant turns.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
 pub struct TokenUsage {
+    /// Input tokens not read from the cache.
     pub input: u64,
+    /// Output tokens.
     pub output: u64,
+    /// Input tokens read from the prompt cache.
     pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
     pub cache_creation: u64,
 }
 
@@ -187,6 +216,7 @@ pub struct TokenUsage {
 pub struct LedgerHint {
     /// The id the hook announced the compaction as (`pre-compact-N`).
     pub id: String,
+    /// The transcript's size in bytes when the hook ran.
     pub before: u64,
     /// The hook answered the agent with refuse: the agent did not compact.
     pub refused: bool,
@@ -197,6 +227,7 @@ pub struct LedgerHint {
 /// A compaction id and what its defining event says, gathered from all its events.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompactionInfo {
+    /// Its id.
     pub id: String,
     /// Index (into `Session::events`) of the first event with this id: the compaction
     /// happens there.
@@ -205,7 +236,9 @@ pub struct CompactionInfo {
     pub def: usize,
     /// Index of the first event whose phase is `applied`.
     pub applied_at: Option<usize>,
+    /// Its latest phase.
     pub phase: Phase,
+    /// Its region, as written.
     pub range: RangeSpec,
 }
 
@@ -238,6 +271,7 @@ impl Session {
         self.events.get(index).map_or(0, |e| e.seq)
     }
 
+    /// A session with no event yet.
     pub fn new(format: Format) -> Session {
         Session {
             format,

@@ -10,12 +10,19 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TokenClass {
+    /// A UUID.
     Uuid,
+    /// An AWS ARN.
     Arn,
+    /// A URL.
     Url,
+    /// A file path.
     Path,
+    /// An AWS resource id (`i-0abc…`, `snap-…`) or a Kubernetes pod name.
     ResourceId,
+    /// The digits after a word like revision, PR, job or port: `PR #381` gives `381`.
     Numbered,
+    /// A hex string (a commit, a digest).
     Hex,
     /// A git branch named in a git context (`checkout -b X`, `origin/X`, `--branch X`).
     Branch,
@@ -23,13 +30,16 @@ pub enum TokenClass {
     VendorId,
     /// A reverse-DNS id of three or more labels (`group.com.example.app`).
     ReverseDns,
+    /// A host: an IPv4 address, or the host of `user@host` in an `ssh`, `scp`, `rsync`
+    /// or `sftp` command.
+    Host,
     /// A declared binding whose shape matches no class.
     Declared,
 }
 
 impl TokenClass {
     /// Every class, in the table's order.
-    pub const ALL: [TokenClass; 11] = [
+    pub const ALL: [TokenClass; 12] = [
         TokenClass::Uuid,
         TokenClass::Arn,
         TokenClass::Url,
@@ -40,9 +50,11 @@ impl TokenClass {
         TokenClass::Branch,
         TokenClass::VendorId,
         TokenClass::ReverseDns,
+        TokenClass::Host,
         TokenClass::Declared,
     ];
 
+    /// The class as the report names it.
     pub fn as_str(self) -> &'static str {
         match self {
             TokenClass::Uuid => "uuid",
@@ -55,13 +67,18 @@ impl TokenClass {
             TokenClass::Branch => "branch",
             TokenClass::VendorId => "vendor_id",
             TokenClass::ReverseDns => "reverse_dns",
+            TokenClass::Host => "host",
             TokenClass::Declared => "declared",
         }
     }
 
-    /// Paths, URLs and ARNs continue across `/` and `.`, so their word boundary is stricter.
+    /// Paths, URLs, ARNs and hosts continue across `/` and `.`, so their word boundary is
+    /// stricter (`1.2.3.4.5` is a version, not an address).
     pub fn is_pathlike(self) -> bool {
-        matches!(self, TokenClass::Path | TokenClass::Url | TokenClass::Arn)
+        matches!(
+            self,
+            TokenClass::Path | TokenClass::Url | TokenClass::Arn | TokenClass::Host
+        )
     }
 }
 
@@ -72,7 +89,9 @@ pub struct TokenId(pub u32);
 /// A token as its table holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenInfo<'a> {
+    /// The token.
     pub text: &'a str,
+    /// Its class.
     pub class: TokenClass,
 }
 
@@ -252,10 +271,12 @@ impl TokenTable {
         }
     }
 
+    /// The text of token `id`.
     pub fn text(&self, id: TokenId) -> &str {
         self.get(id).text
     }
 
+    /// The class of token `id`.
     pub fn class(&self, id: TokenId) -> TokenClass {
         self.get(id).class
     }
@@ -265,6 +286,7 @@ impl TokenTable {
         self.entries.len()
     }
 
+    /// No token yet.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

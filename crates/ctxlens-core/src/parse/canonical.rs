@@ -24,6 +24,7 @@ impl Default for CanonicalParser {
 }
 
 impl CanonicalParser {
+    /// A parser that has read no line.
     pub fn new() -> Self {
         CanonicalParser {
             session: Session::new(Format::Canonical),
@@ -31,18 +32,17 @@ impl CanonicalParser {
         }
     }
 
+    /// The session read so far.
     pub fn session(&self) -> &Session {
         &self.session
     }
 
+    /// The session read so far, for the passes that add to it (the declared tokens).
     pub fn session_mut(&mut self) -> &mut Session {
         &mut self.session
     }
 
-    pub fn malformed_mut(&mut self) -> &mut crate::model::MalformedLines {
-        &mut self.session.malformed
-    }
-
+    /// The session, once every line is read.
     pub fn finish(self) -> Session {
         self.session
     }
@@ -143,7 +143,7 @@ pub struct ParsedBatch {
 
 impl ParsedBatch {
     /// A batch with room for `lines` lines of `bytes` bytes in all: one token about
-    /// every [`BYTES_PER_TOKEN`] bytes.
+    /// every `BYTES_PER_TOKEN` bytes.
     pub fn with_room(lines: usize, bytes: usize) -> Self {
         ParsedBatch {
             lines: Vec::with_capacity(lines),
@@ -213,7 +213,7 @@ const MAX_SEQ_STEP: u64 = 1 << 32;
 
 /// Why a line of a canonical log is not an event (kept as the malformed line's reason).
 #[derive(Debug, thiserror::Error)]
-pub enum BadLine {
+pub(crate) enum BadLine {
     #[error(
         "a line of {span} bytes, longer than the {cap} MiB a record may take; skipped unread",
         cap = super::lines::MAX_LINE >> 20

@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
-use crate::model::{EventKind, Format, Malformed};
+use crate::model::{EventKind, Format, Malformed, Retained};
 use serde_json::Value;
 
 pub struct CodexParser {
@@ -61,18 +61,19 @@ impl CodexParser {
             Some("compacted") => {
                 let message = str_of(payload, "message").unwrap_or_default();
                 // Remote compaction: the summary is encrypted; nothing can be claimed.
-                let summary = (!message.trim().is_empty()).then(|| {
+                let retained: Vec<String> = payload
+                    .get("replacement_history")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|item| item.get("content").map(content_text))
+                    .collect();
+                let readable = !message.trim().is_empty();
+                let summary = readable.then(|| {
                     let mut text = message.clone();
-                    for item in payload
-                        .get("replacement_history")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        if let Some(content) = item.get("content") {
-                            text.push('\n');
-                            text.push_str(&content_text(content));
-                        }
+                    for content in &retained {
+                        text.push('\n');
+                        text.push_str(content);
                     }
                     self.builder.summary(&text)
                 });
@@ -82,8 +83,22 @@ impl CodexParser {
                     .events
                     .iter()
                     .all(|e| e.kind.region_text().is_none());
-                self.builder
+                let at = self
+                    .builder
                     .compaction(line, ts, None, summary, first_in_file);
+                // A remote compaction: the summary is encrypted, and the messages kept
+                // beside it are what can be checked.
+                if !readable && !retained.is_empty() {
+                    let kept = Retained {
+                        messages: retained.len(),
+                        text: self.builder.summary(&retained.join("\n")),
+                    };
+                    if let Some(EventKind::Compaction { extra, .. }) =
+                        self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
+                    {
+                        extra.retained = Some(kept);
+                    }
+                }
             }
             Some(other) => {
                 let sub = str_of(payload, "type")

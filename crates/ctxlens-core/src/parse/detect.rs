@@ -103,11 +103,15 @@ impl Undecided {
     }
 }
 
+/// Reads a log of any format, line by line: the first lines decide which (docs/transcripts.md).
 pub enum LogParser {
     /// The format is not decided yet: lines are held and vote.
     Undetected(Box<Undecided>),
+    /// A canonical log.
     Canonical(CanonicalParser),
+    /// A Claude Code transcript.
     ClaudeCode(Box<ClaudeParser>),
+    /// A Codex rollout.
     Codex(CodexParser),
 }
 
@@ -118,10 +122,12 @@ impl Default for LogParser {
 }
 
 impl LogParser {
+    /// A parser that has read no line.
     pub fn new() -> LogParser {
         LogParser::Undetected(Box::default())
     }
 
+    /// The session read so far.
     pub fn session(&self) -> &Session {
         match self {
             LogParser::Undetected(undecided) => &undecided.empty,
@@ -141,6 +147,7 @@ impl LogParser {
         }
     }
 
+    /// The session, once every line is read (the format decided by then).
     pub fn finish(mut self) -> Session {
         self.decide();
         match self {
@@ -151,6 +158,7 @@ impl LogParser {
         }
     }
 
+    /// Reads one line.
     pub fn feed(&mut self, line: &Line) {
         match self {
             LogParser::Undetected(undecided) => {

@@ -84,6 +84,7 @@ pub struct Line<'a> {
     pub number: u64,
     /// 0-based byte offset of the first byte.
     pub offset: u64,
+    /// The line's bytes, without the newline.
     pub bytes: &'a [u8],
     /// Bytes the line takes in the file, newline included.
     pub span: u64,

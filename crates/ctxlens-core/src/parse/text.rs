@@ -27,9 +27,11 @@ pub fn json_text_leaves<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
-/// Input fields whose text is content the tool writes, not an argument it acts on:
-/// a regenerated identifier there is a typo in a file, not a failed lookup.
+/// Input fields whose text is not an argument the tool acts on: content it writes (a
+/// regenerated identifier there is a typo in a file, not a failed lookup), or a line
+/// about the call for the user (Claude Code's `description`).
 const CONTENT_FIELDS: &[&str] = &[
+    "description",
     "content",
     "new_string",
     "old_string",
@@ -170,10 +172,10 @@ const FAILURE: &str =
 /// not exist"); it counts as a failure only where it names a token of the call.
 const NOT_FOUND: &str = r"(?i)\bnot found\b|no such file|does not exist|doesn't exist";
 
-/// Whether a tool's output says it failed ([`FAILURE`]) and whether it says a lookup
-/// found nothing ([`NOT_FOUND`]). One search for both: two were a twentieth of
-/// `gate`'s instructions. No match of one pattern can start inside a match of the
-/// other, so the leftmost matches, each told by the group it matched, find both.
+/// Whether a tool's output says it failed (`FAILURE`) and whether it says a lookup
+/// found nothing (`NOT_FOUND`), in one search. No match of one pattern can start inside
+/// a match of the other, so the leftmost matches, each told by the group it matched,
+/// find both.
 pub fn what_output_says(text: &str) -> (bool, bool) {
     use std::sync::OnceLock;
     static EITHER: OnceLock<regex::Regex> = OnceLock::new();
@@ -199,6 +201,24 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_calls_description_is_no_argument_it_acts_on() {
+        let mut table = crate::model::TokenTable::default();
+        let input = serde_json::json!({
+            "command": "gh pr ready 71",
+            "description": "Mark draft PR #70 ready, after revision 4f9a2c81d0e7"
+        });
+        let (all, targets) = tool_call_digest("Bash", &input, &mut table);
+        let texts = |ids: &[TokenId]| -> Vec<String> {
+            ids.iter().map(|&id| table.text(id).to_owned()).collect()
+        };
+        assert!(texts(&targets).is_empty(), "{:?}", texts(&targets));
+        assert!(
+            texts(&all.tokens).contains(&"4f9a2c81d0e7".to_owned()),
+            "still region text"
+        );
+    }
 
     /// Each pattern asked on its own, as the one search must answer.
     fn asked_apart(text: &str) -> (bool, bool) {

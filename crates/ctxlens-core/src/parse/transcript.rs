@@ -12,7 +12,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 
 /// A session being built record by record.
-pub struct Builder {
+pub(crate) struct Builder {
     pub session: Session,
     /// Seq of the first event after the latest compaction (events are numbered 1, 2, …
     /// in file order; a record can yield several).
@@ -24,6 +24,7 @@ pub struct Builder {
 
 /// An item of a todo list or plan, in the agent's words.
 pub struct Todo {
+    /// The item's text.
     pub content: String,
     /// `pending`, `in_progress` or `completed`.
     pub status: String,
@@ -212,11 +213,6 @@ impl Builder {
         index
     }
 
-    /// The events since the latest compaction (for rewind pruning).
-    pub fn segment_start(&self) -> u64 {
-        self.segment_start
-    }
-
     pub fn set_cwd(&mut self, cwd: Option<&str>) {
         if self.session.cwd.is_none() {
             self.session.cwd = cwd.filter(|c| !c.is_empty()).map(str::to_owned);
@@ -252,7 +248,10 @@ pub fn todo_list(input: &Value, list: &str, text: &str) -> Vec<Todo> {
 
 /// A transcript line as a JSON object; `None` for a blank line, and a malformed-line
 /// record for anything else that is not one.
-pub fn parse_record(line: &Line, malformed: &mut crate::model::MalformedLines) -> Option<Value> {
+pub(crate) fn parse_record(
+    line: &Line,
+    malformed: &mut crate::model::MalformedLines,
+) -> Option<Value> {
     if line.bytes.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
@@ -291,6 +290,6 @@ pub fn content_text(content: &Value) -> String {
     }
 }
 
-pub fn str_of(value: &Value, key: &str) -> Option<String> {
+pub(crate) fn str_of(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(str::to_owned)
 }

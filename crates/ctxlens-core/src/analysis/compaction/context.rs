@@ -337,11 +337,15 @@ impl<'a> Ctx<'a> {
     pub(super) fn density(&self, summary: Option<&Summary>, out: &mut CompactionAnalysis) {
         let id = self.id;
         let Some(summary) = summary else {
+            let message = match out.extra.retained.as_ref().map(|r| r.messages) {
+                None => format!("{id}'s summary cannot be read (encrypted by the runtime, or missing from the log): what it dropped cannot be checked"),
+                Some(kept) => format!("{id}'s summary is encrypted by the runtime and cannot be read: what the region dropped is checked against the {} it kept beside the summary, which may still hold more", messages(kept)),
+            };
             Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::OpaqueSummary,
                 Severity::Warning,
                 Some(id),
-                format!("{id}'s summary cannot be read (encrypted by the runtime, or missing from the log): what it dropped cannot be checked"),
+                message,
             ));
             return;
         };
@@ -504,8 +508,9 @@ impl<'a> Ctx<'a> {
             } else if let Some(used) =
                 used.filter(|_| token.declared.is_none() && token.fate.recalled())
             {
+                let retained = out.extra.retained.as_ref().map(|r| r.messages);
                 Arc::make_mut(&mut out.findings)
-                    .push(recalled_finding(session, self.id, token.id, used));
+                    .push(recalled_finding(session, self.id, token.id, used, retained));
             }
         }
     }
@@ -518,13 +523,20 @@ impl<'a> Ctx<'a> {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);
+            let message = match found.recovered {
+                None => format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
+                Some(recovery) => format!(
+                    "after {id} dropped {d}, {step} failed on {t} instead; the agent recovered only at {}, which used {d} again",
+                    call_name(session, recovery)
+                ),
+            };
             Arc::make_mut(&mut out.findings).push(self.error(
                 FindingKind::RegeneratedBinding {
                     token: d.to_owned(),
                     regenerated: t.to_owned(),
                     step: step.clone(),
                 },
-                format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
+                message,
             ));
         }
     }

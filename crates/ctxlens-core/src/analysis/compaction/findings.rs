@@ -1,5 +1,5 @@
 //! The findings a dropped token gives: declared and needed (an error), recalled from
-//! outside the summary (a warning), and how a later call that used it is named.
+//! outside the transcript (a warning), and how a later call that used it is named.
 
 use super::*;
 
@@ -107,14 +107,27 @@ pub(super) fn inferred_finding(
 
 /// A transcript token the agent used again verbatim with nothing bringing it back: a
 /// warning, since a use that worked is no evidence of loss (docs/transcripts.md).
+/// `n` messages, in words.
+pub(super) fn messages(n: usize) -> String {
+    match n {
+        1 => "1 message".to_owned(),
+        n => format!("{n} messages"),
+    }
+}
+
 pub(super) fn recalled_finding(
     session: &Session,
     id: &str,
     token: TokenId,
     used: &LaterUse,
+    retained: Option<usize>,
 ) -> Finding {
     let text = session.tokens.text(token);
     let step = step_name(session, used);
+    let message = match retained {
+        None => format!("summary {id} dropped {text}, and {step} used it with nothing in the transcript bringing it back first: recalled from outside the transcript"),
+        Some(kept) => format!("{text} is not in the {} {id} kept (its summary is encrypted and may hold it), and {step} used it with nothing in the transcript bringing it back first", messages(kept)),
+    };
     Finding::new(
         FindingKind::DroppedBinding {
             token: text.to_owned(),
@@ -124,6 +137,6 @@ pub(super) fn recalled_finding(
         },
         Severity::Warning,
         Some(id),
-        format!("summary {id} dropped {text}, and {step} used it with nothing bringing it back first: the agent recalled it from outside the summary"),
+        message,
     )
 }

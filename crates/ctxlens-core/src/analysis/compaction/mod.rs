@@ -37,6 +37,7 @@ use survival::*;
 /// One distinct opaque token of a region and what became of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RegionToken {
+    /// The token.
     pub id: TokenId,
     /// `None` when the summary cannot be read.
     pub survived: Option<bool>,
@@ -49,18 +50,27 @@ pub struct RegionToken {
     pub first_event: u32,
 }
 
+/// A dropped token that matters, as the report lists it (docs/json-report.md).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DroppedToken {
+    /// The token.
     pub token: String,
+    /// Its class.
     pub class: TokenClass,
+    /// `Some(regenerable)` when a binding declares it.
     pub regenerable: Option<bool>,
+    /// The obligations, plan steps or later tool calls that need it.
     pub required_by: Vec<String>,
+    /// What became of it after the compaction.
     #[serde(flatten)]
     pub fate: Fate,
 }
 
+/// What one compaction did: its region's tokens and their fate, the findings, the gate's
+/// flags and the decision that stands.
 #[derive(Debug, Clone)]
 pub struct CompactionAnalysis {
+    /// The compaction's id, phase, range and where it is in the log.
     pub info: CompactionInfo,
     /// Shared by the looks that reuse the analysis (a long session's state holds
     /// thousands of obligations and bindings).
@@ -68,11 +78,15 @@ pub struct CompactionAnalysis {
     /// Indices into `Session::events` of the region's events (seqs strictly increase,
     /// so a region is one run of events).
     pub region: std::ops::Range<usize>,
+    /// Words in the region.
     pub region_words: u64,
     /// Shared by the analyses a growing log's looks reuse (a region can hold
     /// hundreds of thousands).
     pub tokens: Arc<Vec<RegionToken>>,
+    /// Distinct region tokens the summary keeps, per distinct region token; `None` when the
+    /// summary cannot be read.
     pub opaque_ratio: Option<f64>,
+    /// Summary words per region word; `None` when the summary cannot be read.
     pub prose_ratio: Option<f64>,
     /// Dropped declared tokens and dropped tokens something requires (shared as the
     /// findings are).
@@ -80,6 +94,7 @@ pub struct CompactionAnalysis {
     /// Shared by the analyses a growing log's looks reuse, copied only when a look
     /// changes them (a decision that resolves one).
     pub findings: Arc<Vec<Finding>>,
+    /// What the gate's rules look at.
     pub flags: GateFlags,
     /// The standing decision, if any (set by the session analysis).
     pub decision: Option<crate::model::Decision>,
@@ -116,6 +131,7 @@ impl CompactionAnalysis {
         reasons
     }
 
+    /// How many of the region's distinct tokens the summary keeps.
     pub fn kept(&self) -> usize {
         self.tokens
             .iter()
@@ -156,6 +172,44 @@ fn dropped_bindings(state: &StateAt, tokens: &[RegionToken]) -> Vec<TokenId> {
         .map(|b| b.token)
         .filter(|t| dropped.contains(t))
         .collect()
+}
+
+/// One compaction's analysis, from scratch and in plain steps: what its region held and
+/// its summary kept (coverage, signals 1 and 2, [`super::signals::REGION_SIGNALS`]),
+/// then what follows it up to the next compaction (later uses, regenerated tokens).
+/// `state` is the state just before it: `StateAt::of` the events before `info.at`.
+///
+/// [`super::report::Analyzer`] computes the same in two parts and keeps them while the
+/// log grows, then adds what needs the whole log: divergences (signal 3), decisions and
+/// what they resolve. `tests/cli/incremental.rs` holds the two equal.
+pub fn analyze_compaction(
+    session: &Session,
+    info: &CompactionInfo,
+    state: StateAt,
+) -> CompactionAnalysis {
+    let (applied, until) = window(session, &session.compactions(), info);
+    let part = region_part(session, info, &applied, state, 1);
+    let first_seen = super::signals::regenerated::first_seen(session);
+    finish(session, info, part, until, &first_seen, 0)
+}
+
+/// A compaction's window: the compactions applied before it, and the end of its
+/// window (the next compaction, or the end of the log).
+pub(super) type Window = (Vec<(String, RangeSpec)>, usize);
+
+/// The window of `info`, one of `infos`.
+pub(super) fn window(session: &Session, infos: &[CompactionInfo], info: &CompactionInfo) -> Window {
+    let applied = infos
+        .iter()
+        .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
+        .map(|other| (other.id.clone(), other.range))
+        .collect();
+    let until = infos
+        .iter()
+        .map(|other| other.at)
+        .find(|&at| at > info.at)
+        .unwrap_or(session.events.len());
+    (applied, until)
 }
 
 /// The part of a compaction's analysis that events after it cannot change: coverage,
@@ -254,15 +308,17 @@ pub(super) fn region_part(
         return RegionPart::settled(out, state);
     }
 
-    // Signal 1: what the region held and what the summary kept.
+    // Signal 1: what the region held and what the summary kept; with an encrypted
+    // summary, what the messages kept beside it hold.
+    let checked = def.summary.or(def.extra.retained.as_ref().map(|r| &r.text));
     let ((region_words, mut tokens), summary_runs) = ctx.region_tokens_and(|| {
         // What is built from the summary and the obligations alone, beside the walk
         // over the region (when this compaction has a thread to spare).
         ctx.requirements();
-        def.summary.map(|summary| SummaryRuns::of(&summary.text))
+        checked.map(|summary| SummaryRuns::of(&summary.text))
     });
-    if let (Some(summary), Some(runs)) = (def.summary, &summary_runs) {
-        ctx.mark_survivors((summary, def.summary_declared, runs), &mut tokens);
+    if let (Some(checked), Some(runs)) = (checked, &summary_runs) {
+        ctx.mark_survivors((checked, def.summary_declared, runs), &mut tokens);
     }
     ctx.mark_carried(&def.extra, &mut tokens);
     out.region_words = region_words;

@@ -193,6 +193,20 @@ pub(super) fn in_import(text: &str, start: usize) -> bool {
         || line.contains("import(")
 }
 
+/// Whether the dotted name at `start..end` is a Python module (`from app.agents.config
+/// import X`, `import app.agents.config`, `python -m app.cli.main`), not a reverse-DNS
+/// id.
+pub(super) fn is_python_module(text: &str, start: usize, end: usize) -> bool {
+    let line = line_before(text, start);
+    let trimmed = line.trim_start();
+    trimmed.starts_with("from ")
+        || trimmed.starts_with("import ")
+        || line.ends_with("-m ")
+        || text
+            .get(end..)
+            .is_some_and(|rest| rest.starts_with(" import "))
+}
+
 /// Whether `start` lies in a diff's file header (`--- a/x`, `+++ b/x`,
 /// `diff --git a/x b/x`), where `a/` and `b/` are prefixes, not folders.
 pub(super) fn in_diff_header(text: &str, start: usize) -> bool {
@@ -256,12 +270,30 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
                     .any(|b| matches!(b, b'/' | b'-' | b'_') || b.is_ascii_digit())
                 && !candidate.starts_with('-')
         }
+        TokenClass::Host => is_host_to_keep(candidate),
         TokenClass::VendorId => {
             let (_, id) = candidate.rsplit_once('_').unwrap_or(("", candidate));
             id.bytes().any(|b| b.is_ascii_digit()) && id.bytes().any(|b| b.is_ascii_alphabetic())
         }
         _ => true,
     }
+}
+
+/// A host that names one machine of the work: not loopback, the unspecified address,
+/// a netmask, nor a forge everyone pushes to (`git@github.com`).
+fn is_host_to_keep(candidate: &str) -> bool {
+    const EVERYONE_S: [&str; 5] = [
+        "localhost",
+        "github.com",
+        "gitlab.com",
+        "bitbucket.org",
+        "ssh.dev.azure.com",
+    ];
+    candidate.len() >= 3
+        && !candidate.starts_with("127.")
+        && !candidate.starts_with("0.")
+        && !candidate.starts_with("255.")
+        && !EVERYONE_S.contains(&candidate.to_ascii_lowercase().as_str())
 }
 
 /// The path of an example, not of a file: `/path/to/foo.ts`, `path/to/x`.

@@ -48,12 +48,16 @@ pub use words::{
 /// One token found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Found {
+    /// Byte offset of its first byte.
     pub start: usize,
+    /// Byte offset past its last byte.
     pub end: usize,
+    /// Its class.
     pub class: TokenClass,
 }
 
 impl Found {
+    /// The token in `text`, the text it was found in.
     pub fn text<'t>(&self, text: &'t str) -> &'t str {
         &text[self.start..self.end]
     }
@@ -120,9 +124,15 @@ struct Patterns {
     branch: LazyRegex,
     vendor_id: LazyRegex,
     reverse_dns: LazyRegex,
-    /// `branch` and `origin/`, which a text is searched for before the branch
+    /// An IPv4 address: four octets of 0 to 255.
+    ipv4: LazyRegex,
+    /// The host of `user@host` after `ssh`, `scp`, `rsync` or `sftp` on one line.
+    remote_host: LazyRegex,
+    /// The commands `remote_host` follows, searched for once a text holds an `@`.
+    remote_words: [memchr::memmem::Finder<'static>; 3],
+    /// `branch`, `origin/` and `git`, which a text is searched for before the branch
     /// class's regex runs (see [`may_name_a_branch`]). Built once a thread.
-    branch_words: [memchr::memmem::Finder<'static>; 2],
+    branch_words: [memchr::memmem::Finder<'static>; 3],
 }
 
 impl Patterns {
@@ -157,23 +167,34 @@ impl Patterns {
             #[cfg(test)]
             hex: lazy_regex!(r"[0-9a-fA-F]{7,64}"),
             branch: lazy_regex!(
-                r"(?:checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])"
+                r"(?:git[ \t]+(?:checkout|switch|merge|rebase)[ \t]+(?:-[a-zA-Z-]+[ \t]+)*|git[ \t]+push[ \t]+(?:-[a-zA-Z-]+[ \t]+)*origin[ \t]+|checkout[ \t]+-[bB][ \t]+|switch[ \t]+-[cC][ \t]+|--branch[= \t][ \t]*|branch[ \t]+(?:-[a-zA-Z]+[ \t]+)*|origin/)([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])"
             ),
             vendor_id: lazy_regex!(r"[a-z][a-z0-9]{1,11}(?:_[a-z]{2,8})?_[0-9A-Za-z]{16,}"),
             reverse_dns: lazy_regex!(format!(
                 r"(?:(?:group|iCloud|merchant)\.)?(?:{})\.[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+",
                 TOP_LEVEL_DOMAINS.join("|")
             )),
+            ipv4: lazy_regex!(format!(r"{OCTET}(?:\.{OCTET}){{3}}")),
+            remote_host: lazy_regex!(
+                r"(?:ssh|scp|rsync|sftp)[ \t](?:[^\n;|&@]*[ \t])?[A-Za-z0-9._-]+@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+            ),
+            remote_words: [
+                memchr::memmem::Finder::new("ssh"),
+                memchr::memmem::Finder::new("scp"),
+                memchr::memmem::Finder::new("rsync"),
+            ],
             branch_words: [
                 memchr::memmem::Finder::new("branch"),
                 memchr::memmem::Finder::new("origin/"),
+                memchr::memmem::Finder::new("git"),
             ],
         }
     }
 }
 
 /// Whether the branch class's regex may match in a text with these runs: every match
-/// holds `branch` (`branch X`, `--branch X`), a run `-b` or `-B` (after `checkout`),
+/// holds `git` (`git merge X`, `git push origin X`), `branch` (`branch X`,
+/// `--branch X`), a run `-b` or `-B` (after `checkout`),
 /// `-c` or `-C` (after `switch`), each a run between blanks, or `origin/`, which holds
 /// a `/` (so a text without one holds none). A search for the four words (`checkout`,
 /// `switch` too) would read every text.
@@ -182,10 +203,22 @@ fn may_name_a_branch(p: &Patterns, text: &[u8], runs: &[Run]) -> bool {
         let bytes = text.get(run.start..run.end).unwrap_or_default();
         matches!(bytes, b"-b" | b"-B" | b"-c" | b"-C")
     };
-    let [branch, origin] = &p.branch_words;
+    let [branch, origin, git] = &p.branch_words;
     runs.iter().any(option)
         || branch.find(text).is_some()
+        || git.find(text).is_some()
         || runs.iter().any(|run| run.holds & holds::SLASH != 0) && origin.find(text).is_some()
+}
+
+/// An octet of an IPv4 address, 0 to 255, with no leading zero.
+const OCTET: &str = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+
+/// Whether the remote-host regex may match: every match holds an `@` and `ssh`, `scp`
+/// or `rsync` (`sftp` holds `ftp`, not `ssh`: searched apart, after the rest).
+fn may_name_a_remote(p: &Patterns, text: &[u8]) -> bool {
+    memchr::memchr(b'@', text).is_some()
+        && (p.remote_words.iter().any(|w| w.find(text).is_some())
+            || memchr::memmem::find(text, b"sftp").is_some())
 }
 
 thread_local! {
@@ -237,7 +270,10 @@ fn scan(
                 None => ok = false,
             }
         }
-        // The keyword starts a word (no keyword class is path-like).
+        if ok && class == TokenClass::ReverseDns && is_python_module(text, start, end) {
+            ok = false;
+        }
+        // The keyword starts a word.
         let keyword_ok = !pattern.after_keyword() || starts_a_word(text, whole.start, class);
         // Read's gutter (`  59→`) is a line number, never a numbered token.
         let gutter = class == TokenClass::Numbered && text[end..].starts_with('→');
@@ -362,11 +398,12 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
     let held = runs.iter().fold(0, |all, run| all | run.holds);
     let digit = held & DIGIT != 0;
     let branch = may_name_a_branch(p, bytes, runs);
+    let remote = may_name_a_remote(p, bytes);
     // How each class is looked for, the class, and whether the text may hold it at
     // all. A run must hold what a class's [`RunFit`] says, be that long and hold its
     // piece of text for a match to fit in it.
     use Pattern::{Keyword, Regex as Re};
-    let classes: [(Search, TokenClass, bool); 8] = [
+    let classes: [(Search, TokenClass, bool); 10] = [
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
@@ -404,6 +441,12 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
             C::ReverseDns,
             held & DOT != 0,
         ),
+        (
+            Search::Runs(Re(&p.ipv4), (DOT | DIGIT, 7, None)),
+            C::Host,
+            digit && held & DOT != 0,
+        ),
+        (Search::Whole(Keyword(&p.remote_host)), C::Host, remote),
     ];
     candidates.clear();
     for (search, class, may_hold) in classes {
@@ -469,6 +512,7 @@ pub struct WholeWord<'t> {
 }
 
 impl<'t> WholeWord<'t> {
+    /// A search for `token`, of class `class` (which says what counts as a word's edge).
     pub fn new(token: &'t str, class: TokenClass) -> Self {
         WholeWord {
             finder: memchr::memmem::Finder::new(token.as_bytes()),
@@ -477,6 +521,7 @@ impl<'t> WholeWord<'t> {
         }
     }
 
+    /// `token` occurs in `text` as a whole word.
     pub fn is_in(&self, text: &str) -> bool {
         self.len > 0
             && self

@@ -485,6 +485,7 @@ fn extract_whole_text(text: &str) -> Vec<Found> {
         || memchr::memmem::find(bytes, b"origin/").is_some()
         || memchr::memmem::find(bytes, b"checkout").is_some()
         || memchr::memmem::find(bytes, b"switch").is_some()
+        || memchr::memmem::find(bytes, b"git").is_some()
     {
         scan(
             Pattern::Keyword(&p.branch),
@@ -503,7 +504,15 @@ fn extract_whole_text(text: &str) -> Vec<Found> {
             &mut candidates,
         );
     }
+    hosts_in_whole_text(&p, text, &mut candidates);
     resolve_overlaps(&mut candidates)
+}
+
+/// The host class's two patterns over the whole text.
+fn hosts_in_whole_text(p: &Patterns, text: &str, candidates: &mut Vec<Found>) {
+    for pattern in [Pattern::Regex(&p.ipv4), Pattern::Keyword(&p.remote_host)] {
+        scan(pattern, text, 0..text.len(), TokenClass::Host, candidates);
+    }
 }
 
 /// [`runs_into`] as a loop over every byte.
@@ -620,7 +629,9 @@ proptest::proptest! {
             "(snap|i|vol)-[0-9a-f]{8,17}",
             "[a-z]{2,6}(-[a-z0-9]{1,4})?-[bcdfghjklmnpqrstvwxz2-9]{5,11}-[bcdfghjklmnpqrstvwxz2-9]{4,6}",
             "(revision|PR|port|Run) ?[#:]? ?[0-9]{1,5}",
-            "(checkout -[bB]|switch\t-[cC]|--branch=?|origin/|branch) ?[a-z0-9/_-]{2,12}",
+            "(checkout -[bB]|switch\t-[cC]|--branch=?|origin/|branch|git merge|git push -u origin) ?[a-z0-9/_-]{2,12}",
+            "(ssh|scp x|rsync -az a/) ?[a-z]{1,4}@[a-z0-9.-]{1,12}",
+            "[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}",
             "[a-z]{2,5}(_[a-z]{2,4})?_[A-Za-z0-9]{14,20}",
             "(com|io|dev)\\.[a-z-]{1,6}\\.[a-z]{1,6}",
             "[a-zA-Z→。é]{1,8}",
@@ -630,4 +641,92 @@ proptest::proptest! {
         let text: String = parts.concat();
         proptest::prop_assert_eq!(extract(&text), extract_whole_text(&text), "{:?}", text);
     }
+}
+
+#[test]
+fn hosts_are_ipv4_addresses_and_the_host_of_a_remote_command() {
+    use TokenClass::Host;
+    let cases: &[(&str, &[&str])] = &[
+        ("the server is 203.0.113.7, port 22", &["203.0.113.7"]),
+        (
+            "ssh deploy@203.0.113.7 'systemctl restart app'",
+            &["203.0.113.7"],
+        ),
+        (
+            "ssh -i ~/.ssh/id_ed25519 deploy@cdn.example.com uptime",
+            &["cdn.example.com"],
+        ),
+        (
+            "scp dist.tar.gz root@web-1.internal:/srv/app/",
+            &["web-1.internal"],
+        ),
+        ("rsync -az build/ ops@10.0.4.12:/var/www/", &["10.0.4.12"]),
+        ("curl http://10.0.4.12:8080/health", &[]),
+    ];
+    for (text, want) in cases {
+        let hosts: Vec<&str> = tokens(text)
+            .into_iter()
+            .filter(|(_, class)| *class == Host)
+            .map(|(t, _)| t)
+            .collect();
+        assert_eq!(&hosts, want, "{text}");
+    }
+    // Not hosts: loopback, the unspecified address, netmasks, versions of five parts,
+    // an address inside a URL (the URL is the token), an e-mail outside a remote
+    // command, a forge's `git@` host.
+    for text in [
+        "listening on 127.0.0.1:3000 and 0.0.0.0",
+        "netmask 255.255.255.0",
+        "bumped to 1.2.3.4.5",
+        "mail noreply@anthropic.com about it",
+        "ssh -T git@github.com",
+        "version 300.1.2.3",
+    ] {
+        assert!(
+            tokens(text).iter().all(|(_, class)| *class != Host),
+            "{text}: {:?}",
+            tokens(text)
+        );
+    }
+}
+
+#[test]
+fn python_modules_are_no_reverse_dns_ids() {
+    for text in [
+        "from app.agents.config import Settings",
+        "import app.agents.config",
+        "python -m app.cli.main --help",
+    ] {
+        assert!(
+            tokens(text)
+                .iter()
+                .all(|(_, class)| *class != TokenClass::ReverseDns),
+            "{text}: {:?}",
+            tokens(text)
+        );
+    }
+    assert_eq!(
+        tokens("bundle id com.example.shopapp"),
+        vec![("com.example.shopapp", TokenClass::ReverseDns)]
+    );
+}
+
+#[test]
+fn branches_named_in_git_commands() {
+    for (text, branch) in [
+        ("git merge feat/upload-42", "feat/upload-42"),
+        ("git push -u origin fix-login", "fix-login"),
+        ("git rebase --onto release-2.1", "release-2.1"),
+        ("git checkout hotfix_17", "hotfix_17"),
+    ] {
+        assert_eq!(tokens(text), vec![(branch, TokenClass::Branch)], "{text}");
+    }
+    // A file restored by `git checkout` is a path; `main` names no identifier; prose
+    // that merges nothing names no branch.
+    assert_eq!(
+        tokens("git checkout src/a.ts"),
+        vec![("src/a.ts", TokenClass::Path)]
+    );
+    assert!(tokens("git merge main").is_empty());
+    assert!(tokens("we merge well-known fixes").is_empty());
 }

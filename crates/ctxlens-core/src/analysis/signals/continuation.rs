@@ -13,8 +13,11 @@ use serde_json::Value;
 /// `action` event of the log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposedAction {
+    /// The plan step it names.
     pub step: Option<String>,
+    /// The action's name.
     pub name: String,
+    /// What it is done to.
     pub target: Value,
 }
 

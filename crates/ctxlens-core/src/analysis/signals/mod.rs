@@ -10,13 +10,14 @@ use std::ops::Range;
 
 pub mod continuation;
 pub(crate) mod coverage;
-pub mod entities;
-pub mod instructions;
+pub(crate) mod entities;
+pub(crate) mod instructions;
 pub mod regenerated;
 
 /// What a region signal looks at: one compaction whose region is known, before anything
 /// after it is read.
 pub struct Region<'a> {
+    /// The session.
     pub session: &'a Session,
     /// The compaction's id, as findings name it.
     pub id: &'a str,

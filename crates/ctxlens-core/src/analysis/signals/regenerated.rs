@@ -1,18 +1,25 @@
 //! `regenerated_binding` (docs/transcripts.md): the first seed's signature, "resource not found"
 //! 3 to 40 steps after a compaction. A tool call after the compaction fails, and its
 //! target arguments hold a token never seen before in the session that has the shape
-//! of a token the compaction dropped: the agent made up the value it had lost.
+//! of a token the compaction dropped: the agent made up the value it had lost. Or the
+//! failed call used another value of the dropped token's kind that the session had
+//! seen (another host for `ssh`), and a later call used the dropped token itself: the
+//! agent picked a wrong value it knew, and recovered the right one only by reading it
+//! again.
 
 use crate::analysis::paths::folder_and_extension;
 use crate::model::{Event, EventKind, FastMap, FastSet, Session, TokenClass, TokenId};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Regenerated {
+pub(crate) struct Regenerated {
     pub token: TokenId,
     pub regenerated: TokenId,
     /// Index of the failed tool call.
     pub event: usize,
+    /// Index of the later call that used the dropped token, when the look-alike was one
+    /// the session had seen before: what shows the wrong value cost a step.
+    pub recovered: Option<usize>,
 }
 
 /// The first event holding each token, by token id (ids are dense: a vector, not a
@@ -84,7 +91,7 @@ impl FirstSeen {
 /// signal 3, extended in docs/transcripts.md: same class; same length for hex and uuid; same folder and
 /// extension for a path; otherwise the same prefix up to the last `-`, `_`, `/` or `:`.
 /// A `numbered` token also keeps its number of digits.
-pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bool {
+pub(crate) fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bool {
     let (d, c) = (session.tokens.get(dropped), session.tokens.get(candidate));
     if d.class != c.class || d.text == c.text {
         return false;
@@ -103,6 +110,8 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
             }
         }
         TokenClass::Numbered => d.text.len() == c.text.len(),
+        // Any other machine: an address and a name are one kind to `ssh`.
+        TokenClass::Host => true,
         _ => {
             let prefix = |t: &str| {
                 t.rfind(['-', '_', '/', ':'])
@@ -118,7 +127,7 @@ pub fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId) -> bo
 /// A region's dropped tokens that nothing carries back, in region order and as a set:
 /// fixed once the region is analysed, while the window after it grows.
 #[derive(Debug, Default)]
-pub struct Lost {
+pub(crate) struct Lost {
     ids: Vec<TokenId>,
     set: FastSet<TokenId>,
 }
@@ -138,7 +147,7 @@ impl Lost {
 /// `lost` token, kept so that a window that grows is scanned from where the last scan
 /// stopped: what a call found depends on its events and those before it only.
 #[derive(Debug, Clone, Default)]
-pub struct WindowScan {
+pub(crate) struct WindowScan {
     from: usize,
     /// Events `from..to` are scanned.
     to: usize,
@@ -146,6 +155,9 @@ pub struct WindowScan {
     /// window holds thousands).
     calls: FastMap<Box<str>, usize>,
     found: Vec<Regenerated>,
+    /// Failed calls on a look-alike the session had seen, each found when a later call
+    /// uses the dropped token.
+    suspects: Vec<Regenerated>,
 }
 
 impl WindowScan {
@@ -188,9 +200,20 @@ impl WindowScan {
         let (dropped, dropped_set) = (&lost.ids, &lost.set);
         match &event.kind {
             EventKind::ToolCall {
-                call_id: Some(id), ..
+                call_id: Some(id),
+                targets,
+                ..
             } => {
                 self.calls.insert(id.clone(), index);
+                let (recovered, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.suspects)
+                    .into_iter()
+                    .partition(|s| targets.contains(&s.token));
+                self.suspects = waiting;
+                self.found
+                    .extend(recovered.into_iter().map(|s| Regenerated {
+                        recovered: Some(index),
+                        ..s
+                    }));
             }
             EventKind::ToolResult {
                 call_id: Some(id),
@@ -216,24 +239,31 @@ impl WindowScan {
                 if targets.iter().any(|t| dropped_set.contains(t)) {
                     return;
                 }
-                let found = targets
-                    .iter()
-                    .filter(|&&t| first.get(t).is_none_or(|at| at >= call))
-                    .find_map(|&t| {
-                        dropped
-                            .iter()
-                            .filter(|&&d| looks_like(session, d, t))
-                            .min_by_key(|&&d| {
-                                distance(session.tokens.text(d), session.tokens.text(t))
-                            })
-                            .map(|&d| (d, t))
+                let look_alike = |&t: &TokenId| {
+                    dropped
+                        .iter()
+                        .filter(|&&d| looks_like(session, d, t))
+                        .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
+                        .map(|&d| Regenerated {
+                            token: d,
+                            regenerated: t,
+                            event: call,
+                            recovered: None,
+                        })
+                };
+                // A host is named in prose and files long before a command uses it as
+                // one: never seen as a token is no sign it was made up.
+                let (never_seen, seen): (Vec<TokenId>, Vec<TokenId>) =
+                    targets.iter().partition(|&&t| {
+                        first.get(t).is_none_or(|at| at >= call)
+                            && session.tokens.class(t) != TokenClass::Host
                     });
-                if let Some((token, regenerated)) = found {
-                    self.found.push(Regenerated {
-                        token,
-                        regenerated,
-                        event: call,
-                    });
+                if let Some(found) = never_seen.iter().find_map(look_alike) {
+                    self.found.push(found);
+                } else if let Some(suspect) = seen.iter().find_map(look_alike) {
+                    if !self.suspects.iter().any(|s| s.token == suspect.token) {
+                        self.suspects.push(suspect);
+                    }
                 }
             }
             _ => {}
