@@ -2,6 +2,7 @@
 
 pub mod cli;
 pub mod ingest;
+pub mod legend;
 pub mod sanitize;
 pub mod session;
 pub mod store;

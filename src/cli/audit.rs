@@ -87,7 +87,25 @@ fn load_file(
     if drew {
         eprint!("\r\x1b[K");
     }
-    loaded
+    let loaded = loaded?;
+    // Not one event, and NUL bytes, which no text log holds: a binary, not a log.
+    let lines = loaded.session.malformed.total();
+    if loaded.session.events.is_empty() && lines > 0 && starts_with_a_nul_byte(path) {
+        return Err(CliError::unusable(format!(
+            "{shown}: not a session log (a binary file: no line of it is an event)"
+        )));
+    }
+    Ok(loaded)
+}
+
+/// Whether the first block of the file at `path` holds a NUL byte.
+fn starts_with_a_nul_byte(path: &std::path::Path) -> bool {
+    let mut first = [0u8; 8192];
+    let read = crate::ingest::open_log(path)
+        .ok()
+        .and_then(|mut file| std::io::Read::read(&mut file, &mut first).ok())
+        .unwrap_or(0);
+    first.get(..read).is_some_and(|bytes| bytes.contains(&0))
 }
 
 /// Where a report's log comes from.
@@ -104,6 +122,19 @@ fn sources(
 ) -> Vec<Result<Source, CliError>> {
     let mut out = Vec::new();
     for path in paths {
+        // A folder: its session logs, as the TUI lists them.
+        if path.is_dir() {
+            let mut logs = crate::ingest::find_logs(path);
+            logs.sort();
+            if logs.is_empty() {
+                out.push(Err(CliError::unusable(format!(
+                    "{}: no session logs (*.jsonl) under it",
+                    crate::sanitize::line(&path.display().to_string())
+                ))));
+            }
+            out.extend(logs.into_iter().map(|log| Ok(Source::File(log))));
+            continue;
+        }
         let Some(server) = server.filter(|_| !path.exists()) else {
             out.push(Ok(Source::File(path.clone())));
             continue;

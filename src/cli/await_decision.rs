@@ -48,12 +48,19 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let mut follower = Follower::open(&args.log)
         .map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
     let compactions = follower.session().compactions();
-    if !compactions.iter().any(|c| c.id == args.id) {
-        // A last line without its newline is not read while following, but `audit`
-        // reads it: look once more the way `audit` does before saying no.
-        let loaded = load(&args.log, false)?;
-        require_compaction(&loaded, &args.log, &args.id)?;
-    }
+    let id = match compactions.iter().any(|c| c.id == args.id) {
+        true => args.id.clone(),
+        // A start of an id, or a last line without its newline (not read while
+        // following, but `audit` reads it): look the way `audit` does.
+        false => {
+            let loaded = load(&args.log, false)?;
+            require_compaction(&loaded, &args.log, &args.id)?
+                .info
+                .id
+                .clone()
+        }
+    };
+    let id = id.as_str();
     let deadline = match args.timeout {
         Some(secs) if !(secs.is_finite() && secs >= 0.0) => {
             return Err(CliError::unusable(format!(
@@ -78,14 +85,14 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let mut channel = backend
         .channel
         .subscribe(
-            &args.id,
+            id,
             Box::new(move || {
                 let _ = wake_on_decision.send(());
             }),
         )
         .map_err(unusable)?;
     loop {
-        let decided = match in_log(&args.log, &mut follower, &args.id)? {
+        let decided = match in_log(&args.log, &mut follower, id)? {
             Some(decision) => Some(decision),
             None => channel.check().map_err(unusable)?,
         };
@@ -105,13 +112,13 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     }
     // The log may have grown while we waited: decide on what it says now.
     let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
-    let compaction = require_compaction(&loaded, &args.log, &args.id)?;
+    let compaction = require_compaction(&loaded, &args.log, id)?;
     let verdict = compaction.flags.verdict(false);
     let decision = match decide::record(
         &args.log,
         &backend,
         &loaded,
-        &args.id,
+        id,
         verdict,
         "auto",
         Some("timeout".into()),

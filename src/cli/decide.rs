@@ -18,10 +18,15 @@ pub fn record(
     by: &str,
     reason: Option<String>,
 ) -> Result<Outcome, CliError> {
-    if loaded.analysis.compaction(id).is_none() {
-        crate::session::record::refuse_if_released(log, loaded, id)?;
-    }
-    let compaction = require_compaction(loaded, log, id)?;
+    let compaction = match require_compaction(loaded, log, id) {
+        Ok(compaction) => compaction,
+        Err(not_found) => {
+            // A held compaction that landed or timed out says so (exit 2), not "no
+            // such compaction".
+            crate::session::record::refuse_if_released(log, loaded, id)?;
+            return Err(not_found);
+        }
+    };
     record_decision(
         log,
         backend,

@@ -1,5 +1,6 @@
 //! The readable report: plain text, coloured only when asked to.
 
+use crate::legend::TokenState;
 use crate::sanitize;
 use ctxlens_core::analysis::report::{CompactionReport, Report};
 use ctxlens_core::analysis::{Finding, Severity};
@@ -51,10 +52,13 @@ impl Style {
     }
 
     pub fn finding(&self, finding: &Finding) -> String {
+        // One rule with the TUI: what a standing decision resolves is marked resolved
+        // and counted apart, whatever its severity.
         let (mark, label) = match (finding.severity, finding.resolved_by) {
             (Severity::Error, Some(_)) => (self.green("✔"), self.dim("error  ")),
+            (Severity::Warning, Some(_)) => (self.green("✔"), self.dim("warning")),
             (Severity::Error, None) => (self.red("✖"), self.red("error  ")),
-            (Severity::Warning, _) => (self.yellow("⚠"), self.yellow("warning")),
+            (Severity::Warning, None) => (self.yellow("⚠"), self.yellow("warning")),
         };
         let resolved = finding
             .resolved_by
@@ -77,12 +81,15 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
     let range = c.range.as_ref().map_or("no usable range".into(), |r| {
         format!("range {}–{}", r.from, r.to)
     });
+    let phase = match (c.phase, c.decision.as_ref().map(|d| d.verdict)) {
+        ("refused", decided) => ctxlens_core::model::Phase::Refused.shown(decided),
+        (phase, _) => phase,
+    };
     let _ = writeln!(
         out,
-        "\n{} {}  {}  {range}  gate: {}",
+        "\n{} {}  {phase}  {range}  gate: {}",
         style.bold("compaction"),
         style.bold(&id),
-        c.phase,
         style.verdict(c.verdict),
     );
     let mut about = Vec::new();
@@ -166,11 +173,14 @@ fn dropped(out: &mut String, c: &CompactionReport, style: Style) {
         let _ = writeln!(out, "  dropped {total}: {}", counts.join(", "));
     }
     for d in &c.dropped {
-        let state = match d.regenerable {
-            Some(false) => style.red("cannot be re-fetched"),
-            Some(true) => style.yellow("regenerable"),
-            None => style.dim("not declared"),
+        let marked = TokenState::of_dropped(d);
+        let paint = |text: &str| match marked {
+            TokenState::DroppedNoRefetch => style.red(text),
+            TokenState::DroppedRegenerable | TokenState::Recalled => style.yellow(text),
+            _ => style.dim(text),
         };
+        let state = paint(marked.label());
+        let glyph = paint(marked.glyph());
         let needed = if d.required_by.is_empty() {
             String::new()
         } else {
@@ -178,7 +188,7 @@ fn dropped(out: &mut String, c: &CompactionReport, style: Style) {
         };
         let _ = writeln!(
             out,
-            "    {} ({}) {state}{needed}",
+            "    {glyph} {} ({}) {state}{needed}",
             style.bold(&sanitize::line(&d.token)),
             d.class.as_str()
         );
@@ -244,7 +254,7 @@ pub fn report(report: &Report, style: Style) -> String {
     let resolved = report
         .findings
         .iter()
-        .filter(|f| f.is_error() && !f.is_unresolved_error())
+        .filter(|f| f.resolved_by.is_some())
         .count();
     let warnings = report.findings.len() - errors - resolved;
     let mut summary = format!(

@@ -98,20 +98,49 @@ pub fn analyze_with(
     Ok(loaded)
 }
 
-/// The compaction `id` of a loaded log, or the error that names what the log does hold.
+/// The shortest start of an id that names a compaction: ids are shown cut to 8
+/// characters, and a shorter start would too often name several.
+const SHORTEST_ID_START: usize = 6;
+
+/// The compaction `id` names in a loaded log (its whole id, or a start of it of at least
+/// [`SHORTEST_ID_START`] characters that one compaction's id has), or the error that
+/// names what the log does hold, or the compactions an ambiguous start names.
 pub fn require_compaction<'a>(
     loaded: &'a Loaded,
     path: &Path,
     id: &str,
 ) -> Result<&'a analysis::compaction::CompactionAnalysis, CliError> {
-    loaded.analysis.compaction(id).ok_or_else(|| {
-        let known = loaded
-            .analysis
-            .compactions
-            .iter()
-            .map(|c| c.info.id.as_str());
-        no_such_compaction(path, id, known)
-    })
+    if let Some(compaction) = loaded.analysis.compaction(id) {
+        return Ok(compaction);
+    }
+    let compactions = &loaded.analysis.compactions;
+    let starting: Vec<&analysis::compaction::CompactionAnalysis> =
+        match id.chars().count() >= SHORTEST_ID_START {
+            true => compactions
+                .iter()
+                .filter(|c| c.info.id.starts_with(id))
+                .collect(),
+            false => Vec::new(),
+        };
+    match starting.as_slice() {
+        [one] => Ok(one),
+        [] => Err(no_such_compaction(
+            path,
+            id,
+            compactions.iter().map(|c| c.info.id.as_str()),
+        )),
+        several => Err(CliError::unusable(format!(
+            "{}: {} starts the ids of {} compactions ({}); give more of it",
+            path.display(),
+            crate::sanitize::line(id),
+            several.len(),
+            several
+                .iter()
+                .map(|c| crate::sanitize::line(&c.info.id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
 }
 
 /// "The log does not hold compaction `id`", naming the ones it does hold.

@@ -7,6 +7,44 @@ use crate::store::spill::{self, Handle};
 use std::io::Write;
 use std::path::Path;
 
+/// The one spilled region of `log` whose handle starts with `start` (6 or more hex
+/// digits, with or without `sha256:`), as handles are shown cut.
+fn start_of_a_handle(log: &Path, start: &str) -> Result<Handle, CliError> {
+    let hex = start.strip_prefix("sha256:").unwrap_or(start);
+    let is_hex = hex.len() >= 6 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+    if !is_hex {
+        return Err(CliError::unusable(format!(
+            "malformed handle {}: expected sha256: and 64 lowercase hex digits, or 6 or more of them",
+            sanitize::line(start)
+        )));
+    }
+    let dir = crate::store::paths::spill_dir(log);
+    let mut starting: Vec<Handle> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.starts_with(hex))
+        .filter_map(|name| Handle::parse(&format!("sha256:{name}")))
+        .collect();
+    match starting.len() {
+        1 => Ok(starting.remove(0)),
+        0 => Err(CliError::unusable(format!(
+            "no spilled region of {} has a handle that starts with {}",
+            log.display(),
+            sanitize::line(start)
+        ))),
+        n => Err(CliError::unusable(format!(
+            "{} starts {n} handles ({}); give more of it",
+            sanitize::line(start),
+            starting
+                .iter()
+                .map(|h| format!("sha256:{}", h.hex()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
+
 /// Writes the region; escaped when `to_terminal`, byte-exact otherwise.
 pub fn get(
     log: &Path,
@@ -15,12 +53,16 @@ pub fn get(
     out: &mut impl Write,
     to_terminal: bool,
 ) -> Result<u8, CliError> {
-    let parsed = Handle::parse(handle).ok_or_else(|| {
-        CliError::unusable(format!(
-            "malformed handle {}: expected sha256: and 64 lowercase hex digits",
-            sanitize::line(handle)
-        ))
-    })?;
+    let parsed = match Handle::parse(handle) {
+        Some(parsed) => parsed,
+        None if fleet.nats.is_none() => start_of_a_handle(log, handle)?,
+        None => {
+            return Err(CliError::unusable(format!(
+                "malformed handle {}: expected sha256: and 64 lowercase hex digits",
+                sanitize::line(handle)
+            )))
+        }
+    };
     if let Some(server) = super::fleet::connect(fleet)? {
         use crate::store::channel::SpillStore;
         let bytes = crate::store::nats::NatsSpills::new(server)

@@ -193,7 +193,6 @@ pub fn write_scenario(
     Ok(())
 }
 
-/// A fresh folder name for this run; the store creates it with the log.
 /// A new folder of ours for the demo's files, as `mkdtemp` makes one: a random name,
 /// created 0700, never one that was there already (a folder or a link another user
 /// planted at a name one could guess). It stays when the demo ends, for `audit`.
@@ -207,9 +206,15 @@ fn demo_folder() -> Result<PathBuf, TuiError> {
     Ok(dir.keep())
 }
 
-fn closing_words(outcome: &Outcome, log: &Path) -> String {
+/// What the demo says when the TUI closes: what the decision led to (only what the
+/// simulated agent got to), and the files that exist.
+pub fn closing_words(outcome: &Outcome, log: &Path) -> String {
     let story = match &outcome.decision {
-        None => "You quit before deciding: the agent is still waiting for a decision on k1.".to_owned(),
+        None => "You quit before deciding on k1. The demo's agent stopped with the view: nothing was decided or applied.".to_owned(),
+        Some((verdict, _)) if !outcome.finished => format!(
+            "You decided {} on k1, and quit before the agent went on: run the demo again to see where that leads.",
+            verdict.as_str()
+        ),
         Some((Verdict::Approve, _)) => "You approved k1 although the gate said SPILL. The summary had dropped the rollback revision 4f9a2c81d0e7; when the smoke tests failed the agent made up 7b1e9d03c2a5, and its rollback failed with \"resource not found\". The non-idempotent alert named the regenerated binding.".to_owned(),
         Some((Verdict::Spill, handle)) => format!(
             "You spilled k1. The region went to the spill store as {}. When the smoke tests failed, the agent, which had lost the revision with the summary, went to roll back to 7b1e9d03c2a5. {} The runtime restored the region from the handle, and the rollback went to 4f9a2c81d0e7 as planned.",
@@ -221,16 +226,18 @@ fn closing_words(outcome: &Outcome, log: &Path) -> String {
         Some((Verdict::Preserve, _)) => "You preserved k1. The runtime did not apply its summary: it took the contract (ctxlens contract), summarized the same range again as k2 with the contract at the end, the gate approved k2, and when the smoke tests failed the rollback went to 4f9a2c81d0e7, kept verbatim.".to_owned(),
         Some((Verdict::Degrade, _)) => "You applied k1 and marked the session degraded: it is not to be trusted without review. The rollback target was lost with the summary.".to_owned(),
     };
-    let unfinished = if outcome.decision.is_some() && !outcome.finished {
-        " (You quit before the agent finished.)"
-    } else {
-        ""
-    };
+    // Only the files this run wrote: no decision, no decisions file; no spill, no store.
+    let files: String = [
+        ("log", log.to_path_buf()),
+        ("decisions", crate::store::paths::decisions_path(log)),
+        ("spills", crate::store::paths::spill_dir(log)),
+    ]
+    .into_iter()
+    .filter(|(_, path)| path.exists())
+    .map(|(what, path)| format!("  {what:<10} {}\n", path.display()))
+    .collect();
     format!(
-        "{story}{unfinished}\n\nThe files stay for you to inspect:\n  log        {}\n  decisions  {}\n  spills     {}\nTry: ctxlens audit {}\n",
-        log.display(),
-        crate::store::paths::decisions_path(log).display(),
-        crate::store::paths::spill_dir(log).display(),
+        "{story}\n\nThe files stay for you to inspect:\n{files}Try: ctxlens audit {}\n",
         log.display()
     )
 }

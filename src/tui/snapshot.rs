@@ -46,6 +46,19 @@ pub struct Alert {
     pub event: Option<usize>,
 }
 
+/// The event a finding's text names by its last "seq N", when the log holds it.
+fn named_event(session: &Session, text: &str) -> Option<usize> {
+    let (_, after) = text.rsplit_once("seq ")?;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    let seq: u64 = digits.parse().ok()?;
+    let at = session.first_at_or_after(seq);
+    session
+        .events
+        .get(at)
+        .filter(|event| event.seq == seq)
+        .map(|_| at)
+}
+
 pub struct Snapshot {
     pub session: Session,
     pub analysis: SessionAnalysis,
@@ -170,6 +183,17 @@ impl Snapshot {
                     } => {
                         let at = session.first_at_or_after(*seq);
                         (at < session.events.len()).then_some(at)
+                    }
+                    // A finding that names a later step (the call that used a dropped
+                    // token, the failed call, the user's message) points at it.
+                    FindingKind::DroppedBinding {
+                        step: Some(step), ..
+                    }
+                    | FindingKind::RegeneratedBinding { step, .. } => {
+                        named_event(&session, step).or(Some(compaction.info.at))
+                    }
+                    FindingKind::InstructionDropped { .. } => {
+                        named_event(&session, &finding.message).or(Some(compaction.info.at))
                     }
                     _ => Some(compaction.info.at),
                 };

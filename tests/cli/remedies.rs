@@ -195,3 +195,27 @@ fn the_assets_show_the_contract_as_the_tool_prints_it() {
     let (verdict, code) = run(&["gate", "k2"], &copy);
     assert_eq!((verdict.trim(), code), ("k2: APPROVE", 0));
 }
+
+/// A runtime that follows `preserve` writes the summary refused, to re-propose it: the
+/// report calls it preserved, not refused.
+#[test]
+fn a_preserved_compaction_is_not_titled_refused() {
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    assert_exit(&decide(&log, "k1", "preserve", "alice"), 0);
+    append(
+        &log,
+        "{\"type\":\"compaction\",\"seq\":14,\"id\":\"k1\",\"phase\":\"refused\"}\n",
+    );
+    let out = ctxlens().arg("audit").arg(&log).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let title = text
+        .lines()
+        .find(|l| l.starts_with("compaction k1"))
+        .unwrap();
+    assert!(title.contains("preserved (to be re-proposed)"), "{title}");
+    let (report, _) = audit_json(&log, &[]);
+    assert_eq!(
+        report["compactions"][0]["phase"], "refused",
+        "the JSON keeps the log's word"
+    );
+}

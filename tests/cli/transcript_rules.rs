@@ -179,6 +179,21 @@ fn a_failed_call_on_another_known_host_then_the_dropped_one_is_regenerated_bindi
         message.contains("recovered only at Bash toolu_15 (seq 16)"),
         "{message}"
     );
+    // audit marks each dropped token by what became of it, one glyph a meaning.
+    let out = ctxlens()
+        .arg("audit")
+        .arg(sample("claude-code-ssh-host.jsonl"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("    ↺ 203.0.113.7 (host) re-derived"),
+        "{text}"
+    );
+    assert!(
+        text.contains("    ⚠ .github/workflows/deploy.yml (path) dropped, recalled"),
+        "{text}"
+    );
     // The address came back through a tool result before it was used: no loss warning.
     let dropped: Vec<&Value> = report["findings"]
         .as_array()
@@ -272,4 +287,42 @@ fn an_approve_resolves_nothing() {
     assert_exit(&decide(&path, "k1", "approve", "ops"), 0);
     let (_, code) = audit_json(&path, &[]);
     assert_eq!(code, 1);
+}
+
+/// A user's message is quoted on one line: its line breaks read as spaces, never as a
+/// literal `\n`.
+#[test]
+fn a_dropped_instruction_is_quoted_on_one_line() {
+    let base = |kind: &str, uuid: &str| {
+        serde_json::json!({"type": kind, "uuid": uuid, "sessionId": "s", "cwd": "/w",
+            "timestamp": "2026-11-20T10:00:00.000Z", "version": "2.1.40"})
+    };
+    let mut prompt = base("user", "u1");
+    prompt["message"] = serde_json::json!({"role": "user",
+        "content": "Deploy the billing service\n\nthen rotate the signing keys"});
+    let mut answer = base("assistant", "a1");
+    answer["message"] = serde_json::json!({"id": "m1", "role": "assistant",
+        "content": [{"type": "text", "text": "deploying"}]});
+    let mut boundary = base("system", "cb");
+    boundary["subtype"] = "compact_boundary".into();
+    boundary["logicalParentUuid"] = "a1".into();
+    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 1000});
+    let mut summary = base("user", "u2");
+    summary["isCompactSummary"] = true.into();
+    summary["message"] = serde_json::json!({"role": "user", "content":
+        "Summary:\n1. Primary Request:\n   docs\n6. All user messages:\n   - Please fix the typo in the README\n7. Pending Tasks:\n   - none"});
+    let lines: Vec<String> = [prompt, answer, boundary, summary]
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let (_dir, path) = log(&lines);
+    let (report, _) = audit_json(&path, &[]);
+    let finding = first_finding(&report, "instruction_dropped");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("\"Deploy the billing service then rotate the signing keys\""),
+        "{message}"
+    );
+    assert!(!message.contains('\n'), "{message}");
 }

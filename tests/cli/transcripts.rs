@@ -258,3 +258,30 @@ fn the_timeline_marks_a_microcompaction() {
         .collect();
     assert!(screen.contains("MICROCOMPACT"), "{screen}");
 }
+
+/// Claude Code writes a message as several streamed records, each with the usage so
+/// far: the message's last record counts, once.
+#[test]
+fn usage_counts_each_message_once_from_its_last_record() {
+    let record = |uuid: &str, id: &str, output: u64| {
+        serde_json::json!({
+            "type": "assistant", "uuid": uuid, "sessionId": "s", "cwd": "/w",
+            "timestamp": "2026-11-20T10:00:00.000Z", "version": "2.1.40",
+            "message": {"id": id, "role": "assistant", "model": "claude-opus-4-6",
+                "content": [{"type": "text", "text": "working"}],
+                "usage": {"input_tokens": 10, "output_tokens": output}}
+        })
+        .to_string()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.jsonl");
+    let lines = [
+        record("a1", "msg_1", 3),
+        record("a2", "msg_1", 250),
+        record("a3", "msg_2", 40),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (report, _) = audit_json(&path, &[]);
+    assert_eq!(report["usage"]["output"], 290, "{}", report["usage"]);
+    assert_eq!(report["usage"]["input"], 20);
+}

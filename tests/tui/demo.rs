@@ -112,3 +112,37 @@ fn refetch_and_refuse_keep_the_revision() {
         "the re-summary keeps the revision"
     );
 }
+
+/// The closing words say only what happened and list only files that exist: a quit
+/// before deciding leaves no agent waiting and no decisions file to point at.
+#[test]
+fn the_closing_words_tell_what_happened_and_name_files_that_exist() {
+    use ctxlens::tui::demo::closing_words;
+    use ctxlens_core::model::Verdict;
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("demo.jsonl");
+    std::fs::write(&log, "").unwrap();
+    let quit = closing_words(&Outcome::default(), &log);
+    assert!(!quit.contains("still waiting"), "{quit}");
+    assert!(quit.contains("nothing was decided"), "{quit}");
+    assert!(
+        !quit.contains("decisions") && !quit.contains("spills"),
+        "{quit}"
+    );
+    let early = Outcome {
+        decision: Some((Verdict::Spill, Some("sha256:ab".into()))),
+        ..Outcome::default()
+    };
+    let said = closing_words(&early, &log);
+    assert!(said.contains("quit before the agent went on"), "{said}");
+    assert!(
+        !said.contains("rollback went to"),
+        "nothing past the decision: {said}"
+    );
+    std::fs::write(dir.path().join("demo.jsonl.decisions.jsonl"), "").unwrap();
+    let decided = closing_words(&early, &log);
+    assert!(
+        decided.contains("decisions"),
+        "a decisions file that exists is named: {decided}"
+    );
+}

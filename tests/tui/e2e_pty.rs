@@ -254,6 +254,51 @@ fn folder_mode_lists_logs_opens_one_and_goes_back() {
     assert_eq!(tui.wait_exit(), (true, true));
 }
 
+/// An empty folder's scan ends with a line that says so, not "scanning…" forever.
+#[test]
+fn an_empty_folder_says_it_holds_no_session_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut tui = Tui::start(&[dir.path()]);
+    tui.wait_for("no session logs (*.jsonl) under");
+    assert!(tui.screen().contains("0 sessions"));
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+/// The list opens on its first row once the scan has sorted it (the first log the scan
+/// met is not followed to wherever it sorts), and one log is "1 session".
+#[test]
+fn the_folder_list_opens_on_its_first_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = [
+        "benign-compaction.jsonl",
+        "choices-and-entities.jsonl",
+        "codex-rollout.jsonl",
+        "pending-compaction.jsonl",
+    ];
+    for name in names {
+        std::fs::copy(sample(name), dir.path().join(name)).unwrap();
+    }
+    let mut tui = Tui::start(&[dir.path()]);
+    tui.wait_for("4 sessions");
+    tui.wait_for("2 with PENDING");
+    let screen = tui.screen();
+    let first = screen
+        .lines()
+        .find(|l| l.contains(".jsonl"))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(first.contains('▶'), "the first row is selected:\n{screen}");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+    let one = tempfile::tempdir().unwrap();
+    std::fs::copy(sample(names[0]), one.path().join(names[0])).unwrap();
+    let mut tui = Tui::start(&[one.path()]);
+    tui.wait_for("1 session ");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}
+
 #[test]
 fn no_argument_opens_the_operators_own_claude_and_codex_sessions() {
     let home = tempfile::tempdir().unwrap();
@@ -448,7 +493,7 @@ fn a_held_claude_code_compaction_is_decided_live_in_the_tui() {
 fn a_held_compaction_is_pending_in_the_folder_list() {
     let (dir, transcript, rest) = claude_transcript_before_boundary();
     let mut tui = Tui::start(&[dir.path()]);
-    tui.wait_for("1 sessions");
+    tui.wait_for("1 session ");
     tui.wait_for("0 with PENDING");
     let claude = claude_code_compacts(&transcript, &rest);
     tui.wait_for("1 with PENDING");

@@ -186,6 +186,28 @@ fn search_asks_the_worker_and_jumps_to_the_match() {
     );
 }
 
+/// An alert that names a later step goes to it: the SSH sample's regenerated binding
+/// names the failed call (seq 11), not the compaction.
+#[test]
+fn an_alert_goes_to_the_event_it_names() {
+    let mut app = app("claude-code-ssh-host.jsonl");
+    let at = app
+        .snapshot
+        .alerts
+        .iter()
+        .position(|a| {
+            let c = &app.snapshot.analysis.compactions[a.compaction];
+            c.findings[a.finding].kind.name() == "regenerated_binding"
+        })
+        .unwrap();
+    for _ in 0..=at {
+        chars(&mut app, "e");
+    }
+    assert_eq!(app.alert_cursor, Some(at));
+    let event = app.cursor_event().unwrap();
+    assert_eq!(app.snapshot.session.events.get(event).unwrap().seq, 11);
+}
+
 #[test]
 fn alerts_walk_forward_and_back_and_jump_to_their_event() {
     let mut app = app("seed-migration-rollback.jsonl");

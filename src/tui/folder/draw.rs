@@ -101,9 +101,12 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
         Paragraph::new(Line::from(vec![
             Span::styled(" ctxlens ", theme.bold()),
             Span::raw(format!(
-                " {}  {} sessions  ",
+                " {}  {}  ",
                 sanitize::line(&app.root),
-                app.entries.len()
+                match app.entries.len() {
+                    1 => "1 session".to_owned(),
+                    n => format!("{n} sessions"),
+                }
             )),
             Span::styled(format!("{pending} with PENDING decisions"), theme.yellow()),
             Span::raw("  "),
@@ -130,9 +133,12 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     if lines.is_empty() {
         lines.push(Line::styled(
             match (app.scanned, app.filter.is_empty()) {
-                (false, _) => "scanning…",
-                (true, true) => "no session logs (*.jsonl) here",
-                (true, false) => "no session matches the filter (Esc clears it)",
+                (false, _) => "scanning…".to_owned(),
+                (true, true) => format!(
+                    "no session logs (*.jsonl) under {}",
+                    sanitize::line(&app.root)
+                ),
+                (true, false) => "no session matches the filter (Esc clears it)".to_owned(),
             },
             theme.dim(),
         ));

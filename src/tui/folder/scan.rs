@@ -121,10 +121,12 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             })
             .collect();
         let mut known: HashMap<PathBuf, (Signature, Entry)> = HashMap::new();
-        let mut last: Vec<Entry> = Vec::new();
-        let send = |entries: &Vec<Entry>, last: &mut Vec<Entry>| {
-            if entries != last {
-                *last = entries.clone();
+        // What the app was sent last: nothing yet, so that an empty folder's first
+        // (empty) list goes out and the app knows the scan ended.
+        let mut last: Option<Vec<Entry>> = None;
+        let send = |entries: &Vec<Entry>, last: &mut Option<Vec<Entry>>| {
+            if last.as_ref() != Some(entries) {
+                *last = Some(entries.clone());
                 return to_app.send(Msg::Folder(entries.clone())).is_ok();
             }
             true

@@ -15,6 +15,9 @@ pub struct FolderApp {
     /// What `/` narrowed the list to (lower case), and whether it is being typed.
     pub filter: String,
     pub filtering: bool,
+    /// The operator moved the selection: it stays on its session as rows reorder.
+    /// Until then the first row is selected, whatever the scan sends first.
+    pub moved: bool,
 }
 
 pub enum FolderAction {
@@ -34,6 +37,7 @@ impl FolderApp {
             message: None,
             filter: String::new(),
             filtering: false,
+            moved: false,
         }
     }
 
@@ -66,7 +70,14 @@ impl FolderApp {
             return FolderAction::None;
         }
         let shown = self.visible().len();
-        match command_for(key) {
+        let command = command_for(key);
+        if matches!(
+            command,
+            Some(Command::Down | Command::Up | Command::Top | Command::Bottom)
+        ) {
+            self.moved = true;
+        }
+        match command {
             Some(Command::Quit) => return FolderAction::Quit,
             Some(Command::Search) => {
                 self.filtering = true;
@@ -108,6 +119,7 @@ impl FolderApp {
         self.entries = entries;
         self.scanned = true;
         self.cursor = selected
+            .filter(|_| self.moved)
             .and_then(|p| self.visible().iter().position(|e| e.path == p))
             .unwrap_or(0);
     }

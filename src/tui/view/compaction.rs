@@ -35,7 +35,11 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     // A compaction a hook holds has no summary yet: say so, and for how long it waits.
     let phase = match &c.extra.held {
         Some(held) => format!("HELD by pre-compact{}", held_for(held.until.as_deref())),
-        None => c.info.phase.as_str().to_owned(),
+        None => c
+            .info
+            .phase
+            .shown(c.decision.as_ref().map(|d| d.verdict))
+            .to_owned(),
     };
     let title = Line::from(vec![
         Span::raw(format!(
@@ -165,12 +169,10 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
 
 /// One dropped token that something needs, with its mark.
 fn dropped_line<'a>(c: &CompactionAnalysis, d: &'a DroppedToken, theme: Theme) -> Line<'a> {
-    let (glyph, what, style) = match d.regenerable {
-        _ if c.extra.held.is_some() => ("⚠", "at risk", theme.yellow()),
-        Some(false) => ("✖", "dropped, cannot be re-fetched", theme.red()),
-        Some(true) => ("↻", "dropped, regenerable", theme.yellow()),
-        None if d.fate.recalled() => ("⚠", "dropped, recalled", theme.yellow()),
-        None => ("✖", "dropped, not declared", theme.yellow()),
+    let state = TokenState::of_dropped(d);
+    let (glyph, what, style) = match c.extra.held {
+        Some(_) => ("⚠", "at risk", theme.yellow()),
+        None => (state.glyph(), state.label(), theme.token(state)),
     };
     let needed = if d.required_by.is_empty() {
         String::new()

@@ -3,72 +3,10 @@
 
 use ctxlens_core::analysis::compaction::{CompactionAnalysis, RegionToken};
 use ctxlens_core::analysis::extract::{extract, is_whole_word};
-use ctxlens_core::analysis::inference::Reuse;
 use ctxlens_core::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
-/// What a compaction did to a token of its region.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenState {
-    Kept,
-    /// Dropped by the summary, put back by the runtime (re-read files, `CLAUDE.md`…).
-    Carried,
-    /// Dropped, and brought back by a tool result or the user before any use.
-    ReDerived,
-    /// Declared as not regenerable, and dropped.
-    DroppedNoRefetch,
-    /// Declared as regenerable, and dropped.
-    DroppedRegenerable,
-    /// Not declared, dropped, and used later with nothing bringing it back first.
-    Recalled,
-    /// Not declared, and dropped.
-    Dropped,
-    /// The summary cannot be read.
-    Unknown,
-}
-
-impl TokenState {
-    pub fn of(token: &RegionToken) -> TokenState {
-        match (token.survived, token.declared) {
-            (None, _) => TokenState::Unknown,
-            (Some(true), _) => TokenState::Kept,
-            (Some(false), Some(false)) => TokenState::DroppedNoRefetch,
-            (Some(false), Some(true)) => TokenState::DroppedRegenerable,
-            (Some(false), None) if token.fate.carried => TokenState::Carried,
-            (Some(false), None) => match token.fate.reused {
-                Some(Reuse::ReDerived) => TokenState::ReDerived,
-                Some(Reuse::Recalled) => TokenState::Recalled,
-                None => TokenState::Dropped,
-            },
-        }
-    }
-
-    /// A glyph, so colour is never the only signal.
-    pub fn glyph(self) -> &'static str {
-        match self {
-            TokenState::Kept => "✔",
-            TokenState::Carried => "⇡",
-            TokenState::ReDerived | TokenState::DroppedRegenerable => "↻",
-            TokenState::Recalled => "⚠",
-            TokenState::DroppedNoRefetch | TokenState::Dropped => "✖",
-            TokenState::Unknown => "?",
-        }
-    }
-
-    /// What the glyph means, for legends and lists.
-    pub fn label(self) -> &'static str {
-        match self {
-            TokenState::Kept => "kept",
-            TokenState::Carried => "carried over",
-            TokenState::ReDerived => "re-derived",
-            TokenState::DroppedNoRefetch => "dropped, can't re-fetch",
-            TokenState::DroppedRegenerable => "dropped, regenerable",
-            TokenState::Recalled => "dropped, recalled",
-            TokenState::Dropped => "dropped",
-            TokenState::Unknown => "summary unreadable",
-        }
-    }
-}
+pub use crate::legend::TokenState;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mark {

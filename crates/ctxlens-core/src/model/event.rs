@@ -99,6 +99,15 @@ impl Phase {
             Phase::Refused => "refused",
         }
     }
+
+    /// The phase as an operator reads it, with the standing decision's verdict: a
+    /// runtime that follows `preserve` writes the summary refused, to re-propose it.
+    pub fn shown(self, decided: Option<Verdict>) -> &'static str {
+        match (self, decided) {
+            (Phase::Refused, Some(Verdict::Preserve)) => "preserved (to be re-proposed)",
+            _ => self.as_str(),
+        }
+    }
 }
 
 /// What to do with a compaction: the gate's answer, or an operator's decision.

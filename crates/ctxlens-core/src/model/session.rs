@@ -172,6 +172,24 @@ pub struct SessionMeta {
     pub last_activity: Option<String>,
 }
 
+impl TokenUsage {
+    /// These counts with `before` taken out and `now` put in (a message whose later
+    /// record counts more than its earlier one).
+    pub fn replacing(self, before: TokenUsage, now: TokenUsage) -> TokenUsage {
+        let swap = |total: u64, old: u64, new: u64| total.saturating_sub(old).saturating_add(new);
+        TokenUsage {
+            input: swap(self.input, before.input, now.input),
+            output: swap(self.output, before.output, now.output),
+            cache_read: swap(self.cache_read, before.cache_read, now.cache_read),
+            cache_creation: swap(
+                self.cache_creation,
+                before.cache_creation,
+                now.cache_creation,
+            ),
+        }
+    }
+}
+
 impl SessionMeta {
     /// Notes a record's timestamp (RFC 3339 strings order as times).
     pub fn saw_timestamp(&mut self, ts: &str) {

@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
-use crate::model::{EventKind, Format, Malformed, Prompt};
+use crate::model::{EventKind, Format, Malformed, Prompt, TokenUsage};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -30,8 +30,9 @@ pub struct ClaudeParser {
     /// The compaction whose attached records (re-read files, todos, hook output) are
     /// still arriving: the records after its summary, up to the next turn.
     carrying: Option<usize>,
-    /// Assistant message ids whose usage was counted (a message spans several records).
-    counted_usage: HashSet<String>,
+    /// The usage counted for each assistant message id: a message spans several
+    /// streamed records, each with the usage so far, and its last one counts.
+    counted_usage: HashMap<String, TokenUsage>,
     /// The title as the most authoritative record kind gave it: custom > ai > summary.
     title_rank: u8,
 }
@@ -51,7 +52,7 @@ impl ClaudeParser {
             segment: HashMap::new(),
             awaiting_summary: None,
             carrying: None,
-            counted_usage: HashSet::new(),
+            counted_usage: HashMap::new(),
             title_rank: 0,
         }
     }
@@ -192,16 +193,18 @@ impl ClaudeParser {
                 meta.saw_model(model);
             }
             let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
-            let usage = message.and_then(|m| m.get("usage"));
-            if let (Some(usage), true) = (
-                usage,
-                id.is_none_or(|id| self.counted_usage.insert(id.to_owned())),
-            ) {
+            if let Some(usage) = message.and_then(|m| m.get("usage")) {
                 let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-                meta.usage.input += n("input_tokens");
-                meta.usage.output += n("output_tokens");
-                meta.usage.cache_read += n("cache_read_input_tokens");
-                meta.usage.cache_creation += n("cache_creation_input_tokens");
+                let now = TokenUsage {
+                    input: n("input_tokens"),
+                    output: n("output_tokens"),
+                    cache_read: n("cache_read_input_tokens"),
+                    cache_creation: n("cache_creation_input_tokens"),
+                };
+                let before = id
+                    .and_then(|id| self.counted_usage.insert(id.to_owned(), now))
+                    .unwrap_or_default();
+                meta.usage = meta.usage.replacing(before, now);
             }
         }
         let typed = kind == "user"

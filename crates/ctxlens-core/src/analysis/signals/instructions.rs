@@ -151,7 +151,14 @@ fn check(
             continue;
         }
         let text: String = prompt.text.chars().take(200).collect();
-        let start: String = text.chars().take(80).collect();
+        // Quoted on one line: a message's line breaks read as spaces.
+        let start: String = text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(80)
+            .collect();
         let seq = session.seq_at(prompt.event);
         findings.push(Finding::new(
             FindingKind::InstructionDropped { text: text.clone() },
