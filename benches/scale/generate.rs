@@ -143,6 +143,9 @@ pub enum Shape {
     /// One region, the whole log, closed by a pending compaction `k1` whose summary
     /// keeps every tenth identifier.
     OneRegion,
+    /// As `CompactEvery`, with every identifier drawn anew (no pool the agent comes back
+    /// to): the densest log in distinct identifiers, for the memory bound.
+    Unique(u64),
 }
 
 /// Writes a log of about `bytes` bytes to `path`.
@@ -153,7 +156,11 @@ pub fn log(path: &Path, bytes: u64, shape: Shape, seed: u64) -> io::Result<()> {
         written: 0,
         seq: 0,
     };
-    let pool = 50_000;
+    // Drawn from so large a pool, no identifier comes back.
+    let pool = match shape {
+        Shape::Unique(_) => u64::MAX,
+        _ => 50_000,
+    };
     w.event(format_args!(
         r#""type":"session","cwd":"/home/dev/bench","agent":"bench""#
     ))?;
@@ -198,7 +205,7 @@ pub fn log(path: &Path, bytes: u64, shape: Shape, seed: u64) -> io::Result<()> {
                 r#""type":"action","step":"s{step}","name":"verify","target":"{target}""#
             ))?;
         }
-        if let Shape::CompactEvery(every) = shape {
+        if let Shape::CompactEvery(every) | Shape::Unique(every) = shape {
             if w.written - region_start_bytes >= every {
                 compactions += 1;
                 let summary = kept.join(" and ");

@@ -185,6 +185,29 @@ fn audit_rows(big: f64, rows: &mut Vec<Row>) {
         format!("budget {budget:.0} MiB"),
         Some(peak <= budget),
     ));
+    dense_row(big, rows);
+}
+
+/// Memory on a log whose identifiers never repeat: the token table stops at its cap,
+/// and what is left grows with the events.
+fn dense_row(big: f64, rows: &mut Vec<Row>) {
+    let path = log(
+        &format!("unique-{big}m-every32m"),
+        big,
+        Shape::Unique(32 * MIB),
+    );
+    let mb = mib_of(&path);
+    let turns = three_turns(&mut [ctxlens(&["audit", "--json"], &path)]);
+    let peak = turns[0].peak;
+    eprintln!("audit of unique identifiers, {mb:.0} MiB: peak RssAnon {peak:.0} MiB");
+    let budget = mb * 0.25 + 64.0;
+    rows.push(row(
+        &format!("memory while auditing {mb:.0} MiB of identifiers that never repeat (peak `RssAnon`)"),
+        "≤ 25% of the log + 64 MiB",
+        format!("{peak:.0} MiB"),
+        format!("budget {budget:.0} MiB"),
+        Some(peak <= budget),
+    ));
 }
 
 fn growth_row(big: f64, rows: &mut Vec<Row>) {

@@ -548,3 +548,59 @@ fn seqs_at_the_edge_of_u64_are_named_exactly_and_never_overflow() {
         .unwrap();
     assert_exit(&out, 0);
 }
+
+/// A log of unique identifiers past what the token table records: memory stays bounded,
+/// the compaction says it is too dense to check and the gate spills; a binding
+/// declared after the table filled is still recorded, and its loss still found.
+#[test]
+fn a_log_denser_than_the_token_cap_is_reported_too_dense_and_spilled() {
+    use std::fmt::Write as _;
+    let cap = ctxlens_core::model::TOKEN_CAP;
+    let mut log = String::from("{\"type\":\"session\",\"seq\":1,\"cwd\":\"/srv\"}\n");
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut seq = 1;
+    let per_line = 24;
+    for _ in 0..cap / per_line + 50 {
+        seq += 1;
+        let mut text = String::new();
+        for _ in 0..per_line {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            // A letter first: every token is a hex id, none a number.
+            let _ = write!(text, "a{:011x} ", state >> 20);
+        }
+        let _ = writeln!(
+            log,
+            "{{\"type\":\"tool_result\",\"seq\":{seq},\"call_id\":\"c{seq}\",\"text\":\"{text}\"}}"
+        );
+    }
+    let at_stake = [
+        r#"{"type":"binding","seq":SEQ1,"token":"4f9a2c81d0e7","regenerable":false}"#,
+        r#"{"type":"obligation","seq":SEQ2,"id":"ob-rollback","requires":["4f9a2c81d0e7"],"status":"open"}"#,
+        r#"{"type":"message","seq":SEQ3,"role":"assistant","text":"staging is at 4f9a2c81d0e7"}"#,
+        r#"{"type":"compaction","seq":SEQ4,"id":"k1","phase":"proposed","range":{"from":1,"to":SEQ3},"summary":"migrated staging"}"#,
+    ];
+    for line in at_stake {
+        let mut line = line.to_string();
+        for n in 1..=4 {
+            line = line.replace(&format!("SEQ{n}"), &(seq + n).to_string());
+        }
+        log.push_str(&line);
+        log.push('\n');
+    }
+    let (_dir, path) = log_from(&[log.as_bytes()]);
+    let (report, code) = audit_json(&path, &[]);
+    assert_eq!(code, 1, "the dropped binding is an error");
+    assert_eq!(report["compactions"][0]["verdict"], "spill");
+    let kinds = finding_kinds(&report);
+    assert!(kinds.contains(&"too_dense".to_owned()), "{kinds:?}");
+    assert_eq!(
+        first_finding(&report, "dropped_binding")["token"],
+        "4f9a2c81d0e7"
+    );
+    assert!(
+        report["compactions"][0]["opaque_tokens"].as_u64().unwrap() <= cap as u64 + 1,
+        "no more tokens recorded than the cap"
+    );
+}

@@ -197,3 +197,21 @@ fn the_install_example_is_current() {
     let written: serde_json::Value = serde_json::from_str(&written).unwrap();
     assert_eq!(shown, written);
 }
+
+/// The token cap the README and the JSON report's docs name is the one the code has.
+#[test]
+fn the_token_cap_named_in_the_docs_is_the_codes() {
+    let cap = ctxlens_core::model::TOKEN_CAP.to_string();
+    let mut grouped = String::new();
+    for (i, digit) in cap.chars().enumerate() {
+        if i > 0 && (cap.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for doc in ["README.md", "docs/json-report.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        assert!(text.contains(&grouped), "{doc} does not name {grouped}");
+    }
+}

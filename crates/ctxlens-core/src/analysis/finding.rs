@@ -158,6 +158,12 @@ pub enum FindingKind {
         /// The instruction, shortened.
         text: String,
     },
+    /// The log holds more distinct identifiers than ctxlens records
+    /// ([`crate::model::TOKEN_CAP`]), from before the end of this compaction's window.
+    TooDense {
+        /// The seq of the event from which on tokens were not recorded.
+        from_seq: u64,
+    },
     /// A decision of `degrade` stands: what follows is not to be trusted without review.
     Degraded {
         /// The degraded compaction.
@@ -189,6 +195,7 @@ impl FindingKind {
             FindingKind::PolarityFlip { .. } => "polarity_flip",
             FindingKind::SchemaMissing => "schema_missing",
             FindingKind::InstructionDropped { .. } => "instruction_dropped",
+            FindingKind::TooDense { .. } => "too_dense",
             FindingKind::Degraded { .. } => "degraded",
         }
     }

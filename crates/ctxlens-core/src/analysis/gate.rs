@@ -30,6 +30,9 @@ pub struct GateFlags {
     /// The line number of an unreadable line before the compaction that may have held
     /// a binding or an obligation: what is at stake cannot be known.
     pub unreadable_before: Option<u64>,
+    /// The session's token table was full before the end of the compaction's window:
+    /// tokens there were not recorded, so what it dropped cannot all be checked.
+    pub too_dense: bool,
     /// The original events of what a refetch would re-read are not in this log
     /// (a continued session, a rotated log): a refetch cannot be done (docs/remedies.md).
     pub originals_elsewhere: bool,
@@ -47,6 +50,7 @@ impl GateFlags {
             Verdict::Refetch
         } else if self.dropped_binding
             || self.unreadable
+            || self.too_dense
             || self.unreadable_before.is_some()
             || (strict && self.density_collapse)
         {
@@ -80,6 +84,10 @@ impl GateFlags {
             (
                 self.unreadable,
                 "a line of its region or its summary cannot be read",
+            ),
+            (
+                self.too_dense,
+                "too dense to check: the log holds more distinct identifiers than are recorded",
             ),
             (strict && self.density_collapse, "density collapse (strict)"),
         ];

@@ -46,7 +46,11 @@ impl TextDigest {
         // kept in the vector they came in, then copied at their exact size for the
         // session's life (shrunk in place, the allocator's block stayed as large).
         const COMPARED: usize = 16;
-        let mut ids: Vec<TokenId> = ids.into_iter().collect();
+        // A full table's unrecorded texts are no tokens of the digest.
+        let mut ids: Vec<TokenId> = ids
+            .into_iter()
+            .filter(|&id| id != TokenId::UNRECORDED)
+            .collect();
         if ids.len() <= COMPARED {
             let mut seen: SmallVec<[TokenId; COMPARED]> = SmallVec::new();
             ids.retain(|&id| {
@@ -464,13 +468,21 @@ pub enum EventKind {
 impl EventKind {
     /// Replaces every token id the event holds by `to(id)` (a record parsed on its own
     /// thread holds ids of its own table until it joins the session).
+    /// An id the session's table did not record ([`TokenId::UNRECORDED`]) is dropped.
     pub fn remap_tokens(&mut self, to: impl Fn(TokenId) -> TokenId) {
-        let digest = |d: &mut TextDigest| d.tokens.iter_mut().for_each(|id| *id = to(*id));
+        let recorded = |id: &TokenId| *id != TokenId::UNRECORDED;
+        let digest = |d: &mut TextDigest| {
+            d.tokens.iter_mut().for_each(|id| *id = to(*id));
+            d.tokens.retain(|id| recorded(id));
+        };
         match self {
             EventKind::Message { text, .. } | EventKind::ToolResult { text, .. } => digest(text),
             EventKind::ToolCall { input, targets, .. } => {
                 digest(input);
                 targets.iter_mut().for_each(|id| *id = to(*id));
+                if !targets.iter().all(recorded) {
+                    *targets = targets.iter().copied().filter(recorded).collect();
+                }
             }
             EventKind::Binding { token, .. } => *token = to(*token),
             EventKind::Compaction { summary, extra, .. } => {
@@ -478,6 +490,7 @@ impl EventKind {
                     digest(&mut summary.digest);
                 }
                 extra.carried.iter_mut().for_each(|id| *id = to(*id));
+                extra.carried.retain(|id| recorded(id));
             }
             EventKind::Session { .. }
             | EventKind::Obligation { .. }

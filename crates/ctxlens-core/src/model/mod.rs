@@ -17,7 +17,9 @@ pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
     SessionMeta, TokenUsage,
 };
-pub use token::{BatchTokens, Intern, Joining, TokenClass, TokenId, TokenInfo, TokenTable};
+pub use token::{
+    BatchTokens, Intern, Joining, TokenClass, TokenId, TokenInfo, TokenTable, TOKEN_CAP,
+};
 
 /// A map whose keys are many and short (token texts and ids, a summary's words),
 /// hashed by a faster hash than the standard one, seeded per process all the same.

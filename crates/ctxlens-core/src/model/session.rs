@@ -67,6 +67,9 @@ pub struct Session {
     pub meta: SessionMeta,
     /// What a person typed (Claude Code), for `instruction_dropped` (docs/remedies.md).
     pub prompts: Vec<Prompt>,
+    /// The index of the event at which the token table was full ([`super::TOKEN_CAP`]):
+    /// the events from it on may hold tokens it did not record.
+    pub too_dense_from: Option<usize>,
 }
 
 /// A prompt a person typed, and the event that holds it.
@@ -303,6 +306,14 @@ impl Session {
             prompts: Vec::new(),
             context_sources: Vec::new(),
             meta: SessionMeta::default(),
+            too_dense_from: None,
+        }
+    }
+
+    /// Notes, once, that the newest event came when the token table was full.
+    pub fn note_if_full(&mut self) {
+        if self.too_dense_from.is_none() && self.tokens.is_full() {
+            self.too_dense_from = Some(self.events.len().saturating_sub(1));
         }
     }
 

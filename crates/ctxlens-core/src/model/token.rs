@@ -86,6 +86,17 @@ impl TokenClass {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TokenId(pub u32);
 
+impl TokenId {
+    /// What a full table gives for a text it does not hold: no token. Texts drop it
+    /// from their digests (`TextDigest::from_ids`, `EventKind::remap_tokens`).
+    pub const UNRECORDED: TokenId = TokenId(u32::MAX);
+}
+
+/// Distinct tokens a session's table records at most. Past it, a new text is not
+/// recorded (a declared binding's still is): memory stays bounded on a log of unique
+/// identifiers, and the compactions from there on are reported too dense to check.
+pub const TOKEN_CAP: usize = 1 << 18;
+
 /// A token as its table holds it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TokenInfo<'a> {
@@ -195,8 +206,32 @@ impl TokenTable {
         self.insert_new(hash, text, class)
     }
 
-    /// Adds `text`, which the table does not hold, whose hash is `hash`.
+    /// The id of a declared binding's `text`: recorded even in a full table, since
+    /// what a compaction must keep is what the checks are for.
+    pub fn intern_declared(&mut self, text: &str, class: TokenClass) -> TokenId {
+        let hash = self.hasher.hash(text);
+        match self.find_hashed(hash, text) {
+            Some(id) => id,
+            None => self.insert_new_past_cap(hash, text, class),
+        }
+    }
+
+    /// The table holds [`TOKEN_CAP`] tokens: it records no new undeclared one.
+    pub fn is_full(&self) -> bool {
+        self.entries.len() >= TOKEN_CAP
+    }
+
+    /// Adds `text`, which the table does not hold, whose hash is `hash`; in a full table,
+    /// [`TokenId::UNRECORDED`].
     fn insert_new(&mut self, hash: u64, text: &str, class: TokenClass) -> TokenId {
+        if self.is_full() {
+            return TokenId::UNRECORDED;
+        }
+        self.insert_new_past_cap(hash, text, class)
+    }
+
+    /// [`Self::insert_new`] whether or not the table is full.
+    fn insert_new_past_cap(&mut self, hash: u64, text: &str, class: TokenClass) -> TokenId {
         let id = TokenId(self.entries.len() as u32);
         let (chunk, start) = self.store(text);
         let at = TextAt {
@@ -411,11 +446,13 @@ impl BatchTokens {
     /// `joining` was started on, in the order the record met them. The records of a
     /// batch are interned in the log's order; a record's event remaps its local ids
     /// through [`Joining::session_id`].
+    /// `declared`: the record is a binding, whose token a full table records still.
     pub fn intern_record(
         &self,
         met: std::ops::Range<usize>,
         table: &mut TokenTable,
         joining: &mut Joining,
+        declared: bool,
     ) {
         for &(local, class) in self.met.get(met).unwrap_or_default() {
             let Some(slot) = joining.session_ids.get_mut(local.0 as usize) else {
@@ -430,7 +467,9 @@ impl BatchTokens {
                 // two local ids share a text.
                 *slot = match joining.known.get(local.0 as usize) {
                     Some(&Some(id)) => id,
+                    Some(None) if declared => table.insert_new_past_cap(hash, text, class),
                     Some(None) => table.insert_new(hash, text, class),
+                    None if declared => table.intern_declared(text, class),
                     None => table.intern_hashed(hash, text, class),
                 };
             }
@@ -540,7 +579,7 @@ mod tests {
                 if !accepted {
                     continue;
                 }
-                batch.intern_record(list, &mut joined, &mut joining);
+                batch.intern_record(list, &mut joined, &mut joining, false);
                 for ((text, c), local) in texts.iter().zip(locals) {
                     let want = straight.intern(text, class(*c));
                     prop_assert_eq!(joining.session_id(local), Some(want));

@@ -113,7 +113,8 @@ impl CanonicalParser {
             Ok(event) => event,
             Err(reason) => return reject(&reason, declares),
         };
-        tokens.intern_record(parsed.met, &mut self.session.tokens, joining);
+        let declared = matches!(event.kind, EventKind::Binding { .. });
+        tokens.intern_record(parsed.met, &mut self.session.tokens, joining, declared);
         event
             .kind
             .remap_tokens(|local| joining.session_id(local).unwrap_or(local));
@@ -125,6 +126,7 @@ impl CanonicalParser {
             self.session.meta.saw_timestamp(ts);
         }
         self.session.events.push(event);
+        self.session.note_if_full();
     }
 }
 

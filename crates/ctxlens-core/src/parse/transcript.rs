@@ -58,6 +58,7 @@ impl Builder {
             ts: ts.map(Into::into),
             kind,
         });
+        self.session.note_if_full();
         self.session.events.len() - 1
     }
 

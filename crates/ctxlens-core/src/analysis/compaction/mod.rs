@@ -363,6 +363,7 @@ pub(super) fn finish(
     unchanged: usize,
 ) -> CompactionAnalysis {
     let mut out = part.out;
+    too_dense(session, until, &mut out);
     if part.complete {
         return out;
     }
@@ -391,6 +392,31 @@ pub(super) fn finish(
     ctx.report_regenerated(&found, &mut out);
     ctx.report_unknown_bindings(&mut out);
     out
+}
+
+/// A compaction whose region or window reaches the events from which the session's
+/// token table recorded no new token: what it dropped cannot all be checked, and the
+/// gate spills (an unrecorded token never makes a verdict more lenient).
+fn too_dense(session: &Session, until: usize, out: &mut CompactionAnalysis) {
+    let Some(from) = session.too_dense_from.filter(|&from| from < until) else {
+        return;
+    };
+    if out.flags.too_dense {
+        return;
+    }
+    out.flags.too_dense = true;
+    let id = out.info.id.as_str();
+    let from_seq = session.seq_at(from);
+    let message = format!(
+        "the log holds more than {} distinct identifiers, and ctxlens records no new one from seq {from_seq} on: what {id} dropped cannot all be checked",
+        crate::model::TOKEN_CAP
+    );
+    Arc::make_mut(&mut out.findings).push(Finding::new(
+        FindingKind::TooDense { from_seq },
+        Severity::Warning,
+        Some(id),
+        message,
+    ));
 }
 
 /// What the compaction's defining event says.
