@@ -202,7 +202,9 @@ fn dense_row(big: f64, rows: &mut Vec<Row>) {
     eprintln!("audit of unique identifiers, {mb:.0} MiB: peak RssAnon {peak:.0} MiB");
     let budget = mb * 0.25 + 64.0;
     rows.push(row(
-        &format!("memory while auditing {mb:.0} MiB of identifiers that never repeat (peak `RssAnon`)"),
+        &format!(
+            "memory while auditing {mb:.0} MiB of identifiers that never repeat (peak `RssAnon`)"
+        ),
         "≤ 25% of the log + 64 MiB",
         format!("{peak:.0} MiB"),
         format!("budget {budget:.0} MiB"),

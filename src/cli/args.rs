@@ -240,10 +240,14 @@ pub struct InstallArgs {
 /// Where a fleet keeps decisions, spills and shipped logs.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FleetArgs {
-    /// A NATS server with JetStream (nats://HOST:PORT or tls://…): decisions and spills
-    /// go there instead of beside the log.
+    /// A NATS server with JetStream (nats://HOST:PORT or tls://…), or the servers of a
+    /// cluster separated by commas: decisions and spills go there instead of beside the
+    /// log.
     #[arg(long, value_name = "URL", env = "CTXLENS_NATS_URL")]
     pub nats: Option<String>,
+    /// Replicas of each store on the server (default: the cluster's servers, up to 3).
+    #[arg(long, value_name = "N", env = "CTXLENS_NATS_REPLICAS")]
+    pub nats_replicas: Option<usize>,
     /// NATS credentials (a .creds file).
     #[arg(long, value_name = "FILE", env = "CTXLENS_NATS_CREDS")]
     pub nats_creds: Option<PathBuf>,

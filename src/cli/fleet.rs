@@ -16,6 +16,7 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
         url: url.to_owned(),
         creds: fleet.nats_creds.clone(),
         ca: fleet.nats_ca.clone(),
+        replicas: fleet.nats_replicas,
     };
     Nats::connect(&config)
         .map(Some)
@@ -45,6 +46,36 @@ pub fn stores(fleet: &FleetArgs) -> Result<crate::tui::worker::Stores, CliError>
     }))
 }
 
+/// How the stores are replicated, for the fleet's header: the replicas asked for, and
+/// each existing store's replicas and leader (`decisions R3 n1`), so an operator sees a
+/// store left on one replica in a cluster.
+fn replication(server: &nats::Nats) -> String {
+    let asked = server.replicas();
+    let stores = match server.stores() {
+        Ok(stores) => stores,
+        Err(e) => return format!("R{asked}, stores unread: {e}"),
+    };
+    let shown: Vec<String> = stores
+        .iter()
+        .map(|s| {
+            let what = match s.stream.as_str() {
+                nats::EVENTS_STREAM => "logs",
+                stream if stream.starts_with("KV_") => "decisions",
+                _ => "spills",
+            };
+            match (&s.leader, s.replicas) {
+                (Some(leader), _) => format!("{what} R{} {leader}", s.replicas),
+                (None, 1) => format!("{what} R1"),
+                (None, n) => format!("{what} R{n} with no leader"),
+            }
+        })
+        .collect();
+    match shown.is_empty() {
+        true => format!("R{asked}"),
+        false => shown.join(", "),
+    }
+}
+
 /// `ctxlens fleet`: mirrors the server into a private temporary folder and shows it in
 /// the folder view; decisions and spills made there go to the server.
 pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
@@ -65,7 +96,7 @@ pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
                 None => Backend::files(path),
             },
         );
-    let title = format!("fleet on {}", server.url());
+    let title = format!("fleet on {} · {}", server.url(), replication(&server));
     crate::tui::run::run_folders_titled(vec![mirror.path().to_owned()], title, stores)?;
     Ok(super::EXIT_OK)
 }

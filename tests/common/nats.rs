@@ -120,3 +120,119 @@ impl Drop for NatsServer {
         self.kill();
     }
 }
+
+/// Three `nats-server`s with JetStream routed to each other on loopback, each with a
+/// store folder of its own: a cluster as operators run one.
+pub struct NatsCluster {
+    bin: PathBuf,
+    pub nodes: Vec<Node>,
+}
+
+pub struct Node {
+    pub name: String,
+    child: Option<Child>,
+    pub port: u16,
+    cluster_port: u16,
+    store: tempfile::TempDir,
+}
+
+fn spawn_node(bin: &Path, node: &Node, routes: &str) -> Child {
+    Command::new(bin)
+        .args(["-js", "-a", "127.0.0.1", "-p", &node.port.to_string()])
+        .args(["-n", &node.name, "--cluster_name", "ctxlens-test"])
+        .args([
+            "--cluster",
+            &format!("nats://127.0.0.1:{}", node.cluster_port),
+        ])
+        .args(["--routes", routes, "-sd"])
+        .arg(node.store.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("nats-server starts")
+}
+
+impl NatsCluster {
+    /// A cluster of `size` servers for `test`, or `None` (with a skip notice) when no
+    /// server is installed.
+    pub fn start(test: &str, size: usize) -> Option<NatsCluster> {
+        let bin = server_binary(test)?;
+        let nodes: Vec<Node> = (0..size)
+            .map(|i| Node {
+                name: format!("n{i}"),
+                child: None,
+                port: free_port(),
+                cluster_port: free_port(),
+                store: tempfile::tempdir().unwrap(),
+            })
+            .collect();
+        let mut cluster = NatsCluster { bin, nodes };
+        for i in 0..size {
+            cluster.start_node(i);
+        }
+        for node in &cluster.nodes {
+            let started = Instant::now();
+            while TcpStream::connect(("127.0.0.1", node.port)).is_err() {
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "{} did not listen",
+                    node.name
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        Some(cluster)
+    }
+
+    fn routes(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| format!("nats://127.0.0.1:{}", n.cluster_port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    fn start_node(&mut self, i: usize) {
+        let routes = self.routes();
+        let child = spawn_node(&self.bin, &self.nodes[i], &routes);
+        self.nodes[i].child = Some(child);
+    }
+
+    /// Every node's client URL, separated by commas, as `--nats` takes them.
+    pub fn urls(&self) -> String {
+        self.nodes
+            .iter()
+            .map(|n| format!("nats://127.0.0.1:{}", n.port))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// `kill -9` the node named `name`.
+    pub fn kill(&mut self, name: &str) {
+        for node in &mut self.nodes {
+            if node.name == name {
+                if let Some(mut child) = node.child.take() {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                }
+            }
+        }
+    }
+
+    /// Starts the node named `name` again on its ports and store.
+    pub fn restart(&mut self, name: &str) {
+        self.kill(name);
+        if let Some(i) = self.nodes.iter().position(|n| n.name == name) {
+            self.start_node(i);
+        }
+    }
+}
+
+impl Drop for NatsCluster {
+    fn drop(&mut self) {
+        let names: Vec<String> = self.nodes.iter().map(|n| n.name.clone()).collect();
+        for name in names {
+            self.kill(&name);
+        }
+    }
+}

@@ -5,6 +5,7 @@
 mod common;
 
 mod channel;
+mod cluster;
 mod fleet;
 mod hooks;
 mod store_safety;

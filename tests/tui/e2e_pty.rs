@@ -644,6 +644,8 @@ fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote
         &[("CTXLENS_NATS_URL", Path::new(&url))],
     );
     tui.wait_for("1 PENDING");
+    // The header says how the stores are replicated: one server, one replica.
+    tui.wait_for("logs R1");
     tui.keys("\r");
     tui.wait_for("13 events");
     tui.keys("g");

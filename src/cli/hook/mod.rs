@@ -442,14 +442,18 @@ fn wait_for_decision(
 }
 
 /// Where the hooks keep spills and read decisions: the NATS server of
-/// `CTXLENS_NATS_URL` (with `CTXLENS_NATS_CREDS` and `CTXLENS_NATS_CA`) when the
-/// agent's environment names one, files beside the transcript otherwise. A server that
-/// cannot be reached never breaks the agent: the hook says so and uses the files.
+/// `CTXLENS_NATS_URL` (with `CTXLENS_NATS_CREDS`, `CTXLENS_NATS_CA` and
+/// `CTXLENS_NATS_REPLICAS`) when the agent's environment names one, files beside the
+/// transcript otherwise. A server that cannot be reached never breaks the agent: the
+/// hook says so and uses the files.
 fn backend_of(transcript: &std::path::Path) -> crate::store::channel::Backend {
     let fleet = crate::cli::args::FleetArgs {
         nats: std::env::var("CTXLENS_NATS_URL").ok(),
         nats_creds: std::env::var_os("CTXLENS_NATS_CREDS").map(Into::into),
         nats_ca: std::env::var_os("CTXLENS_NATS_CA").map(Into::into),
+        nats_replicas: std::env::var("CTXLENS_NATS_REPLICAS")
+            .ok()
+            .and_then(|n| n.parse().ok()),
     };
     match crate::cli::fleet::backend(transcript, &fleet) {
         Ok(backend) => backend,

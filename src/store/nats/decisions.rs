@@ -27,19 +27,38 @@ impl NatsChannel {
 }
 
 /// The bucket, created on first use.
-pub(super) async fn bucket(js: &async_nats::jetstream::Context) -> io::Result<kv::Store> {
-    if let Ok(store) = js.get_key_value(DECISIONS_BUCKET).await {
-        return Ok(store);
+pub(super) async fn bucket(
+    js: &async_nats::jetstream::Context,
+    replicas: usize,
+) -> io::Result<kv::Store> {
+    // A bucket that cannot be opened and cannot be created exists, its stream without
+    // a leader for the moment (a cluster electing one): try again until it has one.
+    let deadline = tokio::time::Instant::now() + super::ELECTION;
+    loop {
+        if let Ok(store) = js.get_key_value(DECISIONS_BUCKET).await {
+            return Ok(store);
+        }
+        let created = js
+            .create_key_value(kv::Config {
+                bucket: DECISIONS_BUCKET.into(),
+                description: "ctxlens: the first decision on each compaction".into(),
+                history: 1,
+                storage: async_nats::jetstream::stream::StorageType::File,
+                num_replicas: replicas,
+                ..Default::default()
+            })
+            .await;
+        match created {
+            Ok(store) => return Ok(store),
+            Err(e)
+                if super::names_an_existing_stream(&e)
+                    && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(failed("cannot open the decisions bucket", e)),
+        }
     }
-    js.create_key_value(kv::Config {
-        bucket: DECISIONS_BUCKET.into(),
-        description: "ctxlens: the first decision on each compaction".into(),
-        history: 1,
-        storage: async_nats::jetstream::stream::StorageType::File,
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| failed("cannot open the decisions bucket", e))
 }
 
 fn parse(key: &str, value: &[u8]) -> io::Result<Decision> {
@@ -52,9 +71,10 @@ impl DecisionChannel for NatsChannel {
     /// `<session>.`, then the last message of each.
     fn standing(&self) -> io::Result<Sidecar> {
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         let filter = format!("$KV.{DECISIONS_BUCKET}.{}.>", self.session);
         let entries = self.nats.run(async move {
-            bucket(&js).await?;
+            bucket(&js, replicas).await?;
             let stream = js
                 .get_stream(format!("KV_{DECISIONS_BUCKET}"))
                 .await
@@ -91,10 +111,11 @@ impl DecisionChannel for NatsChannel {
 
     fn record(&self, decision: &Decision) -> io::Result<Recorded> {
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         let key = decision_key(&self.session, &decision.compaction);
         let value = serde_json::to_vec(decision).map_err(io::Error::other)?;
         let standing = self.nats.run(async move {
-            let store = bucket(&js).await?;
+            let store = bucket(&js, replicas).await?;
             match store.create(&key, value.into()).await {
                 Ok(_) => Ok(None),
                 Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {
@@ -120,13 +141,14 @@ impl DecisionChannel for NatsChannel {
         wake: Box<dyn Fn() + Send + Sync>,
     ) -> io::Result<Box<dyn Subscription>> {
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         let key = decision_key(&self.session, compaction);
         let found: Arc<Mutex<Option<io::Result<Decision>>>> = Arc::new(Mutex::new(None));
         // Watch first, then look: a decision made in between is seen either way.
         let watch = {
             let key = key.clone();
             self.nats.run(async move {
-                let store = bucket(&js).await?;
+                let store = bucket(&js, replicas).await?;
                 let watch = store
                     .watch(&key)
                     .await
@@ -166,9 +188,10 @@ impl DecisionChannel for NatsChannel {
 
     fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         let keys = format!("{}.>", self.session);
         let mut watch = self.nats.run(async move {
-            let store = bucket(&js).await?;
+            let store = bucket(&js, replicas).await?;
             store
                 .watch(&keys)
                 .await

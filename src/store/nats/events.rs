@@ -32,13 +32,14 @@ pub struct Position {
     pub offset: u64,
 }
 
-async fn events_stream(js: &jetstream::Context) -> io::Result<stream::Stream> {
+async fn events_stream(js: &jetstream::Context, replicas: usize) -> io::Result<stream::Stream> {
     js.get_or_create_stream(stream::Config {
         name: EVENTS_STREAM.into(),
         description: Some("ctxlens: session logs, one subject per session".into()),
         subjects: vec!["ctxlens.*.*.events".into(), "ctxlens.*.*.ledger".into()],
         storage: stream::StorageType::File,
         duplicate_window: Duration::from_secs(120),
+        num_replicas: replicas,
         ..Default::default()
     })
     .await
@@ -59,9 +60,10 @@ impl Nats {
     /// Where shipping `subject` resumes: after its last stored message, or at the start.
     pub fn resume_point(&self, subject: &str) -> io::Result<Position> {
         let js = self.js();
+        let replicas = self.replicas();
         let subject = subject.to_owned();
         self.run(async move {
-            let stream = events_stream(&js).await?;
+            let stream = events_stream(&js, replicas).await?;
             match stream.get_last_raw_message_by_subject(&subject).await {
                 Ok(message) => {
                     let headers = Some(&message.headers);
@@ -83,9 +85,10 @@ impl Nats {
     /// acknowledged every one. Returns how many it already had.
     pub fn publish(&self, subject: &str, epoch: u64, chunks: Vec<Chunk>) -> io::Result<usize> {
         let js = self.js();
+        let replicas = self.replicas();
         let subject = subject.to_owned();
         self.run(async move {
-            events_stream(&js).await?;
+            events_stream(&js, replicas).await?;
             // The subject without its `ctxlens.` prefix names the file uniquely.
             let session = subject
                 .strip_prefix("ctxlens.")
@@ -116,9 +119,10 @@ impl Nats {
     /// The bytes of the newest epoch of `subject`'s log, as shipped, in order.
     pub fn replay(&self, subject: &str) -> io::Result<Vec<u8>> {
         let js = self.js();
+        let replicas = self.replicas();
         let subject = subject.to_owned();
         self.run(async move {
-            let stream = events_stream(&js).await?;
+            let stream = events_stream(&js, replicas).await?;
             let last = match stream.get_last_raw_message_by_subject(&subject).await {
                 Ok(message) => message,
                 Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
@@ -161,9 +165,10 @@ impl Nats {
     /// The events subjects on the stream that match `filter` (wildcards allowed).
     pub fn subjects(&self, filter: &str) -> io::Result<Vec<String>> {
         let js = self.js();
+        let replicas = self.replicas();
         let filter = filter.to_owned();
         self.run(async move {
-            let stream = events_stream(&js).await?;
+            let stream = events_stream(&js, replicas).await?;
             let mut found = super::subjects_matching(&stream, &filter).await?;
             found.sort();
             Ok(found)

@@ -32,10 +32,10 @@ pub fn start(nats: &Arc<Nats>, root: &Path) -> io::Result<()> {
             tokio::time::sleep(Duration::from_secs(1)).await;
         }
     });
-    let (js, into) = (nats.js(), root.to_owned());
+    let (js, into, replicas) = (nats.js(), root.to_owned(), nats.replicas());
     nats.spawn(async move {
         loop {
-            if let Err(e) = follow_decisions(&js, &into).await {
+            if let Err(e) = follow_decisions(&js, &into, replicas).await {
                 note(&into, &e);
             }
             tokio::time::sleep(Duration::from_secs(1)).await;
@@ -169,8 +169,8 @@ fn apply(files: &mut Files, path: &Path, message: &jetstream::Message) -> io::Re
 
 /// Writes every decision of the bucket into its session's mirror sidecar (the first
 /// stands there as on the server).
-async fn follow_decisions(js: &jetstream::Context, root: &Path) -> io::Result<()> {
-    let store = bucket(js).await?;
+async fn follow_decisions(js: &jetstream::Context, root: &Path, replicas: usize) -> io::Result<()> {
+    let store = bucket(js, replicas).await?;
     let mut watch = store
         .watch_with_history(">")
         .await

@@ -26,6 +26,69 @@ pub const DECISIONS_BUCKET: &str = "ctxlens-decisions";
 pub const SPILLS_BUCKET: &str = "ctxlens-spills";
 /// The stream of session logs (`ctxlens.<host>.<session>.events`).
 pub const EVENTS_STREAM: &str = "CTXLENS_EVENTS";
+/// Replicas a store gets in a cluster unless told otherwise: a quorum survives one
+/// server lost, as operators run JetStream (R3).
+pub const MOST_REPLICAS: usize = 3;
+
+/// Whether `error` (or an error under it) is the server's "a stream of that name
+/// exists": a store that could not be opened a moment before, while a cluster elected
+/// the leader of its stream.
+pub(crate) fn names_an_existing_stream(error: &(dyn std::error::Error + 'static)) -> bool {
+    use async_nats::jetstream::context::{CreateStreamError, CreateStreamErrorKind};
+    use async_nats::jetstream::ErrorCode;
+    let mut at = Some(error);
+    while let Some(e) = at {
+        // The server's error is the kind of a stream's creation error, or a source.
+        if let Some(created) = e.downcast_ref::<CreateStreamError>() {
+            if let CreateStreamErrorKind::JetStream(js) = created.kind() {
+                return js.error_code() == ErrorCode::STREAM_NAME_EXIST;
+            }
+        }
+        if let Some(js) = e.downcast_ref::<async_nats::jetstream::Error>() {
+            return js.error_code() == ErrorCode::STREAM_NAME_EXIST;
+        }
+        at = e.source();
+    }
+    false
+}
+
+/// How long opening a store waits for a cluster to elect its stream's leader.
+pub(crate) const ELECTION: Duration = Duration::from_secs(20);
+
+/// Raises the replicas of `stream` (a store's stream) to `replicas` when it has fewer:
+/// a deployment made on one server keeps one replica when it moves to a cluster
+/// otherwise. A server that cannot (too few servers up) says why.
+pub(crate) async fn raise_replicas(
+    js: &async_nats::jetstream::Context,
+    stream: &str,
+    replicas: usize,
+) -> io::Result<()> {
+    let mut found = js
+        .get_stream(stream)
+        .await
+        .map_err(|e| failed(&format!("cannot open the stream {stream}"), e))?;
+    let config = found
+        .info()
+        .await
+        .map_err(|e| failed(&format!("cannot read the stream {stream}"), e))?
+        .config
+        .clone();
+    if config.num_replicas >= replicas {
+        return Ok(());
+    }
+    js.update_stream(async_nats::jetstream::stream::Config {
+        num_replicas: replicas,
+        ..config
+    })
+    .await
+    .map_err(|e| {
+        failed(
+            &format!("cannot raise {stream} to {replicas} replicas (nats stream edit {stream} --replicas {replicas})"),
+            e,
+        )
+    })?;
+    Ok(())
+}
 
 /// How to reach the server, as NATS users give it.
 #[derive(Debug, Clone, Default)]
@@ -36,6 +99,20 @@ pub struct NatsConfig {
     pub creds: Option<PathBuf>,
     /// A CA certificate (PEM) that signs the server's certificate.
     pub ca: Option<PathBuf>,
+    /// Replicas of each store; `None`: as many as the cluster has servers, up to 3.
+    pub replicas: Option<usize>,
+}
+
+/// A store's stream on the server: how many replicas it has and who leads them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreState {
+    pub stream: String,
+    pub replicas: usize,
+    /// The server that leads it; `None` on a server with no cluster, or when no quorum
+    /// is left to elect one.
+    pub leader: Option<String>,
+    /// The replicas that are up to date with the leader, the leader among them.
+    pub current: usize,
 }
 
 /// A connection, with the runtime thread it lives on.
@@ -44,6 +121,8 @@ pub struct Nats {
     client: async_nats::Client,
     js: async_nats::jetstream::Context,
     url: String,
+    /// Replicas each store is created with, or raised to.
+    replicas: usize,
 }
 
 /// Any client error, as an I/O error that says what failed.
@@ -63,6 +142,13 @@ impl Nats {
         let url = config.url.clone();
         let creds = config.creds.clone();
         let ca = config.ca.clone();
+        // Every server of a cluster the operator lists: the client fails over among them.
+        let servers: Vec<String> = url
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect();
         let (client, js) = runtime.block_on(async move {
             let mut options = async_nats::ConnectOptions::new()
                 .name("ctxlens")
@@ -78,21 +164,91 @@ impl Nats {
                 options = options.add_root_certificates(ca).require_tls(true);
             }
             let client = options
-                .connect(url.as_str())
+                .connect(servers)
                 .await
                 .map_err(|e| failed(&format!("cannot reach NATS at {url}"), e))?;
             let js = async_nats::jetstream::new(client.clone());
-            js.query_account()
-                .await
-                .map_err(|e| failed(&format!("{url}: JetStream does not answer"), e))?;
+            // A cluster that lost its JetStream leader answers again once it elected
+            // another: wait for that, not longer.
+            let deadline = tokio::time::Instant::now() + ELECTION;
+            while let Err(e) = js.query_account().await {
+                if tokio::time::Instant::now() >= deadline {
+                    return Err(failed(&format!("{url}: JetStream does not answer"), e));
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
             Ok::<_, io::Error>((client, js))
         })?;
-        Ok(Arc::new(Nats {
+        // A server in a cluster lists the client URLs of the servers in it (itself
+        // among them); a lone server lists none.
+        let servers = client.server_info().connect_urls.len().max(1);
+        let replicas = config.replicas.unwrap_or(servers.min(MOST_REPLICAS)).max(1);
+        let nats = Nats {
             runtime,
             client,
             js,
             url: config.url.clone(),
-        }))
+            replicas,
+        };
+        nats.raise_stores()?;
+        Ok(Arc::new(nats))
+    }
+
+    /// Each store that exists, with its replicas and the server that leads it: what an
+    /// operator checks on a cluster (`ctxlens fleet` shows it).
+    pub fn stores(&self) -> io::Result<Vec<StoreState>> {
+        let js = self.js();
+        self.run(async move {
+            let mut states = Vec::new();
+            for stream in [
+                format!("KV_{DECISIONS_BUCKET}"),
+                format!("OBJ_{SPILLS_BUCKET}"),
+                EVENTS_STREAM.to_owned(),
+            ] {
+                let Ok(mut found) = js.get_stream(&stream).await else {
+                    continue;
+                };
+                let info = found
+                    .info()
+                    .await
+                    .map_err(|e| failed(&format!("cannot read the stream {stream}"), e))?;
+                let leader = info.cluster.as_ref().and_then(|c| c.leader.clone());
+                let followers = info
+                    .cluster
+                    .as_ref()
+                    .map_or(0, |c| c.replicas.iter().filter(|p| p.current).count());
+                states.push(StoreState {
+                    stream,
+                    replicas: info.config.num_replicas,
+                    current: usize::from(leader.is_some()) + followers,
+                    leader,
+                });
+            }
+            Ok(states)
+        })
+    }
+
+    /// Raises the stores that exist to [`Self::replicas`] (those that do not are created
+    /// with them on first use): once a connection, not on every use.
+    fn raise_stores(&self) -> io::Result<()> {
+        let (js, replicas) = (self.js(), self.replicas);
+        self.run(async move {
+            for stream in [
+                format!("KV_{DECISIONS_BUCKET}"),
+                format!("OBJ_{SPILLS_BUCKET}"),
+                EVENTS_STREAM.to_owned(),
+            ] {
+                if js.get_stream(&stream).await.is_ok() {
+                    raise_replicas(&js, &stream, replicas).await?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Replicas each store is created with, or raised to.
+    pub fn replicas(&self) -> usize {
+        self.replicas
     }
 
     /// Runs `work` on the client's runtime thread and waits for its result.

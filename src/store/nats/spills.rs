@@ -30,18 +30,36 @@ impl NatsSpills {
     }
 }
 
-async fn store(js: &async_nats::jetstream::Context) -> io::Result<object_store::ObjectStore> {
-    if let Ok(store) = js.get_object_store(SPILLS_BUCKET).await {
-        return Ok(store);
+async fn store(
+    js: &async_nats::jetstream::Context,
+    replicas: usize,
+) -> io::Result<object_store::ObjectStore> {
+    // As the decisions bucket: a store that exists without a leader for the moment.
+    let deadline = tokio::time::Instant::now() + super::ELECTION;
+    loop {
+        if let Ok(store) = js.get_object_store(SPILLS_BUCKET).await {
+            return Ok(store);
+        }
+        let created = js
+            .create_object_store(object_store::Config {
+                bucket: SPILLS_BUCKET.into(),
+                description: Some("ctxlens: spilled regions, named by SHA-256".into()),
+                storage: async_nats::jetstream::stream::StorageType::File,
+                num_replicas: replicas,
+                ..Default::default()
+            })
+            .await;
+        match created {
+            Ok(store) => return Ok(store),
+            Err(e)
+                if super::names_an_existing_stream(&e)
+                    && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(failed("cannot open the spill store", e)),
+        }
     }
-    js.create_object_store(object_store::Config {
-        bucket: SPILLS_BUCKET.into(),
-        description: Some("ctxlens: spilled regions, named by SHA-256".into()),
-        storage: async_nats::jetstream::stream::StorageType::File,
-        ..Default::default()
-    })
-    .await
-    .map_err(|e| failed("cannot open the spill store", e))
 }
 
 impl SpillStore for NatsSpills {
@@ -53,8 +71,9 @@ impl SpillStore for NatsSpills {
         let handle = Handle::of_digest(&Sha256::digest(&bytes));
         let name = handle.hex().to_owned();
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         self.nats.run(async move {
-            let store = store(&js).await?;
+            let store = store(&js, replicas).await?;
             store
                 .put(name.as_str(), &mut bytes.as_slice())
                 .await
@@ -66,10 +85,11 @@ impl SpillStore for NatsSpills {
 
     fn get(&self, handle: &Handle) -> Result<Vec<u8>, ReadError> {
         let js = self.nats.js();
+        let replicas = self.nats.replicas();
         let name = handle.hex().to_owned();
         let place = self.place(handle);
         let got = self.nats.run(async move {
-            let store = store(&js).await?;
+            let store = store(&js, replicas).await?;
             let mut object = match store.get(name.as_str()).await {
                 Ok(object) => object,
                 Err(e) if e.kind() == object_store::GetErrorKind::NotFound => return Ok(None),
