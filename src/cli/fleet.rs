@@ -96,7 +96,8 @@ pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
                 None => Backend::files(path),
             },
         );
-    let title = format!("fleet on {} · {}", server.url(), replication(&server));
+    // What an operator checks first on a cluster, before the (long) server list.
+    let title = format!("fleet {} on {}", replication(&server), server.url());
     crate::tui::run::run_folders_titled(vec![mirror.path().to_owned()], title, stores)?;
     Ok(super::EXIT_OK)
 }

@@ -79,6 +79,14 @@ fn incremental_analysis_equals_from_scratch_at_every_line() {
 }
 
 #[test]
+fn incremental_analysis_equals_from_scratch_on_a_copilot_cli_session() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/copilot-cli-compaction.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    grow_and_compare("copilot-cli-compaction.jsonl", &text);
+}
+
+#[test]
 fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
     // The two smallest real transcripts with compactions, every line.
     for name in [

@@ -285,3 +285,28 @@ fn usage_counts_each_message_once_from_its_last_record() {
     assert_eq!(report["usage"]["output"], 290, "{}", report["usage"]);
     assert_eq!(report["usage"]["input"], 20);
 }
+
+/// A GitHub Copilot CLI session, cut from a run of the real client (1.0.102): a shell
+/// call printed the revision, `/compact` left it out of the summary.
+#[test]
+fn a_copilot_cli_session_is_read_and_its_compaction_names_the_dropped_revision() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot-cli-compaction.jsonl");
+    let (report, _) = audit_json(&path, &["--tokens"]);
+    assert_eq!(report["format"], "copilot-cli");
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 1);
+    let compaction = &compactions[0];
+    assert_eq!(compaction["trigger"], "manual");
+    assert_eq!(compaction["pre_tokens"], 11814);
+    assert_eq!(compaction["post_tokens"], 11757);
+    let dropped: Vec<&str> = compaction["dropped_tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["token"].as_str())
+        .collect();
+    assert!(dropped.contains(&"4f9a2c81d0e7"), "{dropped:?}");
+    assert_eq!(report["model"][0], "claude-sonnet-4.5");
+    assert!(report["usage"]["output"].as_u64().unwrap() > 0);
+}

@@ -300,10 +300,18 @@ fn the_folder_list_opens_on_its_first_row() {
 }
 
 #[test]
-fn no_argument_opens_the_operators_own_claude_and_codex_sessions() {
+fn no_argument_opens_the_operators_own_claude_codex_and_copilot_sessions() {
     let home = tempfile::tempdir().unwrap();
     let claude = home.path().join("claude-config");
     let codex = home.path().join("codex-home");
+    // Copilot CLI's default place under $HOME, not an override.
+    let copilot = home.path().join(".copilot/session-state/157d0ca2");
+    std::fs::create_dir_all(&copilot).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot-cli-compaction.jsonl"),
+        copilot.join("events.jsonl"),
+    )
+    .unwrap();
     let project = claude.join("projects").join("-home-dev-payments");
     let day = codex.join("sessions").join("2026").join("11").join("21");
     std::fs::create_dir_all(&project).unwrap();
@@ -326,10 +334,11 @@ fn no_argument_opens_the_operators_own_claude_and_codex_sessions() {
             ("CODEX_HOME", &codex),
         ],
     );
-    tui.wait_for("2 sessions");
+    tui.wait_for("3 sessions");
     // Listed at once, filled in as they are read.
     tui.wait_for("claude-code ");
     tui.wait_for("codex ");
+    tui.wait_for("copilot-cli ");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
@@ -341,6 +350,7 @@ fn no_argument_and_no_sessions_says_what_to_do() {
         .env("HOME", home.path())
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
+        .env_remove("COPILOT_HOME")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -100,17 +100,15 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     frame.render_widget(
         Paragraph::new(Line::from(vec![
             Span::styled(" ctxlens ", theme.bold()),
-            Span::raw(format!(
-                " {}  {}  ",
-                sanitize::line(&app.root),
-                match app.entries.len() {
-                    1 => "1 session".to_owned(),
-                    n => format!("{n} sessions"),
-                }
-            )),
+            // The counts first: a long root is what the width cuts.
+            Span::raw(match app.entries.len() {
+                1 => " 1 session  ".to_owned(),
+                n => format!(" {n} sessions  "),
+            }),
             Span::styled(format!("{pending} with PENDING decisions"), theme.yellow()),
             Span::raw("  "),
             Span::styled(format!("{errors} with errors"), theme.red()),
+            Span::raw(format!("  {}", sanitize::line(&app.root))),
         ])),
         top,
     );

@@ -16,6 +16,8 @@ pub enum Format {
     ClaudeCode,
     /// A Codex rollout (docs/transcripts.md).
     Codex,
+    /// A GitHub Copilot CLI session's `events.jsonl` (docs/transcripts.md).
+    CopilotCli,
 }
 
 impl Format {
@@ -25,6 +27,7 @@ impl Format {
             Format::Canonical => "canonical",
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
+            Format::CopilotCli => "copilot-cli",
         }
     }
 }

@@ -5,6 +5,7 @@
 use super::canonical::CanonicalParser;
 use super::claude_code::ClaudeParser;
 use super::codex::CodexParser;
+use super::copilot::{is_copilot_record, CopilotParser};
 use super::lines::Line;
 use crate::model::{Format, Session};
 use serde_json::Value;
@@ -29,6 +30,9 @@ const CANONICAL_TYPES: &[&str] = &[
 pub fn detect_record(record: &Value) -> Option<Format> {
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
     let has = |key: &str| record.get(key).is_some();
+    if is_copilot_record(record) {
+        return Some(Format::CopilotCli);
+    }
     if has("payload") && !has("uuid") && !has("sessionId") {
         return Some(Format::Codex);
     }
@@ -113,6 +117,8 @@ pub enum LogParser {
     ClaudeCode(Box<ClaudeParser>),
     /// A Codex rollout.
     Codex(CodexParser),
+    /// A GitHub Copilot CLI session.
+    CopilotCli(Box<CopilotParser>),
 }
 
 impl Default for LogParser {
@@ -134,6 +140,7 @@ impl LogParser {
             LogParser::Canonical(p) => p.session(),
             LogParser::ClaudeCode(p) => &p.builder.session,
             LogParser::Codex(p) => &p.builder.session,
+            LogParser::CopilotCli(p) => &p.builder.session,
         }
     }
 
@@ -144,6 +151,7 @@ impl LogParser {
             LogParser::Canonical(p) => p.session_mut(),
             LogParser::ClaudeCode(p) => &mut p.builder.session,
             LogParser::Codex(p) => &mut p.builder.session,
+            LogParser::CopilotCli(p) => &mut p.builder.session,
         }
     }
 
@@ -155,6 +163,7 @@ impl LogParser {
             LogParser::Canonical(p) => p.finish(),
             LogParser::ClaudeCode(p) => p.builder.session,
             LogParser::Codex(p) => p.builder.session,
+            LogParser::CopilotCli(p) => p.builder.session,
         }
     }
 
@@ -195,11 +204,13 @@ impl LogParser {
                 match self {
                     LogParser::ClaudeCode(p) => p.builder.session.malformed.push(malformed),
                     LogParser::Codex(p) => p.builder.session.malformed.push(malformed),
+                    LogParser::CopilotCli(p) => p.builder.session.malformed.push(malformed),
                     LogParser::Canonical(_) | LogParser::Undetected(_) => {}
                 }
             }
             LogParser::ClaudeCode(p) => p.feed(line),
             LogParser::Codex(p) => p.feed(line),
+            LogParser::CopilotCli(p) => p.feed(line),
         }
     }
 
@@ -222,6 +233,7 @@ impl LogParser {
             Format::Canonical => LogParser::Canonical(CanonicalParser::new()),
             Format::ClaudeCode => LogParser::ClaudeCode(Box::default()),
             Format::Codex => LogParser::Codex(CodexParser::new()),
+            Format::CopilotCli => LogParser::CopilotCli(Box::default()),
         };
         for held in &undecided.held {
             self.feed(&Line {

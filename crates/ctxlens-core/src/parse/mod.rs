@@ -4,6 +4,7 @@
 pub mod canonical;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
+pub mod copilot;
 pub mod detect;
 pub mod lines;
 pub mod text;
