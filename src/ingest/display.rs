@@ -91,6 +91,7 @@ pub fn event_text(bytes: &[u8], format: Format, part: u32, depth: Depth) -> Even
         Format::ClaudeCode => claude_text(&value, part),
         Format::Codex => codex_text(&value),
         Format::CopilotCli => ctxlens_core::parse::copilot::record_text(&value),
+        Format::GeminiCli => ctxlens_core::parse::gemini::record_text(&value),
     };
     let text = cut(&text, BODY_LIMIT);
     let raw = if depth == Depth::Whole {

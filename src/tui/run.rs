@@ -106,8 +106,8 @@ pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
 }
 
 /// The folders an operator's own sessions live in: Claude Code's projects, Codex's
-/// sessions and Copilot CLI's session state, honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`
-/// and `COPILOT_HOME`; those that exist.
+/// sessions, Copilot CLI's session state and Gemini CLI's chats, honouring
+/// `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `COPILOT_HOME`; those that exist.
 pub fn own_session_folders() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let from_env = |var: &str, default: &str| {
@@ -120,6 +120,7 @@ pub fn own_session_folders() -> Vec<PathBuf> {
         from_env("CLAUDE_CONFIG_DIR", ".claude").map(|d| d.join("projects")),
         from_env("CODEX_HOME", ".codex").map(|d| d.join("sessions")),
         from_env("COPILOT_HOME", ".copilot").map(|d| d.join("session-state")),
+        home.as_ref().map(|h| h.join(".gemini").join("tmp")),
     ]
     .into_iter()
     .flatten()

@@ -87,6 +87,14 @@ fn incremental_analysis_equals_from_scratch_on_a_copilot_cli_session() {
 }
 
 #[test]
+fn incremental_analysis_equals_from_scratch_on_a_gemini_cli_recording() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gemini-cli-compression.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    grow_and_compare("gemini-cli-compression.jsonl", &text);
+}
+
+#[test]
 fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
     // The two smallest real transcripts with compactions, every line.
     for name in [

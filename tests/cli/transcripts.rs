@@ -286,6 +286,35 @@ fn usage_counts_each_message_once_from_its_last_record() {
     assert_eq!(report["usage"]["input"], 20);
 }
 
+/// A Gemini CLI chat recording, cut from a run of the real client (0.61.0): a shell
+/// call printed the revision, an automatic compression left it out of the snapshot,
+/// and two resumes set the whole message list again, which are no compressions.
+#[test]
+fn a_gemini_cli_recording_has_one_compression_and_it_names_the_dropped_revision() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-cli-compression.jsonl");
+    let (report, _) = audit_json(&path, &["--tokens"]);
+    assert_eq!(report["format"], "gemini-cli");
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 1, "a resume's list is no compression");
+    let dropped: Vec<&str> = compactions[0]["dropped_tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["token"].as_str())
+        .collect();
+    assert!(dropped.contains(&"4f9a2c81d0e7"), "{dropped:?}");
+    assert_eq!(report["model"][0], "gemini-2.5-flash");
+    // A message written again as it grew is read once: one tool call, one result.
+    let session = ctxlens::ingest::parse_bytes(&std::fs::read(&path).unwrap());
+    let calls = session
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, ctxlens_core::model::EventKind::ToolCall { .. }))
+        .count();
+    assert_eq!(calls, 1);
+}
+
 /// A GitHub Copilot CLI session, cut from a run of the real client (1.0.102): a shell
 /// call printed the revision, `/compact` left it out of the summary.
 #[test]

@@ -300,11 +300,18 @@ fn the_folder_list_opens_on_its_first_row() {
 }
 
 #[test]
-fn no_argument_opens_the_operators_own_claude_codex_and_copilot_sessions() {
+fn no_argument_opens_the_operators_own_claude_codex_copilot_and_gemini_sessions() {
     let home = tempfile::tempdir().unwrap();
     let claude = home.path().join("claude-config");
     let codex = home.path().join("codex-home");
     // Copilot CLI's default place under $HOME, not an override.
+    let gemini = home.path().join(".gemini/tmp/shop/chats");
+    std::fs::create_dir_all(&gemini).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-cli-compression.jsonl"),
+        gemini.join("session-2026-12-04T09-15-9dcd83e1.jsonl"),
+    )
+    .unwrap();
     let copilot = home.path().join(".copilot/session-state/157d0ca2");
     std::fs::create_dir_all(&copilot).unwrap();
     std::fs::copy(
@@ -334,11 +341,12 @@ fn no_argument_opens_the_operators_own_claude_codex_and_copilot_sessions() {
             ("CODEX_HOME", &codex),
         ],
     );
-    tui.wait_for("3 sessions");
+    tui.wait_for("4 sessions");
     // Listed at once, filled in as they are read.
     tui.wait_for("claude-code ");
     tui.wait_for("codex ");
     tui.wait_for("copilot-cli ");
+    tui.wait_for("gemini-cli ");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }

@@ -18,6 +18,8 @@ pub enum Format {
     Codex,
     /// A GitHub Copilot CLI session's `events.jsonl` (docs/transcripts.md).
     CopilotCli,
+    /// A Gemini CLI chat recording (docs/transcripts.md).
+    GeminiCli,
 }
 
 impl Format {
@@ -28,6 +30,7 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::CopilotCli => "copilot-cli",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 }

@@ -6,6 +6,7 @@ use super::canonical::CanonicalParser;
 use super::claude_code::ClaudeParser;
 use super::codex::CodexParser;
 use super::copilot::{is_copilot_record, CopilotParser};
+use super::gemini::{is_gemini_record, GeminiParser};
 use super::lines::Line;
 use crate::model::{Format, Session};
 use serde_json::Value;
@@ -32,6 +33,9 @@ pub fn detect_record(record: &Value) -> Option<Format> {
     let has = |key: &str| record.get(key).is_some();
     if is_copilot_record(record) {
         return Some(Format::CopilotCli);
+    }
+    if is_gemini_record(record) {
+        return Some(Format::GeminiCli);
     }
     if has("payload") && !has("uuid") && !has("sessionId") {
         return Some(Format::Codex);
@@ -119,6 +123,8 @@ pub enum LogParser {
     Codex(CodexParser),
     /// A GitHub Copilot CLI session.
     CopilotCli(Box<CopilotParser>),
+    /// A Gemini CLI chat recording.
+    GeminiCli(Box<GeminiParser>),
 }
 
 impl Default for LogParser {
@@ -141,6 +147,7 @@ impl LogParser {
             LogParser::ClaudeCode(p) => &p.builder.session,
             LogParser::Codex(p) => &p.builder.session,
             LogParser::CopilotCli(p) => &p.builder.session,
+            LogParser::GeminiCli(p) => &p.builder.session,
         }
     }
 
@@ -152,6 +159,7 @@ impl LogParser {
             LogParser::ClaudeCode(p) => &mut p.builder.session,
             LogParser::Codex(p) => &mut p.builder.session,
             LogParser::CopilotCli(p) => &mut p.builder.session,
+            LogParser::GeminiCli(p) => &mut p.builder.session,
         }
     }
 
@@ -164,6 +172,7 @@ impl LogParser {
             LogParser::ClaudeCode(p) => p.builder.session,
             LogParser::Codex(p) => p.builder.session,
             LogParser::CopilotCli(p) => p.builder.session,
+            LogParser::GeminiCli(p) => p.builder.session,
         }
     }
 
@@ -205,12 +214,14 @@ impl LogParser {
                     LogParser::ClaudeCode(p) => p.builder.session.malformed.push(malformed),
                     LogParser::Codex(p) => p.builder.session.malformed.push(malformed),
                     LogParser::CopilotCli(p) => p.builder.session.malformed.push(malformed),
+                    LogParser::GeminiCli(p) => p.builder.session.malformed.push(malformed),
                     LogParser::Canonical(_) | LogParser::Undetected(_) => {}
                 }
             }
             LogParser::ClaudeCode(p) => p.feed(line),
             LogParser::Codex(p) => p.feed(line),
             LogParser::CopilotCli(p) => p.feed(line),
+            LogParser::GeminiCli(p) => p.feed(line),
         }
     }
 
@@ -234,6 +245,7 @@ impl LogParser {
             Format::ClaudeCode => LogParser::ClaudeCode(Box::default()),
             Format::Codex => LogParser::Codex(CodexParser::new()),
             Format::CopilotCli => LogParser::CopilotCli(Box::default()),
+            Format::GeminiCli => LogParser::GeminiCli(Box::default()),
         };
         for held in &undecided.held {
             self.feed(&Line {

@@ -6,6 +6,7 @@ pub(crate) mod claude_code;
 pub(crate) mod codex;
 pub mod copilot;
 pub mod detect;
+pub mod gemini;
 pub mod lines;
 pub mod text;
 pub(crate) mod text_record;
