@@ -31,15 +31,10 @@ pub(super) async fn bucket(
     js: &async_nats::jetstream::Context,
     replicas: usize,
 ) -> io::Result<kv::Store> {
-    // A bucket that cannot be opened and cannot be created exists, its stream without
-    // a leader for the moment (a cluster electing one): try again until it has one.
-    let deadline = tokio::time::Instant::now() + super::ELECTION;
-    loop {
-        if let Ok(store) = js.get_key_value(DECISIONS_BUCKET).await {
-            return Ok(store);
-        }
-        let created = js
-            .create_key_value(kv::Config {
+    super::open_or_create(
+        || js.get_key_value(DECISIONS_BUCKET),
+        || {
+            js.create_key_value(kv::Config {
                 bucket: DECISIONS_BUCKET.into(),
                 description: "ctxlens: the first decision on each compaction".into(),
                 history: 1,
@@ -47,18 +42,10 @@ pub(super) async fn bucket(
                 num_replicas: replicas,
                 ..Default::default()
             })
-            .await;
-        match created {
-            Ok(store) => return Ok(store),
-            Err(e)
-                if super::names_an_existing_stream(&e)
-                    && tokio::time::Instant::now() < deadline =>
-            {
-                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-            }
-            Err(e) => return Err(failed("cannot open the decisions bucket", e)),
-        }
-    }
+        },
+        "the decisions bucket",
+    )
+    .await
 }
 
 fn parse(key: &str, value: &[u8]) -> io::Result<Decision> {

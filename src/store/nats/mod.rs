@@ -55,6 +55,34 @@ pub(crate) fn names_an_existing_stream(error: &(dyn std::error::Error + 'static)
 /// How long opening a store waits for a cluster to elect its stream's leader.
 pub(crate) const ELECTION: Duration = Duration::from_secs(20);
 
+/// A store, opened, or created when there is none. A store that cannot be opened and
+/// cannot be created exists, its stream without a leader for the moment (a cluster
+/// electing one): both are tried again until it has one, for [`ELECTION`] at most.
+pub(crate) async fn open_or_create<T, E1, E2, O, C>(
+    open: impl Fn() -> O,
+    create: impl Fn() -> C,
+    what: &str,
+) -> io::Result<T>
+where
+    O: Future<Output = Result<T, E1>>,
+    C: Future<Output = Result<T, E2>>,
+    E2: std::error::Error + 'static,
+{
+    let deadline = tokio::time::Instant::now() + ELECTION;
+    loop {
+        if let Ok(store) = open().await {
+            return Ok(store);
+        }
+        match create().await {
+            Ok(store) => return Ok(store),
+            Err(e) if names_an_existing_stream(&e) && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(failed(&format!("cannot open {what}"), e)),
+        }
+    }
+}
+
 /// Raises the replicas of `stream` (a store's stream) to `replicas` when it has fewer:
 /// a deployment made on one server keeps one replica when it moves to a cluster
 /// otherwise. A server that cannot (too few servers up) says why.

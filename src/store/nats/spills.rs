@@ -34,32 +34,20 @@ async fn store(
     js: &async_nats::jetstream::Context,
     replicas: usize,
 ) -> io::Result<object_store::ObjectStore> {
-    // As the decisions bucket: a store that exists without a leader for the moment.
-    let deadline = tokio::time::Instant::now() + super::ELECTION;
-    loop {
-        if let Ok(store) = js.get_object_store(SPILLS_BUCKET).await {
-            return Ok(store);
-        }
-        let created = js
-            .create_object_store(object_store::Config {
+    super::open_or_create(
+        || js.get_object_store(SPILLS_BUCKET),
+        || {
+            js.create_object_store(object_store::Config {
                 bucket: SPILLS_BUCKET.into(),
                 description: Some("ctxlens: spilled regions, named by SHA-256".into()),
                 storage: async_nats::jetstream::stream::StorageType::File,
                 num_replicas: replicas,
                 ..Default::default()
             })
-            .await;
-        match created {
-            Ok(store) => return Ok(store),
-            Err(e)
-                if super::names_an_existing_stream(&e)
-                    && tokio::time::Instant::now() < deadline =>
-            {
-                tokio::time::sleep(std::time::Duration::from_millis(250)).await;
-            }
-            Err(e) => return Err(failed("cannot open the spill store", e)),
-        }
-    }
+        },
+        "the spill store",
+    )
+    .await
 }
 
 impl SpillStore for NatsSpills {

@@ -77,12 +77,7 @@ impl CodexParser {
                     }
                     self.builder.summary(&text)
                 });
-                let first_in_file = self
-                    .builder
-                    .session
-                    .events
-                    .iter()
-                    .all(|e| e.kind.region_text().is_none());
+                let first_in_file = self.builder.compaction_of_an_earlier_file();
                 let at = self
                     .builder
                     .compaction(line, ts, None, summary, first_in_file);

@@ -146,12 +146,7 @@ impl CopilotParser {
     /// A compaction that was applied: its summary, trigger and token counts.
     fn compaction(&mut self, line: &Line, ts: Option<String>, data: &Value) {
         let summary = str_of(data, "summaryContent").map(|text| self.builder.summary(&text));
-        let first_in_file = self
-            .builder
-            .session
-            .events
-            .iter()
-            .all(|e| e.kind.region_text().is_none());
+        let first_in_file = self.builder.compaction_of_an_earlier_file();
         let at = self
             .builder
             .compaction(line, ts, None, summary, first_in_file);

@@ -209,12 +209,7 @@ impl GeminiParser {
         match snapshot {
             Some(text) => {
                 let summary = self.builder.summary(&text);
-                let first_in_file = self
-                    .builder
-                    .session
-                    .events
-                    .iter()
-                    .all(|e| e.kind.region_text().is_none());
+                let first_in_file = self.builder.compaction_of_an_earlier_file();
                 self.builder
                     .compaction(line, ts, None, Some(summary), first_in_file);
             }

@@ -158,6 +158,15 @@ impl Builder {
         self.push(line, part, ts.clone(), EventKind::Plan { steps });
     }
 
+    /// A compaction that ends a file holding no conversation yet: its region lies in
+    /// an earlier file (a continued session).
+    pub fn compaction_of_an_earlier_file(&self) -> bool {
+        self.session
+            .events
+            .iter()
+            .all(|e| e.kind.region_text().is_none())
+    }
+
     /// A compaction of everything since the previous one. Returns its event index.
     pub fn compaction(
         &mut self,
