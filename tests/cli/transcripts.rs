@@ -286,24 +286,35 @@ fn usage_counts_each_message_once_from_its_last_record() {
     assert_eq!(report["usage"]["input"], 20);
 }
 
+/// A fixture cut from a real agent's run, audited with `--tokens`: the report, and the
+/// one compaction's dropped tokens.
+fn the_one_compaction_of(fixture: &str, format: &str) -> (Value, Vec<String>) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
+    let (report, _) = audit_json(&path, &["--tokens"]);
+    assert_eq!(report["format"], format);
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 1, "{fixture}: one compaction");
+    let dropped = compactions[0]["dropped_tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["token"].as_str().map(str::to_owned))
+        .collect();
+    (report, dropped)
+}
+
 /// A Gemini CLI chat recording, cut from a run of the real client (0.61.0): a shell
 /// call printed the revision, an automatic compression left it out of the snapshot,
 /// and two resumes set the whole message list again, which are no compressions.
 #[test]
 fn a_gemini_cli_recording_has_one_compression_and_it_names_the_dropped_revision() {
+    // One compaction: a resume's list is no compression.
+    let (report, dropped) = the_one_compaction_of("gemini-cli-compression.jsonl", "gemini-cli");
+    assert!(dropped.iter().any(|t| t == "4f9a2c81d0e7"), "{dropped:?}");
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-cli-compression.jsonl");
-    let (report, _) = audit_json(&path, &["--tokens"]);
-    assert_eq!(report["format"], "gemini-cli");
-    let compactions = report["compactions"].as_array().unwrap();
-    assert_eq!(compactions.len(), 1, "a resume's list is no compression");
-    let dropped: Vec<&str> = compactions[0]["dropped_tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["token"].as_str())
-        .collect();
-    assert!(dropped.contains(&"4f9a2c81d0e7"), "{dropped:?}");
     assert_eq!(report["model"][0], "gemini-2.5-flash");
     // A message written again as it grew is read once: one tool call, one result.
     let session = ctxlens::ingest::parse_bytes(&std::fs::read(&path).unwrap());
@@ -319,23 +330,12 @@ fn a_gemini_cli_recording_has_one_compression_and_it_names_the_dropped_revision(
 /// call printed the revision, `/compact` left it out of the summary.
 #[test]
 fn a_copilot_cli_session_is_read_and_its_compaction_names_the_dropped_revision() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot-cli-compaction.jsonl");
-    let (report, _) = audit_json(&path, &["--tokens"]);
-    assert_eq!(report["format"], "copilot-cli");
-    let compactions = report["compactions"].as_array().unwrap();
-    assert_eq!(compactions.len(), 1);
-    let compaction = &compactions[0];
+    let (report, dropped) = the_one_compaction_of("copilot-cli-compaction.jsonl", "copilot-cli");
+    let compaction = &report["compactions"][0];
     assert_eq!(compaction["trigger"], "manual");
     assert_eq!(compaction["pre_tokens"], 11814);
     assert_eq!(compaction["post_tokens"], 11757);
-    let dropped: Vec<&str> = compaction["dropped_tokens"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|t| t["token"].as_str())
-        .collect();
-    assert!(dropped.contains(&"4f9a2c81d0e7"), "{dropped:?}");
+    assert!(dropped.iter().any(|t| t == "4f9a2c81d0e7"), "{dropped:?}");
     assert_eq!(report["model"][0], "claude-sonnet-4.5");
     assert!(report["usage"]["output"].as_u64().unwrap() > 0);
 }
