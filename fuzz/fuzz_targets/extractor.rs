@@ -9,6 +9,6 @@ fuzz_target!(|text: &str| {
         assert!(text.is_char_boundary(found.start) && text.is_char_boundary(found.end));
         let _ = ctxlens_core::analysis::extract::classify(found.text(text));
     }
-    let _ = ctxlens_core::analysis::signals::instructions::words(text);
+    let _ = ctxlens_core::analysis::extract::word_count(text);
     let _ = ctxlens::sanitize::line(text);
 });
