@@ -108,6 +108,16 @@ fn a_cluster_keeps_every_store_on_three_replicas_and_decides_through_a_lost_lead
         std::thread::sleep(Duration::from_millis(200));
     };
     drop(three);
+    // A runtime waits for k2's decision through the cluster.
+    let waiting = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args(["await"])
+        .arg(&log)
+        .args(["k2", "--timeout", "90", "--nats", &urls])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
     cluster.kill(&leader);
     let out = decide_on(&urls, &log, "k2", &[]);
     assert_eq!(
@@ -116,6 +126,15 @@ fn a_cluster_keeps_every_store_on_three_replicas_and_decides_through_a_lost_lead
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // The wait wakes on the decision made after the leader was lost.
+    let awaited = waiting.wait_with_output().unwrap();
+    assert_eq!(
+        awaited.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&awaited.stderr)
+    );
+    assert!(String::from_utf8_lossy(&awaited.stdout).contains("\"verdict\":\"spill\""));
     let (report, _) = audit_json(&log, &["--nats", &urls]);
     let decided: Vec<&str> = report["compactions"]
         .as_array()

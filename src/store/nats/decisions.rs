@@ -154,20 +154,41 @@ impl DecisionChannel for NatsChannel {
             }
         }
         let slot = found.clone();
+        let js = self.nats.js();
         self.nats.spawn(async move {
-            while let Some(entry) = watch.next().await {
-                let result = match entry {
-                    Ok(entry) if entry.operation == kv::Operation::Put => {
-                        parse(&entry.key, &entry.value)
+            // A watch that ends or fails (its server lost, the bucket's leader moved) is
+            // opened again, and the key read again: a decision made meanwhile is seen.
+            loop {
+                while let Some(entry) = watch.next().await {
+                    let Ok(entry) = entry else {
+                        break;
+                    };
+                    if entry.operation == kv::Operation::Put {
+                        if let Ok(mut slot) = slot.lock() {
+                            slot.get_or_insert(parse(&entry.key, &entry.value));
+                        }
+                        wake();
+                        return;
                     }
-                    Ok(_) => continue,
-                    Err(e) => Err(failed("the watch for the decision failed", e)),
-                };
-                if let Ok(mut slot) = slot.lock() {
-                    slot.get_or_insert(result);
                 }
-                wake();
-                return;
+                loop {
+                    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                    let Ok(store) = bucket(&js, replicas).await else {
+                        continue;
+                    };
+                    let Ok(again) = store.watch(&key).await else {
+                        continue;
+                    };
+                    watch = again;
+                    if let Ok(Some(value)) = store.get(key.clone()).await {
+                        if let Ok(mut slot) = slot.lock() {
+                            slot.get_or_insert(parse(&key, &value));
+                        }
+                        wake();
+                        return;
+                    }
+                    break;
+                }
             }
         });
         Ok(Box::new(Watched { found }))
