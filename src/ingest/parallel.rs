@@ -12,8 +12,8 @@ use std::sync::mpsc::{sync_channel, Receiver};
 /// Bytes of lines per batch: large enough that a batch costs far more to parse than to
 /// hand over, small enough that the batches in flight stay a few MiB.
 const BATCH_BYTES: usize = 256 << 10;
-/// Lines per batch at most: a parsed line takes far more room than a short one's bytes
-/// (a log of `{}` lines held a hundred bytes of parse for each three read).
+/// Lines per batch at most: a parsed line takes far more room than a short line's
+/// bytes, so a batch of tiny lines is cut by count before it is by size.
 const BATCH_LINES: usize = 2048;
 /// Batches dealt and not yet joined, per worker: what bounds the memory in flight.
 const IN_FLIGHT_PER_WORKER: usize = 5;

@@ -172,7 +172,8 @@ impl DecisionChannel for NatsChannel {
                     }
                 }
                 loop {
-                    tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                    // Once a second: a wait while the server is away stays near idle.
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
                     let Ok(store) = bucket(&js, replicas).await else {
                         continue;
                     };

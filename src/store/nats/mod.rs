@@ -26,6 +26,16 @@ pub const DECISIONS_BUCKET: &str = "ctxlens-decisions";
 pub const SPILLS_BUCKET: &str = "ctxlens-spills";
 /// The stream of session logs (`ctxlens.<host>.<session>.events`).
 pub const EVENTS_STREAM: &str = "CTXLENS_EVENTS";
+/// The streams the stores live in: the decisions bucket's, the spill store's, the
+/// session logs'.
+fn store_streams() -> [String; 3] {
+    [
+        format!("KV_{DECISIONS_BUCKET}"),
+        format!("OBJ_{SPILLS_BUCKET}"),
+        EVENTS_STREAM.to_owned(),
+    ]
+}
+
 /// Replicas a store gets in a cluster unless told otherwise: a quorum survives one
 /// server lost, as operators run JetStream (R3).
 pub const MOST_REPLICAS: usize = 3;
@@ -228,11 +238,7 @@ impl Nats {
         let js = self.js();
         self.run(async move {
             let mut states = Vec::new();
-            for stream in [
-                format!("KV_{DECISIONS_BUCKET}"),
-                format!("OBJ_{SPILLS_BUCKET}"),
-                EVENTS_STREAM.to_owned(),
-            ] {
+            for stream in store_streams() {
                 let Ok(mut found) = js.get_stream(&stream).await else {
                     continue;
                 };
@@ -261,11 +267,7 @@ impl Nats {
     fn raise_stores(&self) -> io::Result<()> {
         let (js, replicas) = (self.js(), self.replicas);
         self.run(async move {
-            for stream in [
-                format!("KV_{DECISIONS_BUCKET}"),
-                format!("OBJ_{SPILLS_BUCKET}"),
-                EVENTS_STREAM.to_owned(),
-            ] {
+            for stream in store_streams() {
                 if js.get_stream(&stream).await.is_ok() {
                     raise_replicas(&js, &stream, replicas).await?;
                 }

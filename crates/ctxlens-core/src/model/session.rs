@@ -182,6 +182,11 @@ pub struct SessionMeta {
 }
 
 impl TokenUsage {
+    /// These counts and `more`.
+    pub fn plus(self, more: TokenUsage) -> TokenUsage {
+        self.replacing(TokenUsage::default(), more)
+    }
+
     /// These counts with `before` taken out and `now` put in (a message whose later
     /// record counts more than its earlier one).
     pub fn replacing(self, before: TokenUsage, now: TokenUsage) -> TokenUsage {

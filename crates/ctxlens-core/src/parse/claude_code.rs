@@ -3,7 +3,7 @@
 //! record as a compaction of everything since the previous boundary.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
+use super::transcript::{content_text, parse_record, str_of, todo_list, usage_of, Builder};
 use crate::model::{EventKind, Format, Malformed, Prompt, TokenUsage};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -194,13 +194,15 @@ impl ClaudeParser {
             }
             let id = message.and_then(|m| m.get("id")).and_then(Value::as_str);
             if let Some(usage) = message.and_then(|m| m.get("usage")) {
-                let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-                let now = TokenUsage {
-                    input: n("input_tokens"),
-                    output: n("output_tokens"),
-                    cache_read: n("cache_read_input_tokens"),
-                    cache_creation: n("cache_creation_input_tokens"),
-                };
+                let now = usage_of(
+                    usage,
+                    [
+                        "input_tokens",
+                        "output_tokens",
+                        "cache_read_input_tokens",
+                        "cache_creation_input_tokens",
+                    ],
+                );
                 let before = id
                     .and_then(|id| self.counted_usage.insert(id.to_owned(), now))
                     .unwrap_or_default();

@@ -5,8 +5,8 @@
 //! summary. The client's debug records (`model.*`), hooks and turns are bookkeeping.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, Builder};
-use crate::model::{EventKind, Format, TokenUsage};
+use super::transcript::{content_text, parse_record, str_of, usage_of, Builder};
+use crate::model::{EventKind, Format};
 use serde_json::Value;
 
 /// Reads a Copilot CLI session, line by line.
@@ -162,14 +162,16 @@ impl CopilotParser {
 
     /// Adds one model call's tokens.
     fn usage(&mut self, usage: &Value) {
-        let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
-        let call = TokenUsage {
-            input: n("inputTokens"),
-            output: n("outputTokens"),
-            cache_read: n("cacheReadTokens"),
-            cache_creation: n("cacheWriteTokens"),
-        };
+        let call = usage_of(
+            usage,
+            [
+                "inputTokens",
+                "outputTokens",
+                "cacheReadTokens",
+                "cacheWriteTokens",
+            ],
+        );
         let meta = &mut self.builder.session.meta;
-        meta.usage = meta.usage.replacing(TokenUsage::default(), call);
+        meta.usage = meta.usage.plus(call);
     }
 }

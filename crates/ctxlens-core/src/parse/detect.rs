@@ -167,12 +167,8 @@ impl LogParser {
     pub fn finish(mut self) -> Session {
         self.decide();
         match self {
-            LogParser::Undetected(undecided) => undecided.empty,
             LogParser::Canonical(p) => p.finish(),
-            LogParser::ClaudeCode(p) => p.builder.session,
-            LogParser::Codex(p) => p.builder.session,
-            LogParser::CopilotCli(p) => p.builder.session,
-            LogParser::GeminiCli(p) => p.builder.session,
+            mut other => std::mem::take(other.session_mut()),
         }
     }
 
@@ -210,13 +206,7 @@ impl LogParser {
                     offset: line.offset,
                     reason: oversized_reason(line.span),
                 };
-                match self {
-                    LogParser::ClaudeCode(p) => p.builder.session.malformed.push(malformed),
-                    LogParser::Codex(p) => p.builder.session.malformed.push(malformed),
-                    LogParser::CopilotCli(p) => p.builder.session.malformed.push(malformed),
-                    LogParser::GeminiCli(p) => p.builder.session.malformed.push(malformed),
-                    LogParser::Canonical(_) | LogParser::Undetected(_) => {}
-                }
+                self.session_mut().malformed.push(malformed);
             }
             LogParser::ClaudeCode(p) => p.feed(line),
             LogParser::Codex(p) => p.feed(line),

@@ -236,6 +236,6 @@ impl GeminiParser {
             cache_creation: 0,
         };
         let meta = &mut self.builder.session.meta;
-        meta.usage = meta.usage.replacing(TokenUsage::default(), call);
+        meta.usage = meta.usage.plus(call);
     }
 }

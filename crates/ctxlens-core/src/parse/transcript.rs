@@ -6,7 +6,7 @@ use super::text::digest;
 use crate::analysis::extract as tokens;
 use crate::model::{
     Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
-    Summary,
+    Summary, TokenUsage,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -20,6 +20,18 @@ pub(crate) struct Builder {
     compactions: u64,
     /// Todo ids that are open, so a todo list that drops one closes it.
     open_todos: BTreeMap<String, ()>,
+}
+
+/// A usage object's counts, under the names an agent gives them: input (not from the
+/// cache), output, read from the cache, written to the cache.
+pub(crate) fn usage_of(usage: &Value, [input, output, read, written]: [&str; 4]) -> TokenUsage {
+    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    TokenUsage {
+        input: n(input),
+        output: n(output),
+        cache_read: n(read),
+        cache_creation: n(written),
+    }
 }
 
 /// An item of a todo list or plan, in the agent's words.

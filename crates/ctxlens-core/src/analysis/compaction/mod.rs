@@ -401,9 +401,6 @@ fn too_dense(session: &Session, until: usize, out: &mut CompactionAnalysis) {
     let Some(from) = session.too_dense_from.filter(|&from| from < until) else {
         return;
     };
-    if out.flags.too_dense {
-        return;
-    }
     out.flags.too_dense = true;
     let id = out.info.id.as_str();
     let from_seq = session.seq_at(from);
