@@ -59,7 +59,7 @@ pub fn read_with_progress(
 /// followed log's every look does this again: the ledger changes while it is open.
 pub fn attach_sidecars(session: &mut Session, path: &Path) -> std::io::Result<()> {
     held::attach_ledger(session, path)?;
-    context::attach_context_sources(session);
+    context::attach_context_sources(session, path);
     Ok(())
 }
 

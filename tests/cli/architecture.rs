@@ -75,6 +75,7 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         "safe_arch",
         "serde",
         "serde_json",
+        "shlex",
         "smallvec",
         "thiserror",
         "unicode-segmentation",

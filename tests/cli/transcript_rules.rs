@@ -266,6 +266,132 @@ fn a_file_used_after_its_folder_was_listed_is_no_recalled_loss() {
     assert!(recalled(&after).is_empty(), "{:?}", recalled(&after));
 }
 
+/// A value the agent's memory folder or its project's `CLAUDE.md` names is put back in
+/// every context: its use after a summary dropped it is no loss.
+#[test]
+fn a_value_named_in_memory_or_claude_md_is_carried_over() {
+    let token = ".github/workflows/deploy.yml";
+    let recalled = |path: &std::path::Path| -> usize {
+        let (report, _) = audit_json(path, &[]);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == token)
+            .count()
+    };
+    let text = std::fs::read_to_string(sample("claude-code-ssh-host.jsonl")).unwrap();
+    // Beside the transcript, as Claude Code keeps a project's memory.
+    let (dir, path) = log(&text.lines().collect::<Vec<_>>());
+    assert_eq!(recalled(&path), 1, "the sample recalls it");
+    std::fs::create_dir(dir.path().join("memory")).unwrap();
+    let memory = dir.path().join("memory").join("MEMORY.md");
+    std::fs::write(&memory, format!("- deploys run from `{token}`\n")).unwrap();
+    assert_eq!(recalled(&path), 0, "memory carries it");
+    std::fs::remove_file(&memory).unwrap();
+    // In the project's CLAUDE.md, in the session's cwd on this machine.
+    let project = tempfile::tempdir().unwrap();
+    let cwd = project.path().to_str().unwrap();
+    let moved = text.replace("/home/dev/shop", cwd);
+    let (_dir, path) = log(&moved.lines().collect::<Vec<_>>());
+    assert_eq!(recalled(&path), 1);
+    std::fs::write(
+        project.path().join("CLAUDE.md"),
+        format!("Deploy: {token}\n"),
+    )
+    .unwrap();
+    assert_eq!(recalled(&path), 0, "CLAUDE.md carries it");
+}
+
+/// Codex reads `AGENTS.md` from the cwd and the folders above it into every context.
+#[test]
+fn a_value_named_in_a_codex_agents_md_is_carried_over() {
+    let token = "migrations/0042_add_index.sql";
+    let text = std::fs::read_to_string(sample("codex-rollout.jsonl")).unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let cwd = project.path().join("api");
+    std::fs::create_dir(&cwd).unwrap();
+    let moved = text.replace("/home/dev/infra", cwd.to_str().unwrap());
+    let (_dir, path) = log(&moved.lines().collect::<Vec<_>>());
+    let recalled = || -> usize {
+        let (report, _) = audit_json(&path, &[]);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == token)
+            .count()
+    };
+    assert_eq!(recalled(), 1);
+    std::fs::write(project.path().join("AGENTS.md"), format!("Next: {token}\n")).unwrap();
+    assert_eq!(recalled(), 0, "the parent folder's AGENTS.md carries it");
+}
+
+/// A Claude Code transcript that reads `file` before a compaction whose summary does
+/// not name it, and again after it.
+fn read_across_a_compaction(file: &str) -> Vec<String> {
+    let base = |kind: &str, uuid: &str| {
+        serde_json::json!({"type": kind, "uuid": uuid, "sessionId": "s", "cwd": "/w",
+            "timestamp": "2026-11-20T10:00:00.000Z", "version": "2.1.40"})
+    };
+    let read = |uuid: &str, id: &str| {
+        let mut call = base("assistant", uuid);
+        call["message"] = serde_json::json!({"id": uuid, "role": "assistant", "content": [
+            {"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": file}}]});
+        let mut result = base("user", &format!("{uuid}r"));
+        result["message"] = serde_json::json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": "1→notes"}]});
+        [call, result]
+    };
+    let mut prompt = base("user", "u1");
+    prompt["message"] = serde_json::json!({"role": "user", "content": "Tidy the notes"});
+    let mut boundary = base("system", "cb");
+    boundary["subtype"] = "compact_boundary".into();
+    boundary["logicalParentUuid"] = "a1r".into();
+    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 1000});
+    let mut summary = base("user", "u2");
+    summary["isCompactSummary"] = true.into();
+    summary["message"] = serde_json::json!({"role": "user", "content":
+        "Summary:\n1. Primary Request:\n   Tidy the notes file.\n6. All user messages:\n   - Tidy the notes"});
+    let [before, before_result] = read("a1", "t1");
+    let [after, after_result] = read("a2", "t2");
+    let mut records = [
+        prompt,
+        before,
+        before_result,
+        boundary,
+        summary,
+        after,
+        after_result,
+    ];
+    // Each record follows the one before it, as Claude Code chains them.
+    for at in 1..records.len() {
+        let parent = records[at - 1]["uuid"].clone();
+        records[at]["parentUuid"] = parent;
+    }
+    records.iter().map(|v| v.to_string()).collect()
+}
+
+/// A bare file name is the cwd's file: listed again or known by convention, its use is
+/// no value recalled from outside the transcript; a file in a folder still is one.
+#[test]
+fn a_bare_file_name_used_again_is_no_recalled_loss() {
+    let recalled = |file: &str| -> usize {
+        let lines = read_across_a_compaction(file);
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let (_dir, path) = log(&lines);
+        let (report, _) = audit_json(&path, &[]);
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == file)
+            .count()
+    };
+    assert_eq!(recalled("docs/notes.md"), 1, "a file in a folder");
+    assert_eq!(recalled("notes.md"), 0, "a bare file name");
+}
+
 #[test]
 fn a_standing_spill_resolves_what_the_summary_dropped_and_audit_passes() {
     let (_dir, path) = sample_copy("pending-compaction.jsonl");

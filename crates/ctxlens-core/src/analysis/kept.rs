@@ -5,6 +5,7 @@
 //! The summary is cut into words once, so each question is a set lookup: the cost is
 //! linear in the summary plus the region, never their product.
 
+use super::extract::leading_brackets;
 use super::paths::path_key;
 use crate::model::{FastMap, FastSet, Session, Summary, TokenClass, TokenId};
 use std::borrow::Cow;
@@ -15,16 +16,30 @@ fn is_token_char(c: char) -> bool {
     c.is_alphanumeric()
         || matches!(
             c,
-            '_' | '-' | '.' | '/' | '~' | '@' | '+' | ':' | '%' | '=' | '?' | '&' | '#'
+            '_' | '-' | '.' | '/' | '~' | '@' | '+' | ':' | '%' | '=' | '?' | '&' | '#' | '[' | ']'
         )
 }
 
 /// The words of a summary as the survival check sees them: runs of path, URL and id
-/// characters, without trailing sentence punctuation.
+/// characters, without trailing sentence punctuation or brackets around them (a
+/// route's `[id]` is part of its path).
 pub fn summary_words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !is_token_char(c))
-        .map(|raw| raw.trim_end_matches(['.', ',', ':', ';', '!', '?']))
+        .map(summary_word)
         .filter(|word| !word.is_empty())
+}
+
+fn summary_word(raw: &str) -> &str {
+    const PUNCTUATION: [char; 6] = ['.', ',', ':', ';', '!', '?'];
+    let mut word = raw.get(leading_brackets(raw)..).unwrap_or(raw);
+    loop {
+        word = word.trim_end_matches(PUNCTUATION);
+        let unopened = word.ends_with(']') && word.matches('[').count() < word.matches(']').count();
+        match word.strip_suffix(']').filter(|_| unopened) {
+            Some(shorter) => word = shorter,
+            None => return word,
+        }
+    }
 }
 
 /// The summary's words and the comparison keys of its paths.
@@ -41,6 +56,11 @@ pub struct SummaryForms {
     hash_numbers: HashSet<String>,
     /// The resource each of the summary's URLs names ([`url_resource`]).
     url_resources: HashSet<String>,
+    /// The `owner/repo` of the summary's forge URLs and `owner/repo#12` references.
+    repositories: HashSet<String>,
+    /// The last part of each of the summary's paths: a tool's bare file name
+    /// (`overview.md`) is the file the summary names under its folder.
+    path_basenames: HashSet<String>,
 }
 
 impl SummaryForms {
@@ -96,6 +116,12 @@ impl SummaryForms {
             .filter_map(|w| url_resource(w))
             .map(str::to_owned)
             .collect();
+        let repositories = words.iter().filter_map(|w| repository_of(w)).collect();
+        let path_basenames = words
+            .iter()
+            .filter(|w| w.contains('/') && !w.contains("://"))
+            .map(|w| basename(w).to_owned())
+            .collect();
         SummaryForms {
             words,
             path_keys,
@@ -103,6 +129,8 @@ impl SummaryForms {
             path_parts,
             hash_numbers,
             url_resources,
+            repositories,
+            path_basenames,
         }
     }
 
@@ -143,6 +171,9 @@ impl SummaryForms {
                 if at_root.is_some_and(|name| self.words.contains(name)) {
                     return true;
                 }
+                if !bare.contains('/') && self.path_basenames.contains(bare) {
+                    return true;
+                }
                 let base = basename(text);
                 !base.is_empty()
                     && basenames.get(base).is_some_and(|&n| n == 1)
@@ -161,9 +192,32 @@ impl SummaryForms {
                 self.words.contains(&other)
                     || url_resource(text).is_some_and(|r| self.url_resources.contains(r))
             }
+            TokenClass::Repository => self.repositories.contains(text),
+            // A unit is named with or without its `.service`.
+            TokenClass::Service => match text.strip_suffix(".service") {
+                Some(unit) => self.words.contains(unit),
+                None => self.words.contains(&format!("{text}.service")),
+            },
             _ => false,
         }
     }
+}
+
+/// The `owner/repo` a word names: the first two parts of a URL's path
+/// (`https://github.com/acme/agentv/pull/3`) or what stands before `#` in
+/// `acme/agentv#3`.
+fn repository_of(word: &str) -> Option<String> {
+    let slug = match word.split_once("://") {
+        Some((_, rest)) => {
+            let (_, path) = rest.split_once('/')?;
+            let mut parts = path.split('/');
+            let (owner, repo) = (parts.next()?, parts.next()?);
+            format!("{owner}/{}", repo.trim_end_matches(".git"))
+        }
+        None => word.split_once('#')?.0.to_owned(),
+    };
+    let (owner, repo) = slug.split_once('/')?;
+    (!owner.is_empty() && !repo.is_empty() && !repo.contains('/')).then_some(slug)
 }
 
 /// The resource a URL names, when its path ends in three parts with an id among them
@@ -353,6 +407,24 @@ mod tests {
             "one part names no folder"
         );
         assert!(!held("224", TokenClass::Numbered));
+    }
+
+    #[test]
+    fn a_repository_in_a_url_or_a_reference_a_unit_without_its_suffix_and_a_route_path() {
+        let cwd = "/home/dev/repo";
+        let none = FastMap::default();
+        let (_, f) = forms(
+            "Opened https://github.com/acme/agentv/pull/3, fixed octo/site#9, restarted app-worker, \
+             edited [app/users/[id]/page.tsx].",
+            cwd,
+        );
+        let held = |t: &str, c| f.holds(t, c, Some(cwd), &none);
+        assert!(held("acme/agentv", TokenClass::Repository), "a URL's");
+        assert!(held("octo/site", TokenClass::Repository), "a reference's");
+        assert!(!held("acme/other", TokenClass::Repository));
+        assert!(held("app-worker.service", TokenClass::Service));
+        assert!(!held("api-worker.service", TokenClass::Service));
+        assert!(held("app/users/[id]/page.tsx", TokenClass::Path), "a route");
     }
 
     #[test]

@@ -33,13 +33,18 @@ pub enum TokenClass {
     /// A host: an IPv4 address, or the host of `user@host` in an `ssh`, `scp`, `rsync`
     /// or `sftp` command.
     Host,
+    /// A repository slug `owner/repo` named to `gh` (`--repo`, `-R`, `gh repo clone`,
+    /// `gh api repos/...`).
+    Repository,
+    /// A systemd unit named to `systemctl` or `journalctl -u`.
+    Service,
     /// A declared binding whose shape matches no class.
     Declared,
 }
 
 impl TokenClass {
     /// Every class, in the table's order.
-    pub const ALL: [TokenClass; 12] = [
+    pub const ALL: [TokenClass; 14] = [
         TokenClass::Uuid,
         TokenClass::Arn,
         TokenClass::Url,
@@ -51,6 +56,8 @@ impl TokenClass {
         TokenClass::VendorId,
         TokenClass::ReverseDns,
         TokenClass::Host,
+        TokenClass::Repository,
+        TokenClass::Service,
         TokenClass::Declared,
     ];
 
@@ -68,6 +75,8 @@ impl TokenClass {
             TokenClass::VendorId => "vendor_id",
             TokenClass::ReverseDns => "reverse_dns",
             TokenClass::Host => "host",
+            TokenClass::Repository => "repository",
+            TokenClass::Service => "service",
             TokenClass::Declared => "declared",
         }
     }

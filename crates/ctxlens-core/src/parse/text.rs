@@ -55,6 +55,61 @@ const PATH_FIELDS: &[&str] = &[
     "target_dir",
 ];
 
+/// Input fields that hold a shell command.
+const COMMAND_FIELDS: &[&str] = &["command", "cmd"];
+
+/// Commands whose arguments are files they read, run or change.
+const FILE_COMMANDS: &[&str] = &[
+    "cat", "head", "tail", "less", "more", "nl", "wc", "sed", "awk", "grep", "rg", "vim", "vi",
+    "nano", "code", "python", "python3", "node", "bash", "sh", "zsh", "source", ".", "diff", "cp",
+    "mv", "rm", "touch", "chmod", "stat", "file", "ls", "git",
+];
+
+/// Commands whose first argument that is no option is a pattern or a script, not a file.
+const PATTERN_FIRST: &[&str] = &["sed", "awk", "grep", "rg"];
+
+/// The bare file names (`sidebars.js`, `.commitlintrc.yml`) a shell command hands to a
+/// command that reads, runs or changes files: a file of the cwd, named without a
+/// folder. Words are split as a shell splits them; a command that does not split (an
+/// open quote) names none.
+fn bare_file_arguments(command: &str) -> Vec<String> {
+    let Some(words) = shlex::split(command) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut program: Option<&str> = None;
+    let mut pattern_pending = false;
+    for word in &words {
+        let (word, ends_segment) = match word.strip_suffix(';') {
+            Some(stripped) => (stripped, true),
+            None => (word.as_str(), false),
+        };
+        if matches!(word, "&&" | "||" | "|" | ";" | "") {
+            program = None;
+            continue;
+        }
+        match program {
+            None if word == "sudo" || word.contains('=') => {}
+            None => {
+                program = Some(word);
+                pattern_pending = PATTERN_FIRST.contains(&word);
+            }
+            Some(p) if FILE_COMMANDS.contains(&p) && !word.starts_with('-') => {
+                if pattern_pending {
+                    pattern_pending = false;
+                } else if let Some(file) = tokens::bare_file_name(word) {
+                    out.push(file.to_owned());
+                }
+            }
+            Some(_) => {}
+        }
+        if ends_segment {
+            program = None;
+        }
+    }
+    out
+}
+
 /// A tool call as region text (words counted on its name plus the JSON of its input,
 /// tokens taken from its string values so JSON escapes do not glue to them), plus the
 /// tokens of its target arguments (commands, paths, URLs, ids: everything but the
@@ -90,6 +145,11 @@ pub fn tool_call_digest(
         if leaf.key.is_some_and(|k| PATH_FIELDS.contains(&k)) {
             if let Some(path) = tokens::path_argument(leaf.text) {
                 targets.push(table.intern(path, TokenClass::Path));
+            }
+        }
+        if leaf.key.is_some_and(|k| COMMAND_FIELDS.contains(&k)) {
+            for file in bare_file_arguments(leaf.text) {
+                targets.push(table.intern(&file, TokenClass::Path));
             }
         }
     }
@@ -218,6 +278,42 @@ mod tests {
             texts(&all.tokens).contains(&"4f9a2c81d0e7".to_owned()),
             "still region text"
         );
+    }
+
+    #[test]
+    fn bare_file_names_a_command_reads_or_runs() {
+        for (command, files) in [
+            ("sed -n '1,200p' sidebars.js", vec!["sidebars.js"]),
+            (
+                "cat .commitlintrc.yml && wc -l notes.md",
+                vec![".commitlintrc.yml", "notes.md"],
+            ),
+            ("rg \"from entirecontext.cli\" main.py", vec!["main.py"]),
+            ("grep -n main.rs build.log", vec!["build.log"]),
+            (
+                "sudo python3 manage.py migrate; echo done.txt",
+                vec!["manage.py"],
+            ),
+            ("git diff HEAD -- LESSONS.md | head -30", vec!["LESSONS.md"]),
+            ("echo README.md > out", vec![]),
+            ("git log main...HEAD", vec![]),
+            ("cat 'unclosed.md", vec![]),
+        ] {
+            assert_eq!(bare_file_arguments(command), files, "{command}");
+        }
+    }
+
+    #[test]
+    fn a_bare_file_name_a_tool_reads_is_a_path_it_acts_on() {
+        let mut table = crate::model::TokenTable::default();
+        let input = serde_json::json!({"file_path": "overview.md", "pattern": "notes.txt"});
+        let (_, targets) = tool_call_digest("Read", &input, &mut table);
+        let found: Vec<(String, TokenClass)> = targets
+            .iter()
+            .map(|&id| (table.text(id).to_owned(), table.class(id)))
+            .collect();
+        // Only a path field's value: a bare name elsewhere may be any word with a dot.
+        assert_eq!(found, vec![("overview.md".to_owned(), TokenClass::Path)]);
     }
 
     /// Each pattern asked on its own, as the one search must answer.

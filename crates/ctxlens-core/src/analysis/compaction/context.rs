@@ -505,9 +505,11 @@ impl<'a> Ctx<'a> {
                 Arc::make_mut(&mut out.findings).push(inferred_finding(
                     session, self.id, token.id, obligation, used, &needed_by,
                 ));
-            } else if let Some(used) =
-                used.filter(|_| token.declared.is_none() && token.fate.recalled())
-            {
+            } else if let Some(used) = used.filter(|_| {
+                token.declared.is_none()
+                    && token.fate.recalled()
+                    && !is_bare_file_name(session, token.id)
+            }) {
                 let retained = out.extra.retained.as_ref().map(|r| r.messages);
                 Arc::make_mut(&mut out.findings)
                     .push(recalled_finding(session, self.id, token.id, used, retained));
@@ -587,4 +589,13 @@ impl<'a> Ctx<'a> {
             }
         }
     }
+}
+
+/// A file of the cwd named without a folder (`package.json`): found again by listing the
+/// folder or known by convention, so its use after a summary dropped it is no sign of a
+/// value recalled from elsewhere (a wrong one still fails, and `regenerated_binding`
+/// names that).
+fn is_bare_file_name(session: &Session, token: TokenId) -> bool {
+    let info = session.tokens.get(token);
+    info.class == TokenClass::Path && !info.text.contains('/')
 }

@@ -86,7 +86,9 @@ pub(super) fn trim_trailing(text: &str, start: usize, mut end: usize, class: Tok
         let unopened = opening_of(last)
             .is_some_and(|open| candidate.matches(open).count() < candidate.matches(last).count());
         let trailing_slash = class == TokenClass::Path && last == '/' && end - start > 1;
-        if is_trailing_punctuation(last) || unopened || trailing_slash {
+        // An IPv6 address may end with `::`; no other host holds a colon.
+        let colon_of_host = class == TokenClass::Host && last == ':';
+        if (is_trailing_punctuation(last) && !colon_of_host) || unopened || trailing_slash {
             end -= last.len_utf8();
         } else {
             break;
@@ -104,7 +106,11 @@ pub(super) fn cut_end(text: &str, start: usize, end: usize, class: TokenClass) -
     // Every cut but the dots and grep's suffix is at a character outside ASCII: most
     // candidates have none, and are not read a character at a time for them.
     let ascii = candidate.is_ascii();
-    let dots = memchr::memchr_iter(b'.', bytes).find(|&i| bytes.get(i..i + 3) == Some(b"..."));
+    // A route's catch-all segment (`[...slug]`) is no elision.
+    let dots = memchr::memchr_iter(b'.', bytes).find(|&i| {
+        bytes.get(i..i + 3) == Some(b"...")
+            && (i == 0 || bytes.get(i - 1) != Some(&b'[') && bytes.get(i - 1) != Some(&b'.'))
+    });
     let ellipsis = (!ascii).then(|| candidate.find('…')).flatten();
     let mut cut = dots
         .into_iter()
@@ -248,8 +254,21 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
             let has_alnum = candidate.chars().any(char::is_alphanumeric);
             candidate.contains('/')
                 && has_alnum
-                && (candidate.starts_with('/') || has_file_extension(candidate))
+                && (candidate.starts_with('/')
+                    || has_file_extension(candidate)
+                    || is_program_in_bin(candidate))
                 && !is_placeholder_path(candidate)
+        }
+        TokenClass::Repository => candidate.split_once('/').is_some_and(|(owner, repo)| {
+            !owner.is_empty() && !repo.is_empty() && !repo.contains('/')
+        }),
+        // `nginx` and `docker` are every machine's; `app-worker` and `api@2` are the work's.
+        TokenClass::Service => {
+            let unit = candidate.strip_suffix(".service").unwrap_or(candidate);
+            unit.len() >= 3
+                && unit
+                    .bytes()
+                    .any(|b| matches!(b, b'-' | b'_' | b'@' | b'.') || b.is_ascii_digit())
         }
         // A URL with a template placeholder in it (`app://{connector_id}`) names no
         // resource yet.
@@ -270,6 +289,7 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
                     .any(|b| matches!(b, b'/' | b'-' | b'_') || b.is_ascii_digit())
                 && !candidate.starts_with('-')
         }
+        TokenClass::Host if candidate.contains(':') => is_ipv6_to_keep(candidate),
         TokenClass::Host => is_host_to_keep(candidate),
         TokenClass::VendorId => {
             let (_, id) = candidate.rsplit_once('_').unwrap_or(("", candidate));
@@ -296,8 +316,37 @@ fn is_host_to_keep(candidate: &str) -> bool {
         && !EVERYONE_S.contains(&candidate.to_ascii_lowercase().as_str())
 }
 
+/// An IPv6 address of one machine: it parses, is not loopback nor unspecified, holds
+/// a digit and a group of three or more digits (`a[1::2]` is a slice, `fe80::1` an
+/// address).
+fn is_ipv6_to_keep(candidate: &str) -> bool {
+    let Ok(address) = candidate.parse::<core::net::Ipv6Addr>() else {
+        return false;
+    };
+    // Node writes loopback and a port as `::1:5432`.
+    let loopback_and_port = candidate
+        .rsplit_once(':')
+        .and_then(|(host, _)| host.parse::<core::net::Ipv6Addr>().ok())
+        .is_some_and(|host| host.is_loopback() || host.is_unspecified());
+    !address.is_loopback()
+        && !address.is_unspecified()
+        && !loopback_and_port
+        && candidate.bytes().any(|b| b.is_ascii_digit())
+        && candidate.split(':').any(|group| group.len() >= 3)
+}
+
+/// A program in a `bin` folder three or more parts deep (`venv/bin/activate`,
+/// `node_modules/.bin/tsc`): a file without an extension that a command runs.
+fn is_program_in_bin(candidate: &str) -> bool {
+    let mut parts = candidate.trim_start_matches("./").rsplit('/');
+    let (program, folder) = (parts.next(), parts.next());
+    program.is_some_and(|p| !p.is_empty())
+        && matches!(folder, Some("bin" | ".bin"))
+        && parts.next().is_some_and(|p| !p.is_empty())
+}
+
 /// The path of an example, not of a file: `/path/to/foo.ts`, `path/to/x`.
-fn is_placeholder_path(candidate: &str) -> bool {
+pub(super) fn is_placeholder_path(candidate: &str) -> bool {
     let bare = candidate.trim_start_matches("./").trim_start_matches('/');
     bare.get(..8)
         .is_some_and(|head| head.eq_ignore_ascii_case("path/to/"))
@@ -592,7 +641,7 @@ pub(super) fn is_uuid(word: &[u8]) -> bool {
         && word.iter().filter(|b| b.is_ascii_hexdigit()).count() == UUID_LEN - DASHES.len()
 }
 
-/// A byte of a path's name in the path pattern, `[\p{L}\p{N}_.@+~-]`, in ASCII:
+/// A byte of a path's name in the path pattern, `[\p{L}\p{N}_.@+~\[\]-]`, in ASCII:
 /// looked up (see [`ARN_BYTES`]).
 pub(super) fn is_path_name_byte(b: u8) -> bool {
     byte_in(&PATH_NAME_BYTES, b) != 0
@@ -601,12 +650,13 @@ pub(super) fn is_path_name_byte(b: u8) -> bool {
 pub(super) static PATH_NAME_BYTES: [u8; 256] = byte_table!(path_name_byte);
 
 pub(super) const fn path_name_byte(b: u8) -> u8 {
-    let name = b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'@' | b'+' | b'~' | b'-');
+    let name = b.is_ascii_alphanumeric()
+        || matches!(b, b'_' | b'.' | b'@' | b'+' | b'~' | b'-' | b'[' | b']');
     bit_if(name, 1)
 }
 
 /// The first match of the path pattern
-/// `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*` at or after `pos` in
+/// `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~\[\]-]+/)+[\p{L}\p{N}_.@+~\[\]-]*` at or after `pos` in
 /// ASCII text, as the regex finds it (leftmost, then greedy): its folders
 /// ([`find_ascii_folders`]), then a name.
 pub(super) fn find_ascii_path(bytes: &[u8], pos: usize) -> Option<Span> {
@@ -623,7 +673,7 @@ pub(super) fn name_end(bytes: &[u8], from: usize) -> usize {
         .count()
 }
 
-/// The first match of the directory pattern `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+`
+/// The first match of the directory pattern `(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~\[\]-]+/)+`
 /// at or after `pos` in ASCII text, as the regex finds it (leftmost, then greedy): where
 /// the path pattern's match starts, up to the end of its last folder. Every prefix but
 /// `/` is made of name bytes and a `/`, so it is one more folder of the same match: a
@@ -760,4 +810,50 @@ pub(super) fn keyword_start(text: &str, end: usize) -> Option<usize> {
         }
         Some(start)
     })
+}
+
+/// A folder or file name of a web framework's route: `[id]`, `[...slug]`,
+/// `[[...slug]]`, optionally with an extension (`[id].tsx`). Brackets anywhere else in
+/// a path candidate are the text's, not the path's (`arr[i]/2`, `[src/a.rs]`).
+pub(crate) fn is_route_segment(segment: &str) -> bool {
+    let (name, _extension) = match segment.find("].") {
+        Some(at) => segment.split_at(at + 1),
+        None => (segment, ""),
+    };
+    let inner = name
+        .strip_prefix("[[")
+        .and_then(|n| n.strip_suffix("]]"))
+        .or_else(|| name.strip_prefix('[').and_then(|n| n.strip_suffix(']')));
+    let inner = inner.map(|n| n.strip_prefix("...").unwrap_or(n));
+    // `[a-z]` and `[0-9]` are a pattern's ranges; a route's parameter is a name.
+    let range = |n: &str| n.len() == 3 && n.as_bytes().get(1) == Some(&b'-');
+    inner.is_some_and(|n| {
+        n.bytes().next().is_some_and(|b| b.is_ascii_alphabetic())
+            && !range(n)
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+    })
+}
+
+/// How many leading `[` of a path candidate are the text's: those before a first part
+/// that is no route segment (`[src/a.rs]`). A first part of brackets alone (`[/bold]`,
+/// a markup's closing tag) leaves no path: all of it.
+pub(crate) fn leading_brackets(candidate: &str) -> usize {
+    let first = candidate.split('/').next().unwrap_or_default();
+    if first.starts_with('[') && !is_route_segment(first) {
+        let brackets = first.len() - first.trim_start_matches('[').len();
+        if brackets == first.len() {
+            return candidate.len();
+        }
+        brackets
+    } else {
+        0
+    }
+}
+
+/// Whether every part of a path that holds a bracket is a route segment.
+pub(crate) fn brackets_are_routes(path: &str) -> bool {
+    path.split('/')
+        .filter(|part| part.contains(['[', ']']))
+        .all(is_route_segment)
 }

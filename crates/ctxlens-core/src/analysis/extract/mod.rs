@@ -38,6 +38,7 @@ mod tests;
 mod word_masks;
 mod words;
 
+pub(crate) use classes::leading_brackets;
 use classes::*;
 use prefilter::*;
 use words::*;
@@ -130,6 +131,16 @@ struct Patterns {
     remote_host: LazyRegex,
     /// The commands `remote_host` follows, searched for once a text holds an `@`.
     remote_words: [memchr::memmem::Finder<'static>; 3],
+    /// What may be an IPv6 address; [`shape_ok`] parses it.
+    ipv6: LazyRegex,
+    /// A host name before `:port` whose last label is a network's, not a file
+    /// extension's (`db.internal:5432`, not `main.rs:12`): the host is the candidate.
+    host_port: LazyRegex,
+    /// The `owner/repo` a `gh` command names (`--repo`, `-R`, `gh repo clone`,
+    /// `gh api repos/...`): the slug is the candidate.
+    repository: LazyRegex,
+    /// The unit a `systemctl` verb or `journalctl -u` names.
+    service: LazyRegex,
     /// `branch`, `origin/` and `git`, which a text is searched for before the branch
     /// class's regex runs (see [`may_name_a_branch`]). Built once a thread.
     branch_words: [memchr::memmem::Finder<'static>; 3],
@@ -146,8 +157,10 @@ impl Patterns {
             arn: lazy_regex!(r"arn:[a-z0-9-]+:[a-z0-9-]*:[a-z0-9-]*:[0-9]*:[A-Za-z0-9_./:+=,@*-]+"),
             #[cfg(test)]
             url: lazy_regex!(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s<>'`\x22\\]+"),
-            path: lazy_regex!(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+[\p{L}\p{N}_.@+~-]*"),
-            directory: lazy_regex!(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~-]+/)+"),
+            path: lazy_regex!(
+                r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~\[\]-]+/)+[\p{L}\p{N}_.@+~\[\]-]*"
+            ),
+            directory: lazy_regex!(r"(?:\.\.?/|~/|/)?(?:[\p{L}\p{N}_.@+~\[\]-]+/)+"),
             // AWS-style prefixed ids (8 or 17 hex digits) and Kubernetes pod names,
             // whose replica-set hash and suffix use a vowel-free alphabet.
             resource_id: lazy_regex!(format!(
@@ -177,6 +190,17 @@ impl Patterns {
             ipv4: lazy_regex!(format!(r"{OCTET}(?:\.{OCTET}){{3}}")),
             remote_host: lazy_regex!(
                 r"(?:ssh|scp|rsync|sftp)[ \t](?:[^\n;|&@]*[ \t])?[A-Za-z0-9._-]+@([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)"
+            ),
+            ipv6: lazy_regex!(r"[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}"),
+            host_port: lazy_regex!(format!(
+                r"({LABEL}(?:\.{LABEL})*\.(?:{})):[0-9]{{2,5}}",
+                HOST_SUFFIXES.join("|")
+            )),
+            repository: lazy_regex!(
+                r"gh[ \t](?:[^\n;|&]*?[ \t])?(?:(?:-R|--repo)(?:[ \t]+|=)|/?repos/|(?:clone|view|fork|sync|archive|rename|set-default)[ \t]+)([A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9_.-]*[A-Za-z0-9_])"
+            ),
+            service: lazy_regex!(
+                r"(?:systemctl[ \t]+(?:(?:--?[a-zA-Z-]+)[ \t]+)*(?:start|stop|restart|reload|status|enable|disable|is-active|is-enabled|is-failed|show|cat|kill|mask|unmask|try-restart|reload-or-restart)[ \t]+(?:(?:--?[a-zA-Z-]+)[ \t]+)*|journalctl[ \t]+(?:[^\n;|&]*?[ \t])?(?:-u[ \t]*|--unit[= \t]+))([A-Za-z0-9][A-Za-z0-9@_.-]*[A-Za-z0-9])"
             ),
             remote_words: [
                 memchr::memmem::Finder::new("ssh"),
@@ -212,6 +236,41 @@ fn may_name_a_branch(p: &Patterns, text: &[u8], runs: &[Run]) -> bool {
 
 /// An octet of an IPv4 address, 0 to 255, with no leading zero.
 const OCTET: &str = "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+
+/// A label of a host name.
+const LABEL: &str = "[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?";
+
+/// The last labels of host names that a `:port` follows, and no file extension a
+/// `file:line` reference ends with (`.rs`, `.py`, `.sh`, `.md` are top-level domains).
+const HOST_SUFFIXES: [&str; 16] = [
+    "com",
+    "net",
+    "org",
+    "io",
+    "dev",
+    "app",
+    "cloud",
+    "internal",
+    "local",
+    "lan",
+    "ai",
+    "co",
+    "tech",
+    "xyz",
+    "site",
+    "localdomain",
+];
+
+/// Whether the repository regex may match: every match holds `gh` and a blank.
+fn may_name_a_repository(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"gh ").is_some() || memchr::memmem::find(text, b"gh\t").is_some()
+}
+
+/// Whether the service regex may match: every match holds `systemctl` or `journalctl`.
+fn may_name_a_service(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"systemctl").is_some()
+        || memchr::memmem::find(text, b"journalctl").is_some()
+}
 
 /// Whether the remote-host regex may match: every match holds an `@` and `ssh`, `scp`
 /// or `rsync` (`sftp` holds `ftp`, not `ssh`: searched apart, after the rest).
@@ -257,6 +316,9 @@ fn scan(
             continue;
         }
         let mut start = m.start;
+        if class == TokenClass::Path {
+            start += leading_brackets(&text[start..m.end]);
+        }
         let cut = cut_end(text, start, m.end, class);
         let end = trim_trailing(text, start, cut, class);
         // A grep context suffix (`-88-`) or a diff prefix (`a/`) is cut off, and the
@@ -264,6 +326,9 @@ fn scan(
         let grep_cut = cut < m.end && text[cut..m.end].starts_with('-');
         let (word_start, word_end) = (m.start, if grep_cut { m.end } else { end });
         let mut ok = end > start;
+        if ok && class == TokenClass::Path {
+            ok = brackets_are_routes(&text[start..end]);
+        }
         if ok && class == TokenClass::Path {
             match path_start(text, start, end) {
                 Some(s) => start = s,
@@ -314,6 +379,7 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
             && dir.trim_start_matches("./").contains('/')
             && dir.chars().any(char::is_alphanumeric)
             && !dir.contains("...")
+            && brackets_are_routes(dir)
             && path_start(text, m.start, end).is_some()
         {
             out.push(Found {
@@ -326,18 +392,34 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
     out
 }
 
-/// A tool argument that names a directory or file by itself (`{"path": "src/api"}`),
-/// as a path token; `None` for anything else.
+/// A tool argument that names a directory or file by itself (`{"path": "src/api"}`,
+/// `{"file_path": "overview.md"}`), as a path token; `None` for anything else.
 pub fn path_argument(value: &str) -> Option<&str> {
     let value = value.strip_suffix('/').unwrap_or(value);
+    if let Some(file) = bare_file_name(value) {
+        return Some(file);
+    }
     let plausible = value.contains('/')
         && !value.contains("://")
         && !value.chars().any(|c| c.is_whitespace() || c.is_control())
         && value.chars().any(char::is_alphanumeric)
         && find_path(value, 0).is_some_and(|m| m == (0..value.len()))
+        && brackets_are_routes(value)
         && !is_system_path(value)
         && !value.starts_with("@/");
     plausible.then_some(value)
+}
+
+/// A file name without a folder and with an extension (`overview.md`,
+/// `.commitlintrc.yml`), as a tool argument names a file of the cwd.
+pub fn bare_file_name(value: &str) -> Option<&str> {
+    // `main..HEAD` is a range of commits.
+    let bare = !value.contains('/')
+        && !value.contains("..")
+        && has_file_extension(value)
+        && value.bytes().all(is_path_name_byte)
+        && !value.contains(['[', ']']);
+    bare.then_some(value)
 }
 
 /// Every opaque token of `text`, leftmost first; overlaps resolved leftmost, then
@@ -399,11 +481,13 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
     let digit = held & DIGIT != 0;
     let branch = may_name_a_branch(p, bytes, runs);
     let remote = may_name_a_remote(p, bytes);
+    let repository = may_name_a_repository(bytes);
+    let service = may_name_a_service(bytes);
     // How each class is looked for, the class, and whether the text may hold it at
     // all. A run must hold what a class's [`RunFit`] says, be that long and hold its
     // piece of text for a match to fit in it.
     use Pattern::{Keyword, Regex as Re};
-    let classes: [(Search, TokenClass, bool); 10] = [
+    let classes: [(Search, TokenClass, bool); 14] = [
         // A run that could hold an ARN or a URL is searched for its piece (`arn:`,
         // `://`) anyway: no search of the whole text for it first.
         (
@@ -447,6 +531,22 @@ fn extract_into(p: &Patterns, text: &str, scratch: &mut Scratch) -> Vec<Found> {
             digit && held & DOT != 0,
         ),
         (Search::Whole(Keyword(&p.remote_host)), C::Host, remote),
+        (
+            Search::Runs(Re(&p.ipv6), (COLON, 5, Some(Piece::Ipv6Shape))),
+            C::Host,
+            held & COLON != 0,
+        ),
+        (
+            Search::Runs(Keyword(&p.host_port), (DOT | COLON | DIGIT, 7, None)),
+            C::Host,
+            held & COLON != 0 && digit,
+        ),
+        (
+            Search::Whole(Keyword(&p.repository)),
+            C::Repository,
+            repository,
+        ),
+        (Search::Whole(Keyword(&p.service)), C::Service, service),
     ];
     candidates.clear();
     for (search, class, may_hold) in classes {

@@ -150,6 +150,8 @@ pub(super) enum Piece {
     /// hyphenated names, an ARN's `snap-` and its 16 digits) hold neither, and the
     /// regex, which has no literal to skip to, cost thousands of instructions a run.
     ResourceIdShape,
+    /// What every IPv6 address holds: `::`, or seven colons.
+    Ipv6Shape,
 }
 
 impl Piece {
@@ -157,6 +159,10 @@ impl Piece {
         match self {
             Piece::ArnPrefix => arn_prefixes(run, 0).next().is_some(),
             Piece::SchemeSeparator => scheme_separators(run, 0).next().is_some(),
+            Piece::Ipv6Shape => {
+                memchr::memmem::find(run, b"::").is_some()
+                    || memchr::memchr_iter(b':', run).count() >= 7
+            }
             Piece::TopLevelDomain => memchr::memchr_iter(b'.', run).any(|dot| {
                 let before = run.get(..dot).unwrap_or_default();
                 TOP_LEVEL_DOMAINS
@@ -254,9 +260,9 @@ pub(super) fn may_hold_resource_id(run: &[u8]) -> bool {
 
 /// The top-level domains a reverse-DNS id starts with (after an optional `group.`,
 /// `iCloud.` or `merchant.`): its pattern is built from them.
-pub(super) const TOP_LEVEL_DOMAINS: [&str; 18] = [
+pub(super) const TOP_LEVEL_DOMAINS: [&str; 17] = [
     "com", "org", "net", "io", "dev", "app", "co", "me", "edu", "gov", "de", "uk", "fr", "jp",
-    "kr", "cn", "ru", "ai",
+    "kr", "cn", "ru",
 ];
 
 /// Scans only the runs that hold all of `needs`, are at least `min_len` long and hold

@@ -223,7 +223,7 @@ fn boundary_at_or_before(text: &str, pos: usize) -> usize {
 fn path_like_text() -> impl proptest::strategy::Strategy<Value = String> {
     let part = proptest::prop_oneof![
         "[a-z0-9]{1,4}",
-        "[/./~@+_-]{1,3}",
+        "[/./~@+_\\[\\]-]{1,3}",
         "(\\.\\./|\\./|~/|/|//)",
         "[ :()\"'`=,]",
     ];
@@ -510,9 +510,29 @@ fn extract_whole_text(text: &str) -> Vec<Found> {
 
 /// The host class's two patterns over the whole text.
 fn hosts_in_whole_text(p: &Patterns, text: &str, candidates: &mut Vec<Found>) {
-    for pattern in [Pattern::Regex(&p.ipv4), Pattern::Keyword(&p.remote_host)] {
+    for pattern in [
+        Pattern::Regex(&p.ipv4),
+        Pattern::Keyword(&p.remote_host),
+        Pattern::Regex(&p.ipv6),
+        Pattern::Keyword(&p.host_port),
+    ] {
         scan(pattern, text, 0..text.len(), TokenClass::Host, candidates);
     }
+    let all = 0..text.len();
+    scan(
+        Pattern::Keyword(&p.repository),
+        text,
+        all.clone(),
+        TokenClass::Repository,
+        candidates,
+    );
+    scan(
+        Pattern::Keyword(&p.service),
+        text,
+        all,
+        TokenClass::Service,
+        candidates,
+    );
 }
 
 /// [`runs_into`] as a loop over every byte.
@@ -636,6 +656,11 @@ proptest::proptest! {
             "(com|io|dev)\\.[a-z-]{1,6}\\.[a-z]{1,6}",
             "[a-zA-Z→。é]{1,8}",
             "[ \t\n.,:;()'\"`…\u{a0}\u{3000}-]{1,3}",
+            "[0-9a-f]{0,4}(:[0-9a-f]{0,4}){2,7}",
+            "[a-z0-9]{1,4}(\\.[a-z]{1,3})?\\.(internal|com|rs):[0-9]{1,6}",
+            "(gh pr view 1 -R |gh api repos/|gh repo clone |systemctl restart |journalctl -u )[a-z0-9@._/-]{2,12}",
+            "[a-z]{1,4}/\\[{1,2}(\\.\\.\\.)?[a-z]{1,3}\\]{0,2}(/[a-z]{1,3})?(\\.ts)?",
+            "[\\[\\]]",
         ], 0..24)
     ) {
         let text: String = parts.concat();
@@ -696,6 +721,8 @@ fn python_modules_are_no_reverse_dns_ids() {
         "from app.agents.config import Settings",
         "import app.agents.config",
         "python -m app.cli.main --help",
+        // Telemetry keys: `ai` is no top-level domain a bundle id starts with.
+        "set ai.operation.name and ai.internal.sdkVersion",
     ] {
         assert!(
             tokens(text)
@@ -729,4 +756,146 @@ fn branches_named_in_git_commands() {
     );
     assert!(tokens("git merge main").is_empty());
     assert!(tokens("we merge well-known fixes").is_empty());
+}
+
+#[test]
+fn hosts_also_ipv6_addresses_and_hosts_before_a_port() {
+    use TokenClass::Host;
+    let hosts = |text: &str| -> Vec<String> {
+        tokens(text)
+            .into_iter()
+            .filter(|(_, class)| *class == Host)
+            .map(|(t, _)| t.to_owned())
+            .collect()
+    };
+    for (text, want) in [
+        (
+            "ssh admin@2001:db8:85a3::8a2e:370:7334 uptime",
+            "2001:db8:85a3::8a2e:370:7334",
+        ),
+        (
+            "ping6 fe80::1ff:fe23:4567:890a%eth0",
+            "fe80::1ff:fe23:4567:890a",
+        ),
+        (
+            "psql -h x -p 1 # db.internal:5432 is the primary",
+            "db.internal",
+        ),
+        (
+            "curl -s api.staging.example.com:8443 -k",
+            "api.staging.example.com",
+        ),
+    ] {
+        assert_eq!(hosts(text), vec![want.to_owned()], "{text}");
+    }
+    // Not hosts: a file and its line, loopback, a slice, a clock, a MAC address, Rust's
+    // paths, a network's prefix.
+    for text in [
+        "see main.rs:12 and app.py:140 and notes.md:3",
+        "listening on [::1]:8080 and localhost:3000; connect ECONNREFUSED ::1:5432",
+        "xs[1::2] and a[::10]",
+        "at 12:30:45 on 10:00",
+        "ether 00:1a:2b:3c:4d:5e",
+        "std::fmt::Display and Vec::<u8>::new",
+        "route 2001:db8::/32",
+    ] {
+        assert_eq!(hosts(text), Vec::<String>::new(), "{text}");
+    }
+}
+
+#[test]
+fn repositories_named_to_gh_and_services_to_systemctl() {
+    for (text, want) in [
+        (
+            "gh pr view 12 --repo acme/agentv",
+            ("acme/agentv", TokenClass::Repository),
+        ),
+        (
+            "gh issue list -R acme/agent-v2 --state open",
+            ("acme/agent-v2", TokenClass::Repository),
+        ),
+        (
+            "gh repo clone octo-org/website",
+            ("octo-org/website", TokenClass::Repository),
+        ),
+        (
+            "gh api repos/acme/agentv/pulls/3/comments",
+            ("acme/agentv", TokenClass::Repository),
+        ),
+        (
+            "sudo systemctl restart ctx-worker.service",
+            ("ctx-worker.service", TokenClass::Service),
+        ),
+        (
+            "systemctl --user status api@2",
+            ("api@2", TokenClass::Service),
+        ),
+        (
+            "journalctl -u app_worker -n 50",
+            ("app_worker", TokenClass::Service),
+        ),
+    ] {
+        assert_eq!(tokens(text), vec![want], "{text}");
+    }
+    // `cp -R` copies folders; nginx is every machine's unit; `gh pr view 12` names no
+    // repository.
+    for text in [
+        "cp -R src/app dist/app",
+        "systemctl restart nginx",
+        "gh pr view 12",
+        "the high road",
+    ] {
+        assert!(
+            tokens(text)
+                .iter()
+                .all(|(_, c)| !matches!(c, TokenClass::Repository | TokenClass::Service)),
+            "{text}: {:?}",
+            tokens(text)
+        );
+    }
+}
+
+#[test]
+fn route_segments_belong_to_their_path() {
+    for (text, path) in [
+        (
+            "edit app/users/[id]/page.tsx now",
+            "app/users/[id]/page.tsx",
+        ),
+        (
+            "see src/app/[locale]/layout.tsx",
+            "src/app/[locale]/layout.tsx",
+        ),
+        ("pages/docs/[...slug].tsx", "pages/docs/[...slug].tsx"),
+        (
+            "app/shop/[[...slug]]/page.tsx",
+            "app/shop/[[...slug]]/page.tsx",
+        ),
+        ("the file [src/a.rs] changed", "src/a.rs"),
+        ("[docs/b.md](docs/b.md)", "docs/b.md"),
+    ] {
+        assert_eq!(
+            tokens(text).first(),
+            Some(&(path, TokenClass::Path)),
+            "{text}: {:?}",
+            tokens(text)
+        );
+    }
+    assert!(tokens(
+        "arr[i]/2 and x[0]/y.z and grep '/docs/segments/[a-z]*/x', s.replace(/[_-]/g), [bold]x[/bold]"
+    )
+        .iter()
+        .all(|(t, _)| !t.contains('[')));
+}
+
+#[test]
+fn programs_in_a_bin_folder_are_paths() {
+    assert_eq!(
+        tokens("source venv/bin/activate && node_modules/.bin/tsc"),
+        vec![
+            ("venv/bin/activate", TokenClass::Path),
+            ("node_modules/.bin/tsc", TokenClass::Path)
+        ]
+    );
+    assert!(tokens("bin/dev and src/lib").is_empty());
 }
