@@ -115,7 +115,13 @@ impl<R: BufRead> LineReader<R> {
         }
         self.next_offset += read as u64;
         self.next_number += 1;
-        let oversized = self.buf.len() < read;
+        // The cap counts the line without its newline: a last line with none may not
+        // take the byte a newline would have.
+        let oversized = if terminated {
+            self.buf.len() < read
+        } else {
+            read > self.max_line
+        };
         if oversized {
             self.buf.clear();
         } else {

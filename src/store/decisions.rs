@@ -20,16 +20,22 @@ pub struct Sidecar {
 pub const MAX_DECISION_LINE: usize = 16 << 20;
 
 pub fn parse_sidecar(bytes: &[u8]) -> Sidecar {
-    // Reading from memory cannot fail.
-    read_sidecar(bytes).unwrap_or_default()
+    parse_sidecar_with_max_line(bytes, MAX_DECISION_LINE)
 }
 
-/// The decisions of a sidecar read line by line: a line longer than
-/// [`MAX_DECISION_LINE`] is never held whole, only counted as unreadable.
-fn read_sidecar(reader: impl io::Read) -> io::Result<Sidecar> {
+/// [`parse_sidecar`] with another line cap: the fuzz target and the property test reach
+/// the cap with short inputs.
+pub fn parse_sidecar_with_max_line(bytes: &[u8], max_line: usize) -> Sidecar {
+    // Reading from memory cannot fail.
+    read_sidecar(bytes, max_line).unwrap_or_default()
+}
+
+/// The decisions of a sidecar read line by line: a line longer than `max_line` is never
+/// held whole, only counted as unreadable.
+fn read_sidecar(reader: impl io::Read, max_line: usize) -> io::Result<Sidecar> {
     let mut sidecar = Sidecar::default();
-    let mut lines = crate::ingest::lines::LineReader::new(io::BufReader::new(reader))
-        .with_max_line(MAX_DECISION_LINE);
+    let mut lines =
+        crate::ingest::lines::LineReader::new(io::BufReader::new(reader)).with_max_line(max_line);
     while let Some(line) = lines.next_line()? {
         if line.oversized {
             sidecar.unreadable.push(line.number);
@@ -49,7 +55,7 @@ fn read_sidecar(reader: impl io::Read) -> io::Result<Sidecar> {
 /// Reads the sidecar of `log`; a missing sidecar holds no decisions.
 pub fn read(log: &Path) -> io::Result<Sidecar> {
     match super::private::open_read(&decisions_path(log)) {
-        Ok(file) => read_sidecar(file),
+        Ok(file) => read_sidecar(file, MAX_DECISION_LINE),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Sidecar::default()),
         Err(e) => Err(e),
     }
@@ -69,7 +75,7 @@ pub enum Recorded {
 pub fn record(log: &Path, decision: &Decision) -> io::Result<Recorded> {
     atomic::with_lock(&decisions_path(log), |file| {
         file.seek(SeekFrom::Start(0))?;
-        let standing = read_sidecar(&mut *file)?
+        let standing = read_sidecar(&mut *file, MAX_DECISION_LINE)?
             .decisions
             .into_iter()
             .find(|d| d.compaction == decision.compaction);

@@ -9,6 +9,7 @@ mod commands;
 mod core_units;
 mod extractor_props;
 mod hostile_input;
+mod hostile_props;
 mod incremental;
 mod labelled_set;
 mod readme;
