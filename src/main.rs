@@ -32,6 +32,7 @@ fn main() -> ExitCode {
         Some(Command::Await(a)) => cli::await_decision::run(a, &mut out),
         Some(Command::Contract(a)) => cli::contract::run(a, &mut out),
         Some(Command::Check(a)) => cli::check::run(a, &mut out),
+        Some(Command::Export(a)) => cli::export::run(a, &mut out),
         Some(Command::Spill(SpillCommand::Get { log, handle, fleet })) => {
             cli::spill::get(log, handle, fleet, &mut out, terminal)
         }

@@ -75,6 +75,18 @@ pub enum Command {
         after_help = "Example:\n  ctxlens check session.jsonl --action '{\"name\":\"rollback\",\"target\":\"7b1e9d03c2a5\",\"step\":\"s3\"}'"
     )]
     Check(CheckArgs),
+    /// Write one session as a page to read or paste: its metadata, the conversation,
+    /// and for each compaction the summary, the region's tokens with what became of
+    /// them, the findings and the decision.
+    ///
+    /// HTML is one self-contained page (inline CSS, no script); Markdown is for a pull
+    /// request or an issue; JSON is the audit report with the conversation and tokens.
+    ///
+    /// Exit status: 0 written, 2 unusable input or output.
+    #[command(
+        after_help = "Example:\n  ctxlens export session.jsonl -o session.html\n  ctxlens export session.jsonl --format markdown | pbcopy"
+    )]
+    Export(ExportArgs),
     /// The spill store: read a spilled region back by its handle.
     #[command(subcommand)]
     Spill(SpillCommand),
@@ -332,6 +344,20 @@ pub struct ContractArgs {
     /// Print the contract as one JSON object.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The session log.
+    pub log: PathBuf,
+    /// What to write.
+    #[arg(long, value_enum, default_value = "html")]
+    pub format: crate::export::ExportFormat,
+    /// Write here instead of to standard output (created 0600, replaced atomically).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub fleet: FleetArgs,
 }

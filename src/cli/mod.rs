@@ -6,6 +6,7 @@ pub mod await_decision;
 pub mod check;
 pub mod contract;
 pub mod decide;
+pub mod export;
 pub mod fleet;
 pub mod gate;
 pub mod hook;

@@ -7,6 +7,7 @@ mod common;
 mod architecture;
 mod commands;
 mod core_units;
+mod export;
 mod extractor_props;
 mod hostile_input;
 mod hostile_props;

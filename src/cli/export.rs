@@ -1,0 +1,23 @@
+//! `ctxlens export LOG [--format html|markdown|json] [-o FILE]`
+
+use super::{CliError, EXIT_OK};
+use crate::cli::args::ExportArgs;
+use std::io::Write;
+
+pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<u8, CliError> {
+    let backend = super::fleet::backend(&args.log, &args.fleet)?;
+    let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
+    let log = crate::ingest::open_log(&args.log)
+        .map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
+    let name = args.log.display().to_string();
+    let export = crate::export::build(&name, &loaded, &log);
+    let text = crate::export::render(&export, args.format);
+    match &args.output {
+        Some(path) => crate::store::atomic::write(path, text.as_bytes())
+            .map_err(|e| CliError::unusable(format!("{}: {e}", path.display())))?,
+        None => {
+            let _ = out.write_all(text.as_bytes());
+        }
+    }
+    Ok(EXIT_OK)
+}

@@ -1,0 +1,185 @@
+//! `ctxlens export`: one session as a page to read or paste: its metadata, the
+//! conversation, and for each compaction the summary, the region's tokens with what
+//! became of them, the findings and the decision. HTML (self-contained), Markdown, or
+//! JSON; built from a loaded session and the log's lines, read again by offset.
+
+mod html;
+mod markdown;
+
+use crate::ingest::display::{event_text, Depth};
+use crate::ingest::source::LineSource;
+use crate::legend::TokenState;
+use crate::session::Loaded;
+use ctxlens_core::analysis::report::{report, Report};
+use ctxlens_core::analysis::Options;
+use ctxlens_core::model::{EventKind, Role};
+use serde::Serialize;
+
+/// What `export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// One self-contained page: inline CSS, no script, no network.
+    Html,
+    /// For pasting into a pull request or an issue.
+    Markdown,
+    /// The audit report with the conversation and each compaction's tokens.
+    Json,
+}
+
+/// A session as export shows it.
+#[derive(Debug, Serialize)]
+pub struct Export {
+    /// The audit report (`audit --json --tokens`).
+    pub report: Report,
+    /// What was said and done, in log order; bookkeeping records left out.
+    pub conversation: Vec<Turn>,
+    /// Bookkeeping records left out of the conversation (progress, snapshots…).
+    pub hidden: usize,
+    /// Each compaction's summary and region tokens, in the report's order.
+    pub compactions: Vec<CompactionTokens>,
+}
+
+/// One event of the conversation.
+#[derive(Debug, Serialize)]
+pub struct Turn {
+    pub seq: u64,
+    /// `user`, `assistant`, `thinking`, `tool call`, `tool result`, `tool error`,
+    /// `system`, `compaction`, or `record` (a binding, obligation, plan, action, choice or
+    /// decision of the canonical log, its type in `tool`).
+    pub role: &'static str,
+    /// The tool a call or a result is of; a record's type.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Its text, cut at 8 KiB with a note.
+    pub text: String,
+}
+
+/// A compaction's summary and every token of its region.
+#[derive(Debug, Serialize)]
+pub struct CompactionTokens {
+    pub id: String,
+    pub summary: Option<String>,
+    pub tokens: Vec<TokenOut>,
+}
+
+/// A token of a region and what became of it.
+#[derive(Debug, Serialize)]
+pub struct TokenOut {
+    pub token: String,
+    pub class: &'static str,
+    /// The legend's label: `kept`, `dropped`, `dropped, recalled`, `carried over`, …
+    pub state: &'static str,
+    #[serde(skip)]
+    pub mark: TokenState,
+}
+
+/// The export of `loaded`, read from `name`'s lines in `log`.
+pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
+    let session = &loaded.session;
+    let options = Options {
+        strict: false,
+        list_tokens: true,
+    };
+    let report = report(name, session, &loaded.analysis, options);
+    let mut conversation = Vec::new();
+    let mut hidden = 0;
+    let mut tool_of_call = std::collections::HashMap::new();
+    for event in session.events.iter() {
+        let (role, tool) = match &event.kind {
+            EventKind::Message { role, .. } => (message_role(role), None),
+            EventKind::ToolCall { name, call_id, .. } => {
+                if let Some(id) = call_id {
+                    tool_of_call.insert(id.clone(), name.to_string());
+                }
+                ("tool call", Some(name.to_string()))
+            }
+            EventKind::ToolResult {
+                call_id, is_error, ..
+            } => {
+                let tool = call_id
+                    .as_ref()
+                    .and_then(|id| tool_of_call.get(id))
+                    .cloned();
+                (
+                    if *is_error {
+                        "tool error"
+                    } else {
+                        "tool result"
+                    },
+                    tool,
+                )
+            }
+            EventKind::Compaction { .. } => ("compaction", None),
+            EventKind::Binding { .. }
+            | EventKind::Obligation { .. }
+            | EventKind::Plan { .. }
+            | EventKind::Action { .. }
+            | EventKind::Choice { .. }
+            | EventKind::Decision(_) => ("record", Some(event.kind.type_name().to_owned())),
+            _ => {
+                hidden += 1;
+                continue;
+            }
+        };
+        let text = match log.line(event.offset, event.span) {
+            Ok(bytes) => event_text(&bytes, session.format, event.part, Depth::Head).text,
+            Err(error) => format!("(cannot read this line: {error})"),
+        };
+        conversation.push(Turn {
+            seq: event.seq,
+            role,
+            tool,
+            text,
+        });
+    }
+    let compactions = loaded
+        .analysis
+        .compactions
+        .iter()
+        .map(|analysis| CompactionTokens {
+            id: analysis.info.id.clone(),
+            summary: session
+                .summary_at(analysis.info.def)
+                .map(|s| crate::sanitize::block(&s.text).into_owned()),
+            tokens: analysis
+                .tokens
+                .iter()
+                .map(|token| {
+                    let info = session.tokens.get(token.id);
+                    let mark = TokenState::of(token);
+                    TokenOut {
+                        token: crate::sanitize::line(info.text).into_owned(),
+                        class: info.class.as_str(),
+                        state: mark.label(),
+                        mark,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Export {
+        report,
+        conversation,
+        hidden,
+        compactions,
+    }
+}
+
+fn message_role(role: &Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+        Role::System | Role::Developer => "system",
+        Role::Other(other) if &**other == "thinking" => "thinking",
+        Role::Other(_) => "assistant",
+    }
+}
+
+/// `export` in `format`.
+pub fn render(export: &Export, format: ExportFormat) -> String {
+    match format {
+        ExportFormat::Html => html::page(export),
+        ExportFormat::Markdown => markdown::page(export),
+        ExportFormat::Json => serde_json::to_string_pretty(export).unwrap_or_default() + "\n",
+    }
+}
