@@ -85,9 +85,106 @@ impl TokenState {
     }
 }
 
+/// Who or what an event is, as the timeline and `export` label it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventRole {
+    User,
+    Assistant,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    ToolError,
+    System,
+    Compaction,
+    /// A binding, obligation, plan, action, choice or decision of the canonical log.
+    Record,
+    /// What the agent writes for itself: progress, file snapshots, token counts, the
+    /// session's opening record.
+    Bookkeeping,
+}
+
+impl EventRole {
+    pub fn of(kind: &ctxlens_core::model::EventKind) -> EventRole {
+        use ctxlens_core::model::{EventKind, Role};
+        match kind {
+            EventKind::Message { role, .. } => match role {
+                Role::User => EventRole::User,
+                Role::Assistant => EventRole::Assistant,
+                Role::System | Role::Developer => EventRole::System,
+                Role::Other(other) if &**other == "thinking" => EventRole::Thinking,
+                Role::Other(_) => EventRole::Assistant,
+            },
+            EventKind::ToolCall { .. } => EventRole::ToolCall,
+            EventKind::ToolResult { is_error: true, .. } => EventRole::ToolError,
+            EventKind::ToolResult { .. } => EventRole::ToolResult,
+            EventKind::Compaction { .. } => EventRole::Compaction,
+            EventKind::Binding { .. }
+            | EventKind::Obligation { .. }
+            | EventKind::Plan { .. }
+            | EventKind::Action { .. }
+            | EventKind::Choice { .. }
+            | EventKind::Decision(_) => EventRole::Record,
+            EventKind::Session { .. } | EventKind::Other { .. } => EventRole::Bookkeeping,
+        }
+    }
+
+    /// The label, in the timeline's column and in `export`.
+    pub fn label(self) -> &'static str {
+        match self {
+            EventRole::User => "user",
+            EventRole::Assistant => "assistant",
+            EventRole::Thinking => "thinking",
+            EventRole::ToolCall => "tool call",
+            EventRole::ToolResult => "tool result",
+            EventRole::ToolError => "tool error",
+            EventRole::System => "system",
+            EventRole::Compaction => "compaction",
+            EventRole::Record => "record",
+            EventRole::Bookkeeping => "bookkeeping",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each role of a transcript's events has its own label: thinking is not the
+    /// assistant's text, a failed result not a result, a snapshot record bookkeeping.
+    #[test]
+    fn events_are_told_apart_by_role() {
+        use ctxlens_core::model::{EventKind, Role, TextDigest};
+        let message = |role: &str| EventKind::Message {
+            role: Role::new(role),
+            text: TextDigest::default(),
+        };
+        let result = |is_error| EventKind::ToolResult {
+            call_id: None,
+            is_error,
+            says_failed: false,
+            says_not_found: false,
+            text: TextDigest::default(),
+        };
+        let other = EventKind::Other {
+            type_name: "file-history-snapshot".into(),
+        };
+        let labels: Vec<&str> = [message("user"), message("thinking"), message("assistant")]
+            .iter()
+            .chain([result(false), result(true), other].iter())
+            .map(|kind| EventRole::of(kind).label())
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                "user",
+                "thinking",
+                "assistant",
+                "tool result",
+                "tool error",
+                "bookkeeping"
+            ]
+        );
+    }
 
     /// One mark per meaning: no two states share a glyph or a label.
     #[test]

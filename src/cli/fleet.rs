@@ -64,8 +64,10 @@ fn replication(server: &nats::Nats) -> String {
                 _ => "spills",
             };
             match (&s.leader, s.replicas) {
-                (Some(leader), _) => format!("{what} R{} {leader}", s.replicas),
-                (None, 1) => format!("{what} R1"),
+                // One replica's leader is the one server: naming it says nothing, and
+                // an unnamed server's name is its 56-character id.
+                (_, 1) => format!("{what} R1"),
+                (Some(leader), n) => format!("{what} R{n} {}", short_name(leader)),
                 (None, n) => format!("{what} R{n} with no leader"),
             }
         })
@@ -73,6 +75,14 @@ fn replication(server: &nats::Nats) -> String {
     match shown.is_empty() {
         true => format!("R{asked}"),
         false => shown.join(", "),
+    }
+}
+
+/// A server's name as the header shows it: an unnamed server's id cut to 12 characters.
+fn short_name(name: &str) -> String {
+    match name.char_indices().nth(12) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_owned(),
     }
 }
 

@@ -8,11 +8,11 @@ mod markdown;
 
 use crate::ingest::display::{event_text, Depth};
 use crate::ingest::source::LineSource;
-use crate::legend::TokenState;
+use crate::legend::{EventRole, TokenState};
 use crate::session::Loaded;
 use ctxlens_core::analysis::report::{report, Report};
 use ctxlens_core::analysis::Options;
-use ctxlens_core::model::{EventKind, Role};
+use ctxlens_core::model::EventKind;
 use serde::Serialize;
 
 /// What `export` writes.
@@ -85,42 +85,26 @@ pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
     let mut hidden = 0;
     let mut tool_of_call = std::collections::HashMap::new();
     for event in session.events.iter() {
-        let (role, tool) = match &event.kind {
-            EventKind::Message { role, .. } => (message_role(role), None),
+        let role = EventRole::of(&event.kind);
+        let tool = match &event.kind {
             EventKind::ToolCall { name, call_id, .. } => {
                 if let Some(id) = call_id {
                     tool_of_call.insert(id.clone(), name.to_string());
                 }
-                ("tool call", Some(name.to_string()))
+                Some(name.to_string())
             }
-            EventKind::ToolResult {
-                call_id, is_error, ..
-            } => {
-                let tool = call_id
-                    .as_ref()
-                    .and_then(|id| tool_of_call.get(id))
-                    .cloned();
-                (
-                    if *is_error {
-                        "tool error"
-                    } else {
-                        "tool result"
-                    },
-                    tool,
-                )
-            }
-            EventKind::Compaction { .. } => ("compaction", None),
-            EventKind::Binding { .. }
-            | EventKind::Obligation { .. }
-            | EventKind::Plan { .. }
-            | EventKind::Action { .. }
-            | EventKind::Choice { .. }
-            | EventKind::Decision(_) => ("record", Some(event.kind.type_name().to_owned())),
-            _ => {
-                hidden += 1;
-                continue;
-            }
+            EventKind::ToolResult { call_id, .. } => call_id
+                .as_ref()
+                .and_then(|id| tool_of_call.get(id))
+                .cloned(),
+            kind if role == EventRole::Record => Some(kind.type_name().to_owned()),
+            _ => None,
         };
+        if role == EventRole::Bookkeeping {
+            hidden += 1;
+            continue;
+        }
+        let role = role.label();
         let text = match log.line(event.offset, event.span) {
             Ok(bytes) => event_text(&bytes, session.format, event.part, Depth::Head).text,
             Err(error) => format!("(cannot read this line: {error})"),
@@ -162,16 +146,6 @@ pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
         conversation,
         hidden,
         compactions,
-    }
-}
-
-fn message_role(role: &Role) -> &'static str {
-    match role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-        Role::System | Role::Developer => "system",
-        Role::Other(other) if &**other == "thinking" => "thinking",
-        Role::Other(_) => "assistant",
     }
 }
 

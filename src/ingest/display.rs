@@ -124,7 +124,10 @@ fn canonical_text(value: &Value) -> String {
     let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
     match kind {
         "message" | "tool_result" => str_of(value, "text"),
-        "tool_call" => format!("{} {}", str_of(value, "name"), str_of(value, "input")),
+        "tool_call" => call_text(
+            &str_of(value, "name"),
+            value.get("input").unwrap_or(&Value::Null),
+        ),
         "binding" => {
             let regen = if value.get("regenerable").and_then(Value::as_bool) == Some(true) {
                 "regenerable"
@@ -223,7 +226,22 @@ fn call_text(name: &str, input: &Value) -> String {
         None => todo_list(input, "plan", "step"),
     };
     if todos.is_empty() {
-        return format!("{name} {input}");
+        // The argument that says what the call does leads, then the rest of the input
+        // (a shell call's description said again adds nothing).
+        return match main_argument(input) {
+            Some((key, main)) => {
+                let mut rest = input.clone();
+                if let Some(fields) = rest.as_object_mut() {
+                    fields.remove(key);
+                    fields.remove("description");
+                }
+                match rest.as_object().is_some_and(|f| !f.is_empty()) {
+                    true => format!("{name}: {main}\n{rest}"),
+                    false => format!("{name}: {main}"),
+                }
+            }
+            None => format!("{name} {input}"),
+        };
     }
     let items: Vec<String> = todos
         .iter()
@@ -237,6 +255,32 @@ fn call_text(name: &str, input: &Value) -> String {
         })
         .collect();
     format!("{name}: {}", items.join("\n"))
+}
+
+/// The input fields that say what a call does, in the order one is looked for.
+const MAIN_ARGUMENTS: [&str; 10] = [
+    "command",
+    "cmd",
+    "file_path",
+    "notebook_path",
+    "path",
+    "pattern",
+    "url",
+    "query",
+    "description",
+    "prompt",
+];
+
+/// What a tool call acts on: its command (a command given as a list, its last word:
+/// Codex's `["bash", "-lc", SCRIPT]`), file, pattern, URL or query.
+fn main_argument(input: &Value) -> Option<(&'static str, String)> {
+    MAIN_ARGUMENTS
+        .iter()
+        .find_map(|&key| match input.get(key)? {
+            Value::String(text) if !text.is_empty() => Some((key, text.clone())),
+            Value::Array(words) => Some((key, words.last()?.as_str()?.to_owned())),
+            _ => None,
+        })
 }
 
 /// A Codex record: its payload's text, call or output.
@@ -304,7 +348,18 @@ mod tests {
         let claude = br#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","name":"Bash","input":{"command":"ls"}}]}}"#;
         assert_eq!(
             event_text(claude, Format::ClaudeCode, 1, Depth::Gist).gist,
-            r#"Bash {"command":"ls"}"#
+            "Bash: ls"
+        );
+        // The main argument leads; the rest of the input follows it.
+        let edit = br#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit","input":{"file_path":"src/a.rs","old_string":"x"}}]}}"#;
+        assert_eq!(
+            event_text(edit, Format::ClaudeCode, 0, Depth::Gist).gist,
+            r#"Edit: src/a.rs {"old_string":"x"}"#
+        );
+        let shell = br#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"]}"}}"#;
+        assert_eq!(
+            event_text(shell, Format::Codex, 0, Depth::Gist).gist,
+            "shell: ls -la"
         );
         let codex = br#"{"type":"compacted","payload":{"message":""}}"#;
         assert!(event_text(codex, Format::Codex, 0, Depth::Gist)

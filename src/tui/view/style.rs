@@ -51,6 +51,22 @@ impl Theme {
         self.fg(Color::Cyan)
     }
 
+    /// A role's colour in the timeline; its label says it without colour too.
+    pub fn role(&self, role: crate::legend::EventRole) -> Style {
+        use crate::legend::EventRole;
+        match role {
+            EventRole::User => self.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
+            EventRole::Assistant => self.fg(Color::White),
+            EventRole::Thinking | EventRole::Bookkeeping => self.dim(),
+            EventRole::ToolCall => self.accent(),
+            EventRole::ToolResult => self.green(),
+            EventRole::ToolError => self.red(),
+            EventRole::System => self.fg(Color::Magenta),
+            EventRole::Compaction => self.bold(),
+            EventRole::Record => self.yellow(),
+        }
+    }
+
     pub fn token(&self, state: TokenState) -> Style {
         match state {
             TokenState::Kept | TokenState::Carried | TokenState::ReDerived => self.green(),

@@ -2,6 +2,7 @@
 
 use super::pane_block;
 use super::style::{severity_glyph, Theme};
+use crate::legend::EventRole;
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
@@ -128,8 +129,16 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
             ));
         }
         kind => {
-            let name = sanitize::line(kind.type_name()).into_owned();
-            spans.push(Span::styled(format!("{name:<11} "), theme.accent()));
+            let role = EventRole::of(kind);
+            let name = match role {
+                // The canonical log's records and a transcript's own bookkeeping say
+                // what they are by their type.
+                EventRole::Record | EventRole::Bookkeeping => {
+                    sanitize::line(kind.type_name()).into_owned()
+                }
+                _ => role.label().to_owned(),
+            };
+            spans.push(Span::styled(format!("{name:<11} "), theme.role(role)));
             // A transcript's todos come from one tool call: its line would show the
             // whole list's JSON on every item's row.
             let gist = match todo_gist(kind) {
