@@ -96,10 +96,10 @@ pub enum EventRole {
     ToolError,
     System,
     Compaction,
-    /// A binding, obligation, plan, action, choice or decision of the canonical log.
+    /// A session, binding, obligation, plan, action, choice or decision record of the
+    /// canonical log.
     Record,
-    /// What the agent writes for itself: progress, file snapshots, token counts, the
-    /// session's opening record.
+    /// What the agent writes for itself: progress, file snapshots, token counts.
     Bookkeeping,
 }
 
@@ -123,8 +123,14 @@ impl EventRole {
             | EventKind::Plan { .. }
             | EventKind::Action { .. }
             | EventKind::Choice { .. }
-            | EventKind::Decision(_) => EventRole::Record,
-            EventKind::Session { .. } | EventKind::Other { .. } => EventRole::Bookkeeping,
+            | EventKind::Decision(_)
+            | EventKind::Session { .. } => EventRole::Record,
+            // Claude Code's cleared tool results: no compaction, but a change to the
+            // context a reader should see.
+            EventKind::Other { type_name } if type_name == "microcompact_boundary" => {
+                EventRole::System
+            }
+            EventKind::Other { .. } => EventRole::Bookkeeping,
         }
     }
 

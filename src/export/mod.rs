@@ -44,8 +44,8 @@ pub struct Export {
 pub struct Turn {
     pub seq: u64,
     /// `user`, `assistant`, `thinking`, `tool call`, `tool result`, `tool error`,
-    /// `system`, `compaction`, or `record` (a binding, obligation, plan, action, choice or
-    /// decision of the canonical log, its type in `tool`).
+    /// `system`, `compaction`, or `record` (a session, binding, obligation, plan, action,
+    /// choice or decision record of the canonical log, its type in `tool`).
     pub role: &'static str,
     /// The tool a call or a result is of; a record's type.
     #[serde(skip_serializing_if = "Option::is_none")]

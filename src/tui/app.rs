@@ -2,14 +2,14 @@
 //! requests for the worker; drawing is a pure function of `App`).
 
 use super::keys::{command_for, Command};
-use super::snapshot::Snapshot;
+use super::snapshot::{Row, Snapshot};
 use super::worker::{Request, TextRef, Update};
 use crate::ingest::display::{Depth, EventText};
 use crate::ingest::follow::Change;
 use crate::session::record::Outcome;
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
-use ctxlens_core::model::{EventKind, Phase, Verdict};
+use ctxlens_core::model::{Chunked, EventKind, Phase, Verdict};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -141,6 +141,8 @@ pub struct App {
     pub size: (u16, u16),
     /// Esc goes back to the folder list.
     pub from_folder: bool,
+    /// Whether the timeline shows bookkeeping records (`b`).
+    pub show_bookkeeping: bool,
     pub quit: bool,
     pub back: bool,
 }
@@ -173,6 +175,7 @@ impl App {
             color: true,
             size: (120, 32),
             from_folder: false,
+            show_bookkeeping: false,
             quit: false,
             back: false,
         };
@@ -181,19 +184,27 @@ impl App {
     }
 
     fn last_row(&self) -> usize {
-        self.snapshot.rows.len().saturating_sub(1)
+        self.rows().len().saturating_sub(1)
+    }
+
+    /// The timeline's rows: bookkeeping records hidden unless asked for (`b`).
+    pub fn rows(&self) -> &Chunked<Row> {
+        match self.show_bookkeeping {
+            true => &self.snapshot.rows,
+            false => &self.snapshot.reading_rows,
+        }
     }
 
     /// The event of the selected row.
     pub fn cursor_event(&self) -> Option<usize> {
-        self.snapshot.rows.get(self.cursor)?.event_index()
+        self.rows().get(self.cursor)?.event_index()
     }
 
     /// The compaction the side panes show: the one selected, else the latest one before
     /// the selected row.
     pub fn selected_compaction(&self) -> Option<&CompactionAnalysis> {
         let compactions = &self.snapshot.analysis.compactions;
-        let rows = &self.snapshot.rows;
+        let rows = self.rows();
         let event = rows
             .range(0..self.cursor.saturating_add(1))
             .rev()
@@ -251,7 +262,7 @@ impl App {
     }
 
     fn select_event(&mut self, event: usize) {
-        if let Some(row) = self.snapshot.row_of_event(event) {
+        if let Some(row) = Snapshot::row_of_event(self.rows(), event) {
             self.cursor = row;
             self.follow = row == self.last_row() && self.follow;
             self.compaction_scroll = 0;
@@ -492,6 +503,14 @@ impl App {
                 if self.follow {
                     self.cursor = self.last_row();
                 }
+            }
+            Command::ToggleBookkeeping => {
+                let event = self.cursor_event();
+                self.show_bookkeeping = !self.show_bookkeeping;
+                self.cursor = event
+                    .and_then(|e| Snapshot::row_of_event(self.rows(), e))
+                    .unwrap_or(self.cursor)
+                    .min(self.last_row());
             }
             Command::ToggleDiff => {
                 if self.selected_compaction().is_some() {
@@ -736,8 +755,7 @@ impl App {
         let cursor = self.cursor.saturating_sub(height)..self.cursor.saturating_add(height);
         for rows in [screen, cursor] {
             wanted.extend(
-                self.snapshot
-                    .rows
+                self.rows()
                     .range(rows)
                     .filter_map(|r| Some((r.event_index()?, Depth::Gist))),
             );

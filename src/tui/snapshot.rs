@@ -1,6 +1,7 @@
 //! One analysed state of a log: what every view draws from. Built off the render thread
 //! and shared read-only.
 
+use crate::legend::EventRole;
 use crate::tui::view::marks::{Mark, Marker};
 use crate::tui::view::token_rows::{token_rows, TokenRows};
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
@@ -62,7 +63,11 @@ fn named_event(session: &Session, text: &str) -> Option<usize> {
 pub struct Snapshot {
     pub session: Session,
     pub analysis: SessionAnalysis,
+    /// Every event and unreadable line.
     pub rows: Chunked<Row>,
+    /// The rows a reader wants: bookkeeping records (progress, snapshots, token counts)
+    /// left out.
+    pub reading_rows: Chunked<Row>,
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
     pub alerts: Vec<Alert>,
@@ -171,7 +176,13 @@ impl Snapshot {
         analysis: SessionAnalysis,
         reuse: Option<(&Snapshot, &HashSet<String>)>,
     ) -> Snapshot {
-        let rows = timeline_rows(&session, reuse.map(|(before, _)| before));
+        let before = reuse.map(|(before, _)| before);
+        let rows = timeline_rows(&session, before.map(|b| (&b.session, &b.rows)), |_| true);
+        let reading_rows = timeline_rows(
+            &session,
+            before.map(|b| (&b.session, &b.reading_rows)),
+            |event| EventRole::of(&event.kind) != EventRole::Bookkeeping,
+        );
         let mut markers: HashMap<usize, Severity> = HashMap::new();
         let mut alerts = Vec::new();
         for (at, compaction) in analysis.compactions.iter().enumerate() {
@@ -229,6 +240,7 @@ impl Snapshot {
             session,
             analysis,
             rows,
+            reading_rows,
             markers,
             alerts,
         }
@@ -336,9 +348,18 @@ impl Snapshot {
         self.analysis.pending()
     }
 
-    /// The row that shows event `index`.
-    pub fn row_of_event(&self, index: usize) -> Option<usize> {
-        self.rows.iter().position(|r| *r == Row::event(index))
+    /// The row of `rows` that shows event `index`, or (when it is hidden there) the
+    /// last row before it.
+    pub fn row_of_event(rows: &Chunked<Row>, index: usize) -> Option<usize> {
+        let mut before = None;
+        for (at, row) in rows.iter().enumerate() {
+            match row.event_index() {
+                Some(i) if i == index => return Some(at),
+                Some(i) if i > index => break,
+                _ => before = Some(at),
+            }
+        }
+        before
     }
 }
 
@@ -388,10 +409,14 @@ fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
 /// The timeline's rows: events and unreadable lines in file order. When the log only
 /// grew since `before` (its events unchanged, no new unreadable line), its rows are
 /// kept and the new events follow them, which come after every line before.
-fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
-    if let Some(before) = before {
-        let kept = before.session.events.len();
-        let last_line = before.rows.last().map_or(0, |row| match *row {
+fn timeline_rows(
+    session: &Session,
+    before: Option<(&Session, &Chunked<Row>)>,
+    shown: impl Fn(&ctxlens_core::model::Event) -> bool,
+) -> Chunked<Row> {
+    if let Some((before_session, before_rows)) = before {
+        let kept = before_session.events.len();
+        let last_line = before_rows.last().map_or(0, |row| match *row {
             Row::Event(i) => session.events.get(i as usize).map_or(0, |e| e.line),
             Row::Malformed(i) => session
                 .malformed
@@ -399,8 +424,8 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
                 .get(i as usize)
                 .map_or(0, |m| m.line),
         });
-        let grown = session.events.common_prefix(&before.session.events) == kept
-            && session.malformed.detailed() == before.session.malformed.detailed()
+        let grown = session.events.common_prefix(&before_session.events) == kept
+            && session.malformed.detailed() == before_session.malformed.detailed()
             && session
                 .events
                 .range(kept..session.events.len())
@@ -408,9 +433,11 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
                 .is_some();
         if grown {
             // A clone shares the rows' chunks with the snapshot before.
-            let mut rows = before.rows.clone();
-            for index in kept..session.events.len() {
-                rows.push(Row::event(index));
+            let mut rows = before_rows.clone();
+            for (index, event) in session.events.range(kept..session.events.len()).enumerate() {
+                if shown(event) {
+                    rows.push(Row::event(kept + index));
+                }
             }
             return rows;
         }
@@ -419,6 +446,7 @@ fn timeline_rows(session: &Session, before: Option<&Snapshot>) -> Chunked<Row> {
         .events
         .iter()
         .enumerate()
+        .filter(|(_, e)| shown(e))
         .map(|(i, e)| (e.line, Row::event(i)))
         .chain(
             session

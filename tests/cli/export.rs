@@ -139,8 +139,11 @@ fn json_holds_the_report_the_conversation_and_each_compactions_tokens() {
         .iter()
         .map(|t| t["role"].as_str().unwrap())
         .collect();
-    assert_eq!(roles, ["user", "tool result", "record", "compaction"]);
-    assert_eq!(export["hidden"], 1, "the session record");
+    assert_eq!(
+        roles,
+        ["record", "user", "tool result", "record", "compaction"]
+    );
+    assert_eq!(export["hidden"], 0);
     let token = &export["compactions"][0]["tokens"][0];
     assert_eq!(token["token"], "4f9a2c81d0e7");
     assert_eq!(token["state"], "dropped, can't re-fetch");

@@ -700,3 +700,25 @@ fn each_view_asks_for_as_much_of_a_text_as_it_shows() {
     let opened = app.wanted_texts();
     assert!(opened.iter().any(|t| t.depth == Depth::Whole), "{opened:?}");
 }
+
+/// Bookkeeping records (progress, file snapshots) are hidden until `b`, and the cursor
+/// stays on its event either way.
+#[test]
+fn bookkeeping_is_hidden_until_asked_for_and_the_cursor_keeps_its_event() {
+    let mut app = app("claude-code-compaction.jsonl");
+    let all = app.snapshot.rows.len();
+    let reading = app.rows().len();
+    assert!(reading < all, "{reading} of {all} rows");
+    assert!(app.rows().iter().filter_map(|r| r.event_index()).all(
+        |i| ctxlens::legend::EventRole::of(&app.snapshot.session.events[i].kind)
+            != ctxlens::legend::EventRole::Bookkeeping
+    ));
+    chars(&mut app, "g]");
+    let event = app.cursor_event();
+    chars(&mut app, "b");
+    assert_eq!(app.rows().len(), all);
+    assert_eq!(app.cursor_event(), event);
+    chars(&mut app, "b");
+    assert_eq!(app.rows().len(), reading);
+    assert_eq!(app.cursor_event(), event);
+}

@@ -29,7 +29,8 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     } else if height > 0 && app.cursor >= offset + height {
         offset = app.cursor + 1 - height;
     }
-    offset = offset.min(snapshot.rows.len().saturating_sub(height.max(1)));
+    let rows = app.rows();
+    offset = offset.min(rows.len().saturating_sub(height.max(1)));
     app.timeline_offset.set(offset);
     app.timeline_height.set(height);
 
@@ -38,8 +39,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         .events
         .last()
         .map_or(3, |e| e.seq.to_string().len().max(3));
-    let lines: Vec<Line> = snapshot
-        .rows
+    let lines: Vec<Line> = rows
         .iter()
         .enumerate()
         .skip(offset)
@@ -55,7 +55,14 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             line
         })
         .collect();
-    let title = format!(" Timeline ({} rows) ", snapshot.rows.len());
+    let hidden = snapshot.rows.len() - rows.len();
+    let title = match hidden {
+        0 => format!(" Timeline ({} rows) ", rows.len()),
+        _ => format!(
+            " Timeline ({} rows, {hidden} bookkeeping hidden: b) ",
+            rows.len()
+        ),
+    };
     frame.render_widget(
         Paragraph::new(lines).block(pane_block(title, app.focus == Pane::Timeline, theme)),
         area,
