@@ -85,6 +85,88 @@ impl TokenState {
     }
 }
 
+/// What to do about a finding that no decision resolves, in a few plain words: the
+/// line under it in `audit`, the selected alert in the TUI, and `export`.
+pub fn what_to_do(finding: &ctxlens_core::analysis::Finding) -> Option<&'static str> {
+    use ctxlens_core::analysis::{FindingKind as K, Severity};
+    if finding.resolved_by.is_some() {
+        return None;
+    }
+    Some(match &finding.kind {
+        K::DroppedBinding { .. } if finding.severity == Severity::Warning => {
+            "check the value the agent used against the transcript"
+        }
+        K::DroppedBinding { .. } => "spill or preserve before it lands, so the value is kept",
+        K::RegeneratedBinding { .. } => {
+            "give the agent the dropped value (spill get) and check what the failed step did"
+        }
+        K::DensityCollapse { .. } => "look at the dropped tokens; preserve if any matter",
+        K::NonIdempotent { .. } => {
+            "stop the action: the plan from before is in the spill (check names its handle)"
+        }
+        K::SummaryOfSummary | K::PolarityFlip { .. } => {
+            "refetch: summarize the original events again"
+        }
+        K::CoverageGap | K::EmptySpan => "refuse, or refetch with a range that holds the region",
+        K::UnknownBinding { .. } => "refuse: an obligation needs a value nothing declared",
+        // Its message says where the line is; a thousand of them need no advice each.
+        K::MalformedLine { .. } => return None,
+        K::Override { .. } => "nothing: an operator chose against the gate, and it is recorded",
+        K::Undecided => "decide it: a, s, p, r or x in the TUI, or ctxlens decide",
+        K::DecisionConflict { .. } => "the first decision stands; tell whoever made the other",
+        K::OpaqueSummary => "nothing can check the summary: read what it kept",
+        K::RegionElsewhere => "open the log that holds the region to check it",
+        K::EntityDropped { .. } => {
+            "check the summary still names it; preserve if the work needs it"
+        }
+        K::SchemaMissing => "add the schema to the summary, or refetch",
+        K::InstructionDropped { .. } => "repeat the instruction to the agent, or preserve",
+        K::TooDense { .. } => "spill: the region holds more identifiers than can be checked",
+        K::Degraded { .. } => "refetch once the original events are back",
+    })
+}
+
+/// The words ctxlens uses, in plain words: the help overlay and docs/signals.md. Each
+/// fits the overlay's line.
+pub const GLOSSARY: [(&str, &str); 9] = [
+    (
+        "opaque token",
+        "an identifier to keep letter for letter: a commit, a host",
+    ),
+    (
+        "binding",
+        "a token a later step needs, and whether it can be fetched again",
+    ),
+    (
+        "obligation",
+        "what the agent still has to do, and the bindings it needs",
+    ),
+    (
+        "gate",
+        "the verdict: approve, spill, preserve, refetch or refuse",
+    ),
+    (
+        "spill",
+        "store the region's events first, so any value can be read back",
+    ),
+    (
+        "preserve",
+        "summarize again, keeping the contract's identifiers verbatim",
+    ),
+    (
+        "density collapse",
+        "the summary lost identifiers much faster than words",
+    ),
+    (
+        "recalled",
+        "a dropped value used again, nothing in the log bringing it back",
+    ),
+    (
+        "carried over",
+        "a dropped value the agent puts back itself (CLAUDE.md)",
+    ),
+];
+
 /// Who or what an event is, as the timeline and `export` label it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventRole {
@@ -154,6 +236,25 @@ impl EventRole {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The help overlay is 76 columns wide: each key and each word fits one line of it,
+    /// so the overlay knows how many lines it has (and says when it scrolls).
+    #[test]
+    fn every_key_and_word_fits_the_help_overlays_line() {
+        for (word, meaning) in GLOSSARY {
+            let line = format!(" {word}: {meaning}");
+            assert!(line.chars().count() <= 74, "{line}");
+        }
+        for binding in crate::tui::keys::BINDINGS {
+            let scope = match binding.scope {
+                crate::tui::keys::Scope::Pending => " (pending compaction)",
+                crate::tui::keys::Scope::Folder => " (folder)",
+                _ => "",
+            };
+            let line = format!(" {:<6}{}{scope}", binding.keys, binding.help);
+            assert!(line.chars().count() <= 74, "{line}");
+        }
+    }
 
     /// Each role of a transcript's events has its own label: thinking is not the
     /// assistant's text, a failed result not a result, a snapshot record bookkeeping.

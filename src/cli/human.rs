@@ -64,8 +64,11 @@ impl Style {
             .resolved_by
             .map(|v| format!(" (resolved by {})", v.as_str()))
             .unwrap_or_default();
+        let advice = crate::legend::what_to_do(finding)
+            .map(|advice| format!("\n    {}", self.dim(&format!("→ {advice}"))))
+            .unwrap_or_default();
         format!(
-            "{mark} {label} {:<18} {}{resolved}",
+            "{mark} {label} {:<18} {}{resolved}{advice}",
             finding.kind.name(),
             sanitize::line(&finding.message)
         )

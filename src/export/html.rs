@@ -150,6 +150,9 @@ fn compaction_section(
             if let Some(by) = finding.resolved_by {
                 let _ = write!(out, " (resolved by {})", by.as_str());
             }
+            if let Some(advice) = crate::legend::what_to_do(finding) {
+                let _ = write!(out, "<br>→ {}", escape(advice));
+            }
             out.push_str("</li>");
         }
         out.push_str("</ul>\n");

@@ -83,9 +83,12 @@ pub fn page(export: &Export) -> String {
                 .resolved_by
                 .map(|v| format!(" (resolved by {})", v.as_str()))
                 .unwrap_or_default();
+            let advice = crate::legend::what_to_do(finding)
+                .map(|advice| format!(" → {advice}"))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "- {severity} `{}`: {}{resolved}",
+                "- {severity} `{}`: {}{resolved}{advice}",
                 finding.kind.name(),
                 span(&finding.message)
             );

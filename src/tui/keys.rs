@@ -105,7 +105,7 @@ pub const BINDINGS: &[Binding] = &[
         "p",
         Command::Preserve,
         "preserve",
-        "preserve: re-summarize keeping its contract verbatim",
+        "preserve: re-summarize keeping its contract",
         Scope::Pending,
         true,
     ),

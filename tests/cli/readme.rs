@@ -215,3 +215,15 @@ fn the_token_cap_named_in_the_docs_is_the_codes() {
         assert!(text.contains(&grouped), "{doc} does not name {grouped}");
     }
 }
+
+/// docs/signals.md explains the words ctxlens uses as the help overlay does.
+#[test]
+fn the_glossary_in_the_docs_is_the_help_overlays() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/signals.md"))
+            .unwrap();
+    for (word, meaning) in ctxlens::legend::GLOSSARY {
+        let row = format!("- **{word}**: {meaning}");
+        assert!(docs.contains(&row), "docs/signals.md lacks {row:?}");
+    }
+}

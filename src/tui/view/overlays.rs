@@ -75,7 +75,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
     }
 }
 
-/// The key table, scrolled when it does not fit.
+/// The key table and the words ctxlens uses, scrolled when they do not fit.
 fn draw_help(scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
     let mut lines = Vec::new();
     for binding in BINDINGS {
@@ -93,12 +93,20 @@ fn draw_help(scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
         " mouse wheel scrolls the focused pane",
         theme.dim(),
     ));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(" Words", theme.bold()));
+    for (word, meaning) in crate::legend::GLOSSARY {
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {word}: "), theme.bold()),
+            Span::raw(meaning),
+        ]));
+    }
     let rect = centered(area, 76, lines.len() as u16 + 2);
     // When the keys do not fit, the title says how to see the rest.
     let title = if lines.len() as u16 + 2 > rect.height {
-        " Keys · j/k scroll · Esc closes "
+        " Keys and words · j/k scroll · Esc closes "
     } else {
-        " Keys · Esc closes "
+        " Keys and words · Esc closes "
     };
     let last_top = (lines.len() as u16).saturating_sub(rect.height.saturating_sub(2));
     frame.render_widget(Clear, rect);

@@ -230,12 +230,19 @@ fn alert_line(f: &Finding, selected: bool, theme: Theme) -> Line<'static> {
                 theme.dim(),
             ),
         ]),
-        None => Line::from(vec![
-            Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
-            Span::raw(" "),
-            Span::styled(head, theme.bold()),
-            Span::raw(sanitize::line(&f.message).into_owned()),
-        ]),
+        None => {
+            let mut spans = vec![
+                Span::styled(severity_glyph(f.severity), theme.severity(f.severity)),
+                Span::raw(" "),
+                Span::styled(head, theme.bold()),
+                Span::raw(sanitize::line(&f.message).into_owned()),
+            ];
+            // The selected alert says what to do about it.
+            if let Some(advice) = crate::legend::what_to_do(f).filter(|_| selected) {
+                spans.push(Span::raw(format!(" → {advice}")));
+            }
+            Line::from(spans)
+        }
     };
     if selected {
         line.style(theme.selected())
