@@ -38,6 +38,10 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 let loaded = load_file(&path, server.as_ref(), args.strict, progress);
                 (path.display().to_string(), loaded)
             }
+            Ok(Source::OpenCode(db, session)) => {
+                let name = format!("{}#{session}", db.display());
+                (name, from_database(&db, &session, args.strict))
+            }
             Ok(Source::Subject(subject)) => {
                 let loaded = server
                     .as_ref()
@@ -111,6 +115,8 @@ fn starts_with_a_nul_byte(path: &std::path::Path) -> bool {
 /// Where a report's log comes from.
 enum Source {
     File(std::path::PathBuf),
+    /// A session of an OpenCode database.
+    OpenCode(std::path::PathBuf, String),
     /// A subject of the events stream.
     Subject(String),
 }
@@ -133,6 +139,18 @@ fn sources(
                 ))));
             }
             out.extend(logs.into_iter().map(|log| Ok(Source::File(log))));
+            continue;
+        }
+        // An OpenCode database: each of its sessions.
+        if path.is_file() && crate::ingest::opencode::is_database(path) {
+            match crate::ingest::opencode::sessions(path) {
+                Ok(sessions) => out.extend(
+                    sessions
+                        .into_iter()
+                        .map(|s| Ok(Source::OpenCode(path.clone(), s.id))),
+                ),
+                Err(e) => out.push(Err(CliError::unusable(e.to_string()))),
+            }
             continue;
         }
         let Some(server) = server.filter(|_| !path.exists()) else {
@@ -158,6 +176,18 @@ fn sources(
         }
     }
     out
+}
+
+/// A session of an OpenCode database, with the decisions recorded for it beside the
+/// database (`DB#SESSION.decisions.jsonl`).
+fn from_database(db: &std::path::Path, session: &str, strict: bool) -> Result<Loaded, CliError> {
+    let bytes = crate::ingest::opencode::session_lines(db, session)
+        .map_err(|e| CliError::unusable(e.to_string()))?;
+    let parsed = crate::ingest::parse_bytes(&bytes);
+    let mut named = db.as_os_str().to_owned();
+    named.push(format!("#{session}"));
+    let backend = crate::store::channel::Backend::files(std::path::Path::new(&named));
+    super::analyze_with(parsed, &*backend.channel, strict)
 }
 
 /// A session replayed from the stream, with its decisions from the server.

@@ -6,6 +6,7 @@ pub mod display;
 mod find;
 pub mod follow;
 pub mod lines;
+pub mod opencode;
 mod parallel;
 pub mod progress;
 mod sampled_windows;

@@ -339,3 +339,93 @@ fn a_copilot_cli_session_is_read_and_its_compaction_names_the_dropped_revision()
     assert_eq!(report["model"][0], "claude-sonnet-4.5");
     assert!(report["usage"]["output"].as_u64().unwrap() > 0);
 }
+
+/// An OpenCode database built from rows cut from a run of the real client (1.18.33,
+/// automatic compaction): the schema's tables as OpenCode has them, in WAL mode as
+/// OpenCode keeps it.
+fn opencode_database(dir: &Path) -> PathBuf {
+    let db = dir.join("opencode.db");
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    connection
+        .execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE session (id text PRIMARY KEY, directory text NOT NULL, title text NOT NULL,
+               time_created integer NOT NULL, tokens_input integer, tokens_output integer,
+               tokens_cache_read integer, tokens_cache_write integer);
+             CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
+               time_created integer NOT NULL, data text NOT NULL);
+             CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL,
+               session_id text NOT NULL, time_created integer NOT NULL, data text NOT NULL);",
+        )
+        .unwrap();
+    let rows = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode-compaction.jsonl"),
+    )
+    .unwrap();
+    for line in rows.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let row = record["row"].as_object().unwrap();
+        let columns: Vec<&str> = row.keys().map(String::as_str).collect();
+        let marks = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({marks})",
+            record["table"].as_str().unwrap(),
+            columns.join(", ")
+        );
+        let values: Vec<rusqlite::types::Value> = row
+            .values()
+            .map(|v| match v {
+                Value::String(s) => rusqlite::types::Value::Text(s.clone()),
+                Value::Number(n) => rusqlite::types::Value::Integer(n.as_i64().unwrap()),
+                Value::Null => rusqlite::types::Value::Null,
+                other => rusqlite::types::Value::Text(other.to_string()),
+            })
+            .collect();
+        connection
+            .execute(&sql, rusqlite::params_from_iter(values))
+            .unwrap();
+    }
+    db
+}
+
+/// An OpenCode database opens like a folder of sessions: each is read, and its
+/// compaction (a compaction part, then the summary message) names the revision its
+/// summary left out. The database is read while its writer holds it open, and left as
+/// it was.
+#[test]
+fn an_opencode_database_is_read_and_its_compaction_names_the_dropped_revision() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    // OpenCode stays connected, its WAL not checkpointed.
+    let writer = rusqlite::Connection::open(&db).unwrap();
+    let before = std::fs::read(&db).unwrap();
+    let (report, code) = audit_json(&db, &["--tokens"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["format"], "opencode");
+    assert!(report["file"]
+        .as_str()
+        .unwrap()
+        .ends_with("#ses_dbf35cbc4ffexZCIwXw14GB2r3"));
+    let compactions = report["compactions"].as_array().unwrap();
+    assert_eq!(compactions.len(), 1);
+    assert_eq!(compactions[0]["trigger"], "auto");
+    let dropped: Vec<&str> = compactions[0]["dropped_tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["token"].as_str())
+        .collect();
+    assert!(dropped.contains(&"4f9a2c81d0e7"), "{dropped:?}");
+    assert_eq!(report["model"][0], "claude-fake");
+    assert_eq!(report["usage"]["input"], 203_800);
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "the database is unchanged"
+    );
+    assert!(!dir
+        .path()
+        .join("opencode.db#ses_dbf35cbc4ffexZCIwXw14GB2r3.decisions.jsonl")
+        .exists());
+    drop(writer);
+}

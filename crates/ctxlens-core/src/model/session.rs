@@ -20,6 +20,8 @@ pub enum Format {
     CopilotCli,
     /// A Gemini CLI chat recording (docs/transcripts.md).
     GeminiCli,
+    /// An OpenCode session, read from its database (docs/transcripts.md).
+    OpenCode,
 }
 
 impl Format {
@@ -31,6 +33,7 @@ impl Format {
             Format::Codex => "codex",
             Format::CopilotCli => "copilot-cli",
             Format::GeminiCli => "gemini-cli",
+            Format::OpenCode => "opencode",
         }
     }
 }

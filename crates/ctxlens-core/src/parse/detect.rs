@@ -8,6 +8,7 @@ use super::codex::CodexParser;
 use super::copilot::{is_copilot_record, CopilotParser};
 use super::gemini::{is_gemini_record, GeminiParser};
 use super::lines::Line;
+use super::opencode::{is_opencode_record, OpenCodeParser};
 use crate::model::{Format, Session};
 use serde_json::Value;
 
@@ -31,6 +32,10 @@ const CANONICAL_TYPES: &[&str] = &[
 pub fn detect_record(record: &Value) -> Option<Format> {
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
     let has = |key: &str| record.get(key).is_some();
+    // Before Copilot's: its records too have a dotted type, `data` and an id.
+    if is_opencode_record(record) {
+        return Some(Format::OpenCode);
+    }
     if is_copilot_record(record) {
         return Some(Format::CopilotCli);
     }
@@ -125,6 +130,8 @@ pub enum LogParser {
     CopilotCli(Box<CopilotParser>),
     /// A Gemini CLI chat recording.
     GeminiCli(Box<GeminiParser>),
+    /// An OpenCode session, as the main crate reads it from the database.
+    OpenCode(Box<OpenCodeParser>),
 }
 
 impl Default for LogParser {
@@ -148,6 +155,7 @@ impl LogParser {
             LogParser::Codex(p) => &p.builder.session,
             LogParser::CopilotCli(p) => &p.builder.session,
             LogParser::GeminiCli(p) => &p.builder.session,
+            LogParser::OpenCode(p) => &p.builder.session,
         }
     }
 
@@ -160,6 +168,7 @@ impl LogParser {
             LogParser::Codex(p) => &mut p.builder.session,
             LogParser::CopilotCli(p) => &mut p.builder.session,
             LogParser::GeminiCli(p) => &mut p.builder.session,
+            LogParser::OpenCode(p) => &mut p.builder.session,
         }
     }
 
@@ -212,6 +221,7 @@ impl LogParser {
             LogParser::Codex(p) => p.feed(line),
             LogParser::CopilotCli(p) => p.feed(line),
             LogParser::GeminiCli(p) => p.feed(line),
+            LogParser::OpenCode(p) => p.feed(line),
         }
     }
 
@@ -236,6 +246,7 @@ impl LogParser {
             Format::Codex => LogParser::Codex(CodexParser::new()),
             Format::CopilotCli => LogParser::CopilotCli(Box::default()),
             Format::GeminiCli => LogParser::GeminiCli(Box::default()),
+            Format::OpenCode => LogParser::OpenCode(Box::default()),
         };
         for held in &undecided.held {
             self.feed(&Line {

@@ -8,6 +8,7 @@ pub mod copilot;
 pub mod detect;
 pub mod gemini;
 pub mod lines;
+pub mod opencode;
 pub mod text;
 pub(crate) mod text_record;
 pub mod transcript;
