@@ -156,3 +156,201 @@ fn a_cluster_keeps_every_store_on_three_replicas_and_decides_through_a_lost_lead
     assert_ne!(out.status.code(), Some(0), "no quorum, nothing recorded");
     assert!(!String::from_utf8_lossy(&out.stderr).trim().is_empty());
 }
+
+/// The bucket's leader once its three replicas are current.
+fn caught_up_leader(nats: &Nats, kv: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let state = store(&nats.stores().unwrap(), kv).clone();
+        if let (Some(leader), 3) = (&state.leader, state.current) {
+            return leader.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "replicas never caught up: {state:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// Forty deciders in separate processes race while the bucket's leader is killed:
+/// exactly one decision stands and every decider is told the same one. The killed
+/// server, started again, catches up, and `audit` through each server alone reports
+/// the same decisions.
+#[test]
+fn racing_deciders_agree_through_a_lost_leader_and_a_restarted_server_catches_up() {
+    let Some(mut cluster) = NatsCluster::start(
+        "racing_deciders_agree_through_a_lost_leader_and_a_restarted_server_catches_up",
+        3,
+    ) else {
+        return;
+    };
+    let urls = cluster.urls();
+    let dir = tempfile::tempdir().unwrap();
+    let log = three_pending(dir.path());
+    let nats = connect(&urls, None);
+    assert_exit(&decide_on(&urls, &log, "k1", &[]), 0);
+    let kv = format!("KV_{DECISIONS_BUCKET}");
+    let leader = caught_up_leader(&nats, &kv);
+    drop(nats);
+
+    let deciders: Vec<std::process::Child> = (0..40)
+        .map(|i| {
+            let verdict = if i % 2 == 0 { "spill" } else { "refuse" };
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+                .args(["decide"])
+                .arg(&log)
+                .args([
+                    "k2",
+                    verdict,
+                    "--by",
+                    &format!("operator-{i}"),
+                    "--nats",
+                    &urls,
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    cluster.kill(&leader);
+    let outputs: Vec<_> = deciders
+        .into_iter()
+        .map(|c| c.wait_with_output().unwrap())
+        .collect();
+    let winners: Vec<_> = outputs
+        .iter()
+        .filter(|o| o.status.code() == Some(0))
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one decision stands");
+    let standing: serde_json::Value = serde_json::from_slice(&winners[0].stdout).unwrap();
+    for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let told: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(told, standing, "every other decider is told which stands");
+    }
+
+    // The killed server comes back and catches up; each server alone says the same.
+    cluster.restart(&leader);
+    let nats = connect(&urls, None);
+    caught_up_leader(&nats, &kv);
+    drop(nats);
+    let verdict = standing["verdict"].as_str().unwrap();
+    for node in &cluster.nodes {
+        let one = format!("nats://127.0.0.1:{}", node.port);
+        let (report, _) = audit_json(&log, &["--nats", &one]);
+        let decided: Vec<&str> = report["compactions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["decision"]["verdict"].as_str().unwrap_or("none"))
+            .collect();
+        assert_eq!(
+            decided,
+            ["spill", verdict, "none"],
+            "through {}: {report:#}",
+            node.name
+        );
+    }
+}
+
+fn grow(log: &Path, from: u64, lines: u64) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    let text: String = (from..from + lines)
+        .map(|seq| {
+            format!(
+                "{{\"type\":\"message\",\"seq\":{seq},\"role\":\"assistant\",\"text\":\"step {seq} at rev-{seq:08x}\"}}\n"
+            )
+        })
+        .collect();
+    file.write_all(text.as_bytes()).unwrap();
+}
+
+/// A server of the cluster dies while `ship` streams a growing log (the events stream's
+/// leader): the shipper goes on through the others, and the stream equals the log byte
+/// for byte, no line lost or sent twice.
+#[test]
+fn ship_goes_on_through_a_lost_server_and_loses_no_line() {
+    let Some(mut cluster) =
+        NatsCluster::start("ship_goes_on_through_a_lost_server_and_loses_no_line", 3)
+    else {
+        return;
+    };
+    let urls = cluster.urls();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("shipped.jsonl");
+    grow(&log, 1, 500);
+    let mut ship = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+        .args(["ship"])
+        .arg(&log)
+        .args(["--nats", &urls])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let nats = connect(&urls, None);
+    let subject = ctxlens::store::nats::keys::events_subject(
+        &ctxlens::store::nats::keys::session_of_log(&ctxlens::store::nats::keys::host(), &log),
+    );
+    let events = ctxlens::store::nats::EVENTS_STREAM;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let leader = loop {
+        let state = nats
+            .stores()
+            .ok()
+            .and_then(|s| s.into_iter().find(|s| s.stream == events));
+        if let Some(StoreState {
+            leader: Some(leader),
+            current: 3,
+            ..
+        }) = state
+        {
+            break leader;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the events stream never caught up"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    drop(nats);
+    grow(&log, 501, 300);
+    std::thread::sleep(Duration::from_millis(200));
+    cluster.kill(&leader);
+    grow(&log, 801, 300);
+    let local = std::fs::read(&log).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let shipped = connect(&urls, None).replay(&subject).unwrap_or_default();
+        if shipped == local {
+            break;
+        }
+        assert!(
+            shipped.len() <= local.len() && local.starts_with(&shipped),
+            "the stream holds more than the log, or other bytes: {} of {}",
+            shipped.len(),
+            local.len()
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the stream stopped at {} of {} bytes",
+            shipped.len(),
+            local.len()
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let _ = ship.kill();
+    let _ = ship.wait();
+}
