@@ -60,16 +60,13 @@ pub enum CompactionView {
     Tokens,
     /// The region's events and the whole summary side by side, tokens marked.
     Events,
-    /// The region against the summary, word by word.
-    WordDiff,
 }
 
 impl CompactionView {
     fn next(self) -> CompactionView {
         match self {
             CompactionView::Tokens => CompactionView::Events,
-            CompactionView::Events => CompactionView::WordDiff,
-            CompactionView::WordDiff => CompactionView::Tokens,
+            CompactionView::Events => CompactionView::Tokens,
         }
     }
 }

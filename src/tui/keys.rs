@@ -233,7 +233,7 @@ pub const BINDINGS: &[Binding] = &[
         "d",
         Command::ToggleDiff,
         "diff",
-        "compaction view: tokens / events / word diff",
+        "compaction view: tokens / events",
         Scope::Session,
         false,
     ),

@@ -279,14 +279,11 @@ fn folder_view_lists_sessions() {
 }
 
 #[test]
-fn inline_word_diff_of_the_region_against_the_summary() {
+fn d_switches_between_the_token_and_the_event_views() {
     let path = sample("pending-compaction.jsonl");
-    let (mut app, mut term) = open(&path, 120, 32);
+    let (mut app, _term) = open(&path, 120, 32);
     key(&mut app, 'd');
     assert_eq!(app.compaction_view, CompactionView::Events);
-    key(&mut app, 'd');
-    assert_eq!(app.compaction_view, CompactionView::WordDiff);
-    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
     key(&mut app, 'd');
     assert_eq!(app.compaction_view, CompactionView::Tokens);
 }

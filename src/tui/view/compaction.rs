@@ -67,9 +67,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     .areas(inner);
     frame.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }), head_area);
 
-    if app.compaction_view != CompactionView::WordDiff
-        && app.snapshot.built_view(&c.info.id).is_none()
-    {
+    if app.snapshot.built_view(&c.info.id).is_none() {
         // The worker builds it (asked after this frame); the next frame shows it.
         frame.render_widget(
             Paragraph::new(Line::styled(
@@ -83,7 +81,6 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     match app.compaction_view {
         CompactionView::Tokens => draw_tokens(app, c, theme, frame, split_area, legend_area),
         CompactionView::Events => draw_events(app, c, theme, frame, split_area, legend_area),
-        CompactionView::WordDiff => draw_inline_diff(app, theme, frame, split_area, legend_area),
     }
 }
 
@@ -532,96 +529,6 @@ fn shown_part(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(format!(
         "{head}… {rest} more lines (Enter on the event shows them)"
     ))
-}
-
-/// How much region text the inline diff compares: word diffs are quadratic in the worst
-/// case, so only what could be on screen is diffed.
-const DIFF_BYTES: usize = 24 * 1024;
-
-/// The region shown (as the side-by-side view shows it) against the summary, word by
-/// word: words only in the region are struck out, words only in the summary underlined.
-fn draw_inline_diff(app: &App, theme: Theme, frame: &mut Frame, area: Rect, legend_area: Rect) {
-    let Some(c) = app.selected_compaction() else {
-        return;
-    };
-    let mut region = String::new();
-    for index in app.region_shown(c) {
-        if let Some(text) = app.text_to(index, Depth::Head) {
-            region.push_str(&shown_part(&text.text));
-            region.push('\n');
-        }
-        if region.len() > DIFF_BYTES {
-            let mut end = DIFF_BYTES;
-            while !region.is_char_boundary(end) {
-                end -= 1;
-            }
-            region.truncate(end);
-            break;
-        }
-    }
-    let summary = app
-        .text_to(c.info.def, Depth::Whole)
-        .map(|t| t.text.clone())
-        .unwrap_or_default();
-    let diff = similar::TextDiff::configure()
-        .timeout(std::time::Duration::from_millis(200))
-        .diff_words(region.as_str(), summary.as_str());
-    let mut lines: Vec<Line> = vec![Line::default()];
-    let mut previous = similar::ChangeTag::Equal;
-    for change in diff.iter_all_changes() {
-        // A removed word right before an added one would read as one word: part them.
-        let touching = previous == similar::ChangeTag::Delete
-            && change.tag() == similar::ChangeTag::Insert
-            && !change.value().starts_with(char::is_whitespace);
-        if touching {
-            if let Some(line) = lines.last_mut() {
-                line.spans.push(Span::raw(" "));
-            }
-        }
-        previous = change.tag();
-        let style = match change.tag() {
-            similar::ChangeTag::Equal => ratatui::style::Style::new(),
-            similar::ChangeTag::Delete => theme
-                .red()
-                .add_modifier(ratatui::style::Modifier::CROSSED_OUT),
-            similar::ChangeTag::Insert => theme
-                .green()
-                .add_modifier(ratatui::style::Modifier::UNDERLINED),
-        };
-        let mut pieces = change.value().split('\n');
-        if let Some(first) = pieces.next() {
-            if let Some(line) = lines.last_mut() {
-                line.spans
-                    .push(Span::styled(first.replace('\t', "    "), style));
-            }
-        }
-        for piece in pieces {
-            lines.push(Line::from(Span::styled(piece.replace('\t', "    "), style)));
-        }
-    }
-    let block = Block::default()
-        .borders(Borders::TOP)
-        .border_style(theme.dim())
-        .title(" region → summary, word diff (d: tokens) ");
-    let scroll = app.compaction_scroll.clamp(0, i32::from(u16::MAX)) as u16;
-    frame.render_widget(scrolled(lines, block, scroll, area), area);
-    let legend = Line::from(vec![
-        Span::styled(
-            "struck out",
-            theme
-                .red()
-                .add_modifier(ratatui::style::Modifier::CROSSED_OUT),
-        ),
-        Span::raw(" only in the region  "),
-        Span::styled(
-            "underlined",
-            theme
-                .green()
-                .add_modifier(ratatui::style::Modifier::UNDERLINED),
-        ),
-        Span::raw(" only in the summary"),
-    ]);
-    frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
 }
 
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
