@@ -327,6 +327,23 @@ fn a_value_named_in_a_codex_agents_md_is_carried_over() {
     assert_eq!(recalled(), 0, "the parent folder's AGENTS.md carries it");
 }
 
+/// Claude Code's records of an automatic compaction after record `parent`: the boundary
+/// (`cb`) and the summary (`u2`), made with `base`.
+fn boundary_and_summary(
+    base: &dyn Fn(&str, &str) -> Value,
+    parent: &str,
+    text: &str,
+) -> [Value; 2] {
+    let mut boundary = base("system", "cb");
+    boundary["subtype"] = "compact_boundary".into();
+    boundary["logicalParentUuid"] = parent.into();
+    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 1000});
+    let mut summary = base("user", "u2");
+    summary["isCompactSummary"] = true.into();
+    summary["message"] = serde_json::json!({"role": "user", "content": text});
+    [boundary, summary]
+}
+
 /// A Claude Code transcript that reads `file` before a compaction whose summary does
 /// not name it, and again after it.
 fn read_across_a_compaction(file: &str) -> Vec<String> {
@@ -345,14 +362,11 @@ fn read_across_a_compaction(file: &str) -> Vec<String> {
     };
     let mut prompt = base("user", "u1");
     prompt["message"] = serde_json::json!({"role": "user", "content": "Tidy the notes"});
-    let mut boundary = base("system", "cb");
-    boundary["subtype"] = "compact_boundary".into();
-    boundary["logicalParentUuid"] = "a1r".into();
-    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 1000});
-    let mut summary = base("user", "u2");
-    summary["isCompactSummary"] = true.into();
-    summary["message"] = serde_json::json!({"role": "user", "content":
-        "Summary:\n1. Primary Request:\n   Tidy the notes file.\n6. All user messages:\n   - Tidy the notes"});
+    let [boundary, summary] = boundary_and_summary(
+        &base,
+        "a1r",
+        "Summary:\n1. Primary Request:\n   Tidy the notes file.\n6. All user messages:\n   - Tidy the notes",
+    );
     let [before, before_result] = read("a1", "t1");
     let [after, after_result] = read("a2", "t2");
     let mut records = [
@@ -429,14 +443,11 @@ fn a_dropped_instruction_is_quoted_on_one_line() {
     let mut answer = base("assistant", "a1");
     answer["message"] = serde_json::json!({"id": "m1", "role": "assistant",
         "content": [{"type": "text", "text": "deploying"}]});
-    let mut boundary = base("system", "cb");
-    boundary["subtype"] = "compact_boundary".into();
-    boundary["logicalParentUuid"] = "a1".into();
-    boundary["compactMetadata"] = serde_json::json!({"trigger": "auto", "preTokens": 1000});
-    let mut summary = base("user", "u2");
-    summary["isCompactSummary"] = true.into();
-    summary["message"] = serde_json::json!({"role": "user", "content":
-        "Summary:\n1. Primary Request:\n   docs\n6. All user messages:\n   - Please fix the typo in the README\n7. Pending Tasks:\n   - none"});
+    let [boundary, summary] = boundary_and_summary(
+        &base,
+        "a1",
+        "Summary:\n1. Primary Request:\n   docs\n6. All user messages:\n   - Please fix the typo in the README\n7. Pending Tasks:\n   - none",
+    );
     let lines: Vec<String> = [prompt, answer, boundary, summary]
         .iter()
         .map(|v| v.to_string())

@@ -236,3 +236,25 @@ impl Drop for NatsCluster {
         }
     }
 }
+
+/// The outputs of deciders that raced on one compaction: exactly one recorded its
+/// decision (exit 0), and every other was told that one (exit 1). Returns it.
+pub fn the_one_standing_decision(outputs: &[std::process::Output]) -> serde_json::Value {
+    let winners: Vec<_> = outputs
+        .iter()
+        .filter(|o| o.status.code() == Some(0))
+        .collect();
+    assert_eq!(winners.len(), 1, "exactly one decision stands");
+    let standing: serde_json::Value = serde_json::from_slice(&winners[0].stdout).unwrap();
+    for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let told: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(told, standing, "every other decider is told which stands");
+    }
+    standing
+}

@@ -3,7 +3,7 @@
 //! loss of its store's leader, and a clear failure when the majority is gone.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use crate::common::nats::NatsCluster;
+use crate::common::nats::{the_one_standing_decision, NatsCluster};
 use crate::common::*;
 use ctxlens::store::nats::{Nats, NatsConfig, StoreState, DECISIONS_BUCKET};
 use std::path::Path;
@@ -220,22 +220,7 @@ fn racing_deciders_agree_through_a_lost_leader_and_a_restarted_server_catches_up
         .into_iter()
         .map(|c| c.wait_with_output().unwrap())
         .collect();
-    let winners: Vec<_> = outputs
-        .iter()
-        .filter(|o| o.status.code() == Some(0))
-        .collect();
-    assert_eq!(winners.len(), 1, "exactly one decision stands");
-    let standing: serde_json::Value = serde_json::from_slice(&winners[0].stdout).unwrap();
-    for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let told: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(told, standing, "every other decider is told which stands");
-    }
+    let standing = the_one_standing_decision(&outputs);
 
     // The killed server comes back and catches up; each server alone says the same.
     cluster.restart(&leader);

@@ -2,7 +2,7 @@
 //! and shipped logs on JetStream, across processes, kills and restarts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use crate::common::nats::NatsServer;
+use crate::common::nats::{the_one_standing_decision, NatsServer};
 use crate::common::*;
 use ctxlens::store::nats::{keys, Nats, NatsConfig};
 use serde_json::Value;
@@ -73,22 +73,7 @@ fn the_first_decision_stands_across_forty_deciders() {
         .into_iter()
         .map(|c| c.wait_with_output().unwrap())
         .collect();
-    let winners: Vec<_> = outputs
-        .iter()
-        .filter(|o| o.status.code() == Some(0))
-        .collect();
-    assert_eq!(winners.len(), 1, "exactly one decision stands");
-    let standing: Value = serde_json::from_slice(&winners[0].stdout).unwrap();
-    for out in outputs.iter().filter(|o| o.status.code() != Some(0)) {
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let told: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(told, standing, "every other decider is told which stands");
-    }
+    the_one_standing_decision(&outputs);
     // Nothing was written beside the log: the server holds the decision and the spill.
     let names: Vec<_> = std::fs::read_dir(dir.path())
         .unwrap()
