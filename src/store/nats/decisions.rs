@@ -62,17 +62,17 @@ impl DecisionChannel for NatsChannel {
         let filter = format!("$KV.{DECISIONS_BUCKET}.{}.>", self.session);
         let entries = self.nats.run(async move {
             bucket(&js, replicas).await?;
-            let stream = js
-                .get_stream(format!("KV_{DECISIONS_BUCKET}"))
-                .await
-                .map_err(|e| failed("cannot read the decisions", e))?;
+            let stream = super::through_election("cannot read the decisions", || {
+                js.get_stream(format!("KV_{DECISIONS_BUCKET}"))
+            })
+            .await?;
             let names = super::subjects_matching(&stream, &filter).await?;
             let mut found = Vec::new();
             for subject in names {
-                let message = stream
-                    .get_last_raw_message_by_subject(&subject)
-                    .await
-                    .map_err(|e| failed("cannot read a decision", e))?;
+                let message = super::through_election("cannot read a decision", || {
+                    stream.get_last_raw_message_by_subject(&subject)
+                })
+                .await?;
                 let removed = message
                     .headers
                     .get("KV-Operation")
@@ -103,21 +103,36 @@ impl DecisionChannel for NatsChannel {
         let value = serde_json::to_vec(decision).map_err(io::Error::other)?;
         let standing = self.nats.run(async move {
             let store = bucket(&js, replicas).await?;
-            match store.create(&key, value.into()).await {
-                Ok(_) => Ok(None),
-                Err(e) if e.kind() == kv::CreateErrorKind::AlreadyExists => {
-                    let value = store
-                        .get(key.clone())
-                        .await
-                        .map_err(|e| failed("cannot read the standing decision", e))?
-                        .ok_or_else(|| io::Error::other("a decision stands but cannot be read"))?;
-                    Ok(Some(parse(&key, &value)?))
+            // While a cluster elects the bucket's leader, a create may time out having
+            // been stored: asked again, it finds this very decision standing.
+            let created = super::through_election("cannot record the decision", || async {
+                match store.create(&key, value.clone().into()).await {
+                    // Another decision stands; during an election the client may only
+                    // say that the key's last sequence was not the none it expected.
+                    Err(e)
+                        if e.kind() == kv::CreateErrorKind::AlreadyExists
+                            || e.to_string().contains("wrong last sequence") =>
+                    {
+                        Ok(false)
+                    }
+                    Err(e) => Err(e),
+                    Ok(_) => Ok(true),
                 }
-                Err(e) => Err(failed("cannot record the decision", e)),
+            })
+            .await?;
+            if created {
+                return Ok(None);
             }
+            let value = super::through_election("cannot read the standing decision", || {
+                store.get(key.clone())
+            })
+            .await?
+            .ok_or_else(|| io::Error::other("a decision stands but cannot be read"))?;
+            Ok(Some(parse(&key, &value)?))
         })?;
         Ok(match standing {
             None => Recorded::Written,
+            Some(standing) if standing == *decision => Recorded::Written,
             Some(standing) => Recorded::AlreadyDecided(standing),
         })
     }

@@ -62,6 +62,40 @@ pub(crate) fn names_an_existing_stream(error: &(dyn std::error::Error + 'static)
     false
 }
 
+/// Whether `error` (or an error under it) says a request found no answer in time: a
+/// cluster electing a new leader for the stream asked, after it lost one.
+pub(crate) fn is_transient(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut at = Some(error);
+    while let Some(e) = at {
+        let said = e.to_string();
+        if said.contains("timed out") || said.contains("no responders") {
+            return true;
+        }
+        at = e.source();
+    }
+    false
+}
+
+/// `request` answered, asked again while the cluster elects a leader (a request that
+/// timed out or found no responder), for [`ELECTION`] at most; `what` names it in the
+/// error that is left.
+pub(crate) async fn through_election<T, E, F>(what: &str, request: impl Fn() -> F) -> io::Result<T>
+where
+    F: Future<Output = Result<T, E>>,
+    E: std::error::Error + 'static,
+{
+    let deadline = tokio::time::Instant::now() + ELECTION;
+    loop {
+        match request().await {
+            Ok(answer) => return Ok(answer),
+            Err(e) if is_transient(&e) && tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            Err(e) => return Err(failed(what, e)),
+        }
+    }
+}
+
 /// How long opening a store waits for a cluster to elect its stream's leader.
 pub(crate) const ELECTION: Duration = Duration::from_secs(20);
 
@@ -325,15 +359,18 @@ pub(crate) async fn subjects_matching(
     filter: &str,
 ) -> io::Result<Vec<String>> {
     use futures_util::StreamExt;
-    let mut subjects = stream
-        .info_with_subjects(filter)
-        .await
-        .map_err(|e| failed(filter, e))?;
-    let mut found = Vec::new();
-    while let Some(subject) = subjects.next().await {
-        found.push(subject.map_err(|e| failed(filter, e))?.0);
-    }
-    Ok(found)
+    through_election(filter, || async {
+        let mut subjects = stream
+            .info_with_subjects(filter)
+            .await
+            .map_err(io::Error::other)?;
+        let mut found = Vec::new();
+        while let Some(subject) = subjects.next().await {
+            found.push(subject.map_err(io::Error::other)?.0);
+        }
+        Ok::<_, io::Error>(found)
+    })
+    .await
 }
 
 /// The backend of one session on the server: `session` is its key (see `keys`).

@@ -62,10 +62,12 @@ impl SpillStore for NatsSpills {
         let replicas = self.nats.replicas();
         self.nats.run(async move {
             let store = store(&js, replicas).await?;
-            store
-                .put(name.as_str(), &mut bytes.as_slice())
-                .await
-                .map_err(|e| failed("cannot store the spill", e))?;
+            // Stored under its digest: storing it again while a cluster elects the
+            // store's leader writes the same object.
+            super::through_election("cannot store the spill", || async {
+                store.put(name.as_str(), &mut bytes.as_slice()).await
+            })
+            .await?;
             Ok(())
         })?;
         Ok(handle)
