@@ -185,6 +185,7 @@ fn no_longer_held(entries: &[Entry], id: &str, loaded: &super::Loaded) -> Option
             id: released,
             ts,
             verdict,
+            ..
         } if released == id => Some((ts, verdict)),
         _ => None,
     });

@@ -32,6 +32,11 @@ pub trait DecisionChannel: Send + Sync {
 pub trait Subscription: Send {
     /// The decision, once one stands.
     fn check(&mut self) -> io::Result<Option<Decision>>;
+    /// What keeps a decision from being seen now (a store that cannot be reached), if
+    /// anything: the waiter says it when it gives up.
+    fn trouble(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The spill store: regions stored by their SHA-256, checked on every read.

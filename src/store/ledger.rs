@@ -52,6 +52,10 @@ pub enum Entry {
         ts: String,
         /// The decision it answered with; none on a timeout.
         verdict: Option<ctxlens_core::model::Verdict>,
+        /// Why it answered none: the timeout, and what failed while it waited (a
+        /// decision store that could not be read).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
 }
 

@@ -414,3 +414,55 @@ fn a_compaction_id_of_any_length_is_decided_on_either_store() {
         assert_eq!(decision["verdict"], "refuse");
     }
 }
+
+/// The server goes away while a hook holds a compaction: the hook waits out its timeout
+/// (the server may come back), lets the compaction go ahead as a timeout does, and its
+/// ledger line says why.
+#[test]
+fn a_held_hook_whose_server_is_lost_times_out_and_says_why() {
+    let Some(mut server) =
+        NatsServer::start("a_held_hook_whose_server_is_lost_times_out_and_says_why")
+    else {
+        return;
+    };
+    let (_dir, path, _rest) = claude_transcript_before_boundary();
+    let url = server.url();
+    let held = ledger_len(&path) + 1;
+    let hook = spawn_with_stdin(
+        &[
+            "hook",
+            "claude-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "10",
+        ],
+        &[("CTXLENS_NATS_URL", &url)],
+        &hook_payload("pre-compact.json", &path),
+    );
+    wait_for_ledger(&path, held);
+    // Lost once the hook waits on it.
+    std::thread::sleep(Duration::from_secs(2));
+    server.kill();
+    let started = Instant::now();
+    let out = hook.wait_with_output().unwrap();
+    assert_exit(&out, 0);
+    assert!(
+        // The hold, and well within the 30 s more that install gives the agent's own
+        // hook timeout.
+        started.elapsed() < Duration::from_secs(25),
+        "it kept to its timeout: {:?}\n{}",
+        started.elapsed(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ledger =
+        std::fs::read_to_string(format!("{}.ctxlens-ledger.jsonl", path.display())).unwrap();
+    let released: Value = ledger
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["kind"] == "released" || e.get("why").is_some())
+        .unwrap_or_else(|| panic!("no released line:\n{ledger}"));
+    let why = released["why"].as_str().unwrap_or_default();
+    assert!(why.contains("no decision before the timeout"), "{released}");
+    assert!(why.contains("could not be read"), "{released}");
+}

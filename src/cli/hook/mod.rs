@@ -376,12 +376,18 @@ fn pre_compact(
         program(),
         transcript.display()
     ));
-    let decision = wait_for_decision(&transcript, &backend, &id, wait)?;
+    // A store that cannot be asked at all gives the timeout's answer now, and says why.
+    let (decision, why) = wait_for_decision(&transcript, &backend, &id, wait).unwrap_or_else(|e| {
+        let why = format!("the decisions cannot be read: {e}");
+        log(&format!("{id}: {why}; the compaction goes ahead"));
+        (None, Some(why))
+    });
     // Viewers stop showing it as held the moment the hook answers.
     let released = Entry::Released {
         id,
         ts: now(),
         verdict: decision.as_ref().map(|d| d.verdict),
+        why,
     };
     if let Err(e) = ledger::append(&transcript, &released) {
         log(&format!("cannot write the ledger: {e}"));
@@ -394,14 +400,16 @@ fn pre_compact(
 const HOLD_POLL: Duration = Duration::from_millis(500);
 
 /// Waits up to `wait` for a decision on `id`, on the channel the hook uses: the
-/// decision, or `None` when the time runs out (the compaction goes ahead). It sleeps
-/// until a file event in the transcript's folder or a decision on the server wakes it.
+/// decision, or `None` and why when the time runs out (the compaction goes ahead). It
+/// sleeps until a file event in the transcript's folder or a decision on the server
+/// wakes it. A channel that fails to answer (a cluster that lost its majority) is asked
+/// again until the time runs out: it may come back, and the agent is never failed.
 fn wait_for_decision(
     transcript: &std::path::Path,
     backend: &crate::store::channel::Backend,
     id: &str,
     wait: Duration,
-) -> Result<Option<Decision>, HookError> {
+) -> Result<(Option<Decision>, Option<String>), HookError> {
     let deadline = Instant::now() + wait;
     let (wake, woken) = std::sync::mpsc::channel::<()>();
     let wake_on_file = wake.clone();
@@ -414,21 +422,37 @@ fn wait_for_decision(
             let _ = wake.send(());
         }),
     )?;
+    let mut failing: Option<String> = None;
     loop {
-        if let Some(decision) = channel.check()? {
-            log(&format!(
-                "{id}: {} by {}",
-                decision.verdict.as_str(),
-                decision.by.as_deref().unwrap_or("someone")
-            ));
-            return Ok(Some(decision));
+        match channel.check() {
+            Ok(Some(decision)) => {
+                log(&format!(
+                    "{id}: {} by {}",
+                    decision.verdict.as_str(),
+                    decision.by.as_deref().unwrap_or("someone")
+                ));
+                return Ok((Some(decision), None));
+            }
+            Ok(None) => failing = None,
+            Err(e) => {
+                if failing.is_none() {
+                    log(&format!(
+                        "{id}: the decisions cannot be read: {e}; still waiting"
+                    ));
+                }
+                failing = Some(e.to_string());
+            }
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            log(&format!(
-                "{id}: no decision before the timeout; the compaction goes ahead"
-            ));
-            return Ok(None);
+            let why = match failing.or_else(|| channel.trouble()) {
+                Some(e) => {
+                    format!("no decision before the timeout; the decisions could not be read: {e}")
+                }
+                None => "no decision before the timeout".to_owned(),
+            };
+            log(&format!("{id}: {why}; the compaction goes ahead"));
+            return Ok((None, Some(why)));
         }
         // A closed channel (no watcher, a channel that never wakes) must not turn
         // this into a busy loop: then it sleeps out the poll.

@@ -169,6 +169,13 @@ impl DecisionChannel for NatsChannel {
             }
         }
         let slot = found.clone();
+        let trouble: Arc<Mutex<Option<String>>> = Arc::default();
+        let said = trouble.clone();
+        let say = move |what: Option<String>| {
+            if let Ok(mut said) = said.lock() {
+                *said = what;
+            }
+        };
         let js = self.nats.js();
         self.nats.spawn(async move {
             // A watch that ends or fails (its server lost, the bucket's leader moved) is
@@ -189,12 +196,21 @@ impl DecisionChannel for NatsChannel {
                 loop {
                     // Once a second: a wait while the server is away stays near idle.
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
-                    let Ok(store) = bucket(&js, replicas).await else {
-                        continue;
+                    let store = match bucket(&js, replicas).await {
+                        Ok(store) => store,
+                        Err(e) => {
+                            say(Some(e.to_string()));
+                            continue;
+                        }
                     };
-                    let Ok(again) = store.watch(&key).await else {
-                        continue;
+                    let again = match store.watch(&key).await {
+                        Ok(again) => again,
+                        Err(e) => {
+                            say(Some(format!("cannot watch for the decision: {e}")));
+                            continue;
+                        }
                     };
+                    say(None);
                     watch = again;
                     if let Ok(Some(value)) = store.get(key.clone()).await {
                         if let Ok(mut slot) = slot.lock() {
@@ -207,7 +223,11 @@ impl DecisionChannel for NatsChannel {
                 }
             }
         });
-        Ok(Box::new(Watched { found }))
+        Ok(Box::new(Watched {
+            found,
+            trouble,
+            nats: self.nats.clone(),
+        }))
     }
 
     fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
@@ -245,6 +265,9 @@ impl DecisionChannel for NatsChannel {
 
 struct Watched {
     found: Arc<Mutex<Option<io::Result<Decision>>>>,
+    /// Why the watch cannot be opened again, while it cannot.
+    trouble: Arc<Mutex<Option<String>>>,
+    nats: Arc<Nats>,
 }
 
 impl Subscription for Watched {
@@ -261,5 +284,11 @@ impl Subscription for Watched {
             }
             Some(Err(e)) => Err(e),
         }
+    }
+
+    fn trouble(&self) -> Option<String> {
+        self.nats
+            .unreachable()
+            .or_else(|| self.trouble.lock().ok().and_then(|t| t.clone()))
     }
 }

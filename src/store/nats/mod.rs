@@ -266,6 +266,16 @@ impl Nats {
         Ok(Arc::new(nats))
     }
 
+    /// Why no server answers now, when the connection to every server of the list is
+    /// down (it is being made again).
+    pub fn unreachable(&self) -> Option<String> {
+        use async_nats::connection::State;
+        match self.client.connection_state() {
+            State::Connected => None,
+            _ => Some(format!("no server of {} is connected", self.url)),
+        }
+    }
+
     /// Each store that exists, with its replicas and the server that leads it: what an
     /// operator checks on a cluster (`ctxlens fleet` shows it).
     pub fn stores(&self) -> io::Result<Vec<StoreState>> {
