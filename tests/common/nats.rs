@@ -126,7 +126,12 @@ impl Drop for NatsServer {
 pub struct NatsCluster {
     bin: PathBuf,
     pub nodes: Vec<Node>,
+    /// One cluster at a time: three servers and their elections per test, side by
+    /// side on two cores, made elections slower than the tests wait for.
+    _one_at_a_time: std::sync::MutexGuard<'static, ()>,
 }
+
+static ONE_CLUSTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 pub struct Node {
     pub name: String,
@@ -157,6 +162,10 @@ impl NatsCluster {
     /// server is installed.
     pub fn start(test: &str, size: usize) -> Option<NatsCluster> {
         let bin = server_binary(test)?;
+        // A test that failed while it held the lock poisoned it; the next may go on.
+        let one_at_a_time = ONE_CLUSTER
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let nodes: Vec<Node> = (0..size)
             .map(|i| Node {
                 name: format!("n{i}"),
@@ -166,7 +175,11 @@ impl NatsCluster {
                 store: tempfile::tempdir().unwrap(),
             })
             .collect();
-        let mut cluster = NatsCluster { bin, nodes };
+        let mut cluster = NatsCluster {
+            bin,
+            nodes,
+            _one_at_a_time: one_at_a_time,
+        };
         for i in 0..size {
             cluster.start_node(i);
         }
