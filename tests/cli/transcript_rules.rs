@@ -266,20 +266,23 @@ fn a_file_used_after_its_folder_was_listed_is_no_recalled_loss() {
     assert!(recalled(&after).is_empty(), "{:?}", recalled(&after));
 }
 
+/// How many `dropped_binding` findings `audit` reports on `path` for `token`.
+fn dropped_bindings_of(path: &std::path::Path, token: &str) -> usize {
+    let (report, _) = audit_json(path, &[]);
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "dropped_binding" && f["token"] == token)
+        .count()
+}
+
 /// A value the agent's memory folder or its project's `CLAUDE.md` names is put back in
 /// every context: its use after a summary dropped it is no loss.
 #[test]
 fn a_value_named_in_memory_or_claude_md_is_carried_over() {
     let token = ".github/workflows/deploy.yml";
-    let recalled = |path: &std::path::Path| -> usize {
-        let (report, _) = audit_json(path, &[]);
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == token)
-            .count()
-    };
+    let recalled = |path: &std::path::Path| dropped_bindings_of(path, token);
     let text = std::fs::read_to_string(sample("claude-code-ssh-host.jsonl")).unwrap();
     // Beside the transcript, as Claude Code keeps a project's memory.
     let (dir, path) = log(&text.lines().collect::<Vec<_>>());
@@ -313,15 +316,7 @@ fn a_value_named_in_a_codex_agents_md_is_carried_over() {
     std::fs::create_dir(&cwd).unwrap();
     let moved = text.replace("/home/dev/infra", cwd.to_str().unwrap());
     let (_dir, path) = log(&moved.lines().collect::<Vec<_>>());
-    let recalled = || -> usize {
-        let (report, _) = audit_json(&path, &[]);
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == token)
-            .count()
-    };
+    let recalled = || dropped_bindings_of(&path, token);
     assert_eq!(recalled(), 1);
     std::fs::write(project.path().join("AGENTS.md"), format!("Next: {token}\n")).unwrap();
     assert_eq!(recalled(), 0, "the parent folder's AGENTS.md carries it");
@@ -394,13 +389,7 @@ fn a_bare_file_name_used_again_is_no_recalled_loss() {
         let lines = read_across_a_compaction(file);
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
         let (_dir, path) = log(&lines);
-        let (report, _) = audit_json(&path, &[]);
-        report["findings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|f| f["kind"] == "dropped_binding" && f["token"] == file)
-            .count()
+        dropped_bindings_of(&path, file)
     };
     assert_eq!(recalled("docs/notes.md"), 1, "a file in a folder");
     assert_eq!(recalled("notes.md"), 0, "a bare file name");
