@@ -441,3 +441,26 @@ fn every_view_draws_wide_characters_at_every_small_size() {
         }
     }
 }
+
+/// At 80 columns a long session name is cut, and the counts after it stay whole.
+#[test]
+fn at_80_columns_the_folder_list_cuts_long_names_not_counts() {
+    let path = sample("pending-compaction.jsonl");
+    let snapshot = Snapshot::load(&path).unwrap();
+    let long = "Beep206__CyberVPN__31_9947db02af_0_full-with-a-longer-name.jsonl".to_owned();
+    let entry = folder::Entry::unread(&path, long, std::time::SystemTime::now())
+        .read_from(&snapshot.session, &snapshot.analysis);
+    let mut app = FolderApp::new("sessions".into(), false);
+    app.set_entries(vec![entry]);
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| folder::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    let row = screen
+        .lines()
+        .find(|l| l.contains("Beep206"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains('…'), "{row}");
+    for count in ["1 compaction", "1 PENDING", "1 error", "2 warnings"] {
+        assert!(row.contains(count), "{count} in {row}");
+    }
+}

@@ -11,14 +11,47 @@ pub(super) fn when(time: SystemTime) -> String {
     }
 }
 
-/// The first line of an entry: when, name, format and what it holds.
-pub(super) fn entry_line(e: &Entry, selected: bool, theme: Theme) -> Line<'static> {
+/// The name column's width when the names are short (they line up), and the narrowest
+/// a long name is cut to before the counts are.
+const NAME_COLUMN: usize = 34;
+const NAME_NARROWEST: usize = 8;
+
+/// The first line of an entry, `width` columns wide: when, name, format and what it
+/// holds. The counts keep their room; a long name is cut to what is left, with `…`.
+pub(super) fn entry_line(e: &Entry, selected: bool, width: usize, theme: Theme) -> Line<'static> {
+    let counts = count_spans(e, theme);
+    // The spaces after the last count need no room.
+    let counts_width: usize = counts
+        .iter()
+        .map(|s| s.content.chars().count())
+        .sum::<usize>()
+        .saturating_sub(2);
+    // The cursor (2), the age (9) and the format (13) come before the counts.
+    let room = width.saturating_sub(2 + 9 + 13 + counts_width + 1);
+    let longest = room.max(NAME_NARROWEST);
+    let name_width = NAME_COLUMN.min(longest);
+    let name = sanitize::line(&e.name).into_owned();
+    let name = match name.char_indices().nth(longest) {
+        Some(_) => {
+            let kept: String = name.chars().take(longest - 1).collect();
+            format!("{kept}…")
+        }
+        None => name,
+    };
     let mut spans = vec![
         Span::raw(if selected { "▶ " } else { "  " }),
         Span::styled(format!("{:>7}  ", when(e.activity)), theme.dim()),
-        Span::styled(format!("{:<34} ", sanitize::line(&e.name)), theme.bold()),
+        Span::styled(format!("{name:<name_width$} "), theme.bold()),
         Span::raw(format!("{:<12} ", e.format)),
     ];
+    spans.extend(counts);
+    Line::from(spans)
+}
+
+/// What an entry holds: its compactions, what is pending, its errors and warnings, or
+/// why it cannot be read.
+fn count_spans(e: &Entry, theme: Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
     match &e.unreadable {
         None if !e.read => spans.push(Span::styled("reading…", theme.dim())),
         Some(why) => spans.push(Span::styled(
@@ -70,7 +103,7 @@ pub(super) fn entry_line(e: &Entry, selected: bool, theme: Theme) -> Line<'stati
     if e.live {
         spans.push(Span::styled("● live", theme.green()));
     }
-    Line::from(spans)
+    spans
 }
 
 /// The second line: the title (or first prompt), then model, branch and usage.
@@ -119,7 +152,8 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     let mut lines: Vec<Line> = Vec::new();
     for (i, e) in visible.iter().enumerate().skip(offset).take(fit) {
         let selected = i == app.cursor;
-        let (first, second) = (entry_line(e, selected, theme), about_line(e, theme));
+        let width = usize::from(body.width.saturating_sub(2));
+        let (first, second) = (entry_line(e, selected, width, theme), about_line(e, theme));
         if selected {
             lines.push(first.style(theme.selected()));
             lines.push(second.style(theme.selected()));
