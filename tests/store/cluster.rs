@@ -266,15 +266,17 @@ fn ship_goes_on_through_a_lost_server_and_loses_no_line() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("shipped.jsonl");
     grow(&log, 1, 500);
+    // Three replicas asked for: a shipper that reached a server of a cluster still
+    // forming would size the stream by the servers that server knew yet.
     let mut ship = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
         .args(["ship"])
         .arg(&log)
-        .args(["--nats", &urls])
+        .args(["--nats", &urls, "--nats-replicas", "3"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let nats = connect(&urls, None);
+    let nats = connect(&urls, Some(3));
     let subject = ctxlens::store::nats::keys::events_subject(
         &ctxlens::store::nats::keys::session_of_log(&ctxlens::store::nats::keys::host(), &log),
     );
@@ -310,7 +312,7 @@ fn ship_goes_on_through_a_lost_server_and_loses_no_line() {
     let local = std::fs::read(&log).unwrap();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let shipped = connect(&urls, None).replay(&subject).unwrap_or_default();
+        let shipped = connect(&urls, Some(3)).replay(&subject).unwrap_or_default();
         if shipped == local {
             break;
         }
