@@ -87,11 +87,11 @@ pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
     for event in session.events.iter() {
         let role = EventRole::of(&event.kind);
         let tool = match &event.kind {
-            EventKind::ToolCall { name, call_id, .. } => {
-                if let Some(id) = call_id {
-                    tool_of_call.insert(id.clone(), name.to_string());
+            EventKind::ToolCall { head, .. } => {
+                if let Some(id) = &head.call_id {
+                    tool_of_call.insert(id.clone(), head.name.to_string());
                 }
-                Some(name.to_string())
+                Some(head.name.to_string())
             }
             EventKind::ToolResult { call_id, .. } => call_id
                 .as_ref()
@@ -105,7 +105,7 @@ pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
             continue;
         }
         let role = role.label();
-        let text = match log.line(event.offset, event.span) {
+        let text = match log.line(event.offset, u64::from(event.span)) {
             Ok(bytes) => event_text(&bytes, session.format, event.part, Depth::Head).text,
             Err(error) => format!("(cannot read this line: {error})"),
         };

@@ -400,7 +400,7 @@ fn search_part(
             let Some(event) = session.events.get(index) else {
                 continue;
             };
-            let line = block.line(event.offset, event.span);
+            let line = block.line(event.offset, u64::from(event.span));
             if let Some(found) = declared_in_line(line, (matcher, classes, declared)) {
                 out.push((index, found));
             }
@@ -440,12 +440,7 @@ fn read_block(
     source: &(impl LineSource + ?Sized),
     wanted: &[usize],
 ) -> io::Result<(Block, usize)> {
-    let at = |index: usize| {
-        session
-            .events
-            .get(index)
-            .map(|e| (e.offset, e.offset + e.span))
-    };
+    let at = |index: usize| session.events.get(index).map(|e| (e.offset, e.end()));
     let Some((start, mut end)) = wanted.first().and_then(|&index| at(index)) else {
         // An index past the events: nothing to read for it.
         let bytes = Vec::new();
@@ -817,8 +812,8 @@ mod tests {
             for &index in &rest[..lines] {
                 let e = &session.events[index];
                 assert_eq!(
-                    block.line(e.offset, e.span),
-                    cut.line(e.offset, e.span).unwrap()
+                    block.line(e.offset, u64::from(e.span)),
+                    cut.line(e.offset, u64::from(e.span)).unwrap()
                 );
             }
             rest = &rest[lines..];
@@ -831,7 +826,7 @@ mod tests {
             .iter()
             .filter_map(|&index| {
                 let e = &session.events[index];
-                let line = cut.line(e.offset, e.span).unwrap();
+                let line = cut.line(e.offset, u64::from(e.span)).unwrap();
                 declared_in_line(&line, asked).map(|found| (index, found))
             })
             .collect();

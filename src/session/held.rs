@@ -2,7 +2,7 @@
 //! saw at stake (hints for the analysis), and the compaction a hook holds right now, as
 //! a proposed compaction at the end of the session.
 
-use ctxlens_core::model::Session;
+use ctxlens_core::model::{CompactionEvent, Session, Timestamp};
 use std::io;
 use std::path::Path;
 
@@ -102,8 +102,8 @@ fn hold(
         offset: to_byte,
         span: 0,
         part: 0,
-        ts: Some(ts.into()),
-        kind: EventKind::Compaction {
+        ts: Timestamp::parse(ts),
+        kind: EventKind::Compaction(Box::new(CompactionEvent {
             id: id.to_owned(),
             phase: Some(Phase::Proposed),
             range,
@@ -118,7 +118,7 @@ fn hold(
                 }),
                 ..CompactionExtra::default()
             }),
-        },
+        })),
     };
     session.events.push(event);
 }

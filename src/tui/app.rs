@@ -206,10 +206,10 @@ impl App {
             .range(0..self.cursor.saturating_add(1))
             .rev()
             .find_map(|r| r.event_index())?;
-        if let Some(EventKind::Compaction { id, .. }) =
+        if let Some(EventKind::Compaction(compaction)) =
             self.snapshot.session.events.get(event).map(|e| &e.kind)
         {
-            return compactions.iter().find(|c| &c.info.id == id);
+            return compactions.iter().find(|c| c.info.id == compaction.id);
         }
         compactions.iter().rev().find(|c| c.info.at <= event)
     }
@@ -784,7 +784,7 @@ impl App {
                 out.push(TextRef {
                     index,
                     offset: e.offset,
-                    span: e.span,
+                    span: u64::from(e.span),
                     part: e.part,
                     depth,
                 });

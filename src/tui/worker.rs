@@ -674,7 +674,7 @@ pub fn search(
         .find(|&i| {
             events.get(i).is_some_and(|event| {
                 source
-                    .line(event.offset, event.span)
+                    .line(event.offset, u64::from(event.span))
                     .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
             })
         })

@@ -78,6 +78,7 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         "shlex",
         "smallvec",
         "thiserror",
+        "time",
         "unicode-segmentation",
     ];
     for line in dependencies.lines().filter(|l| l.contains('=')) {

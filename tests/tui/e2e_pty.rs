@@ -571,14 +571,47 @@ fn resident_kib(pid: u32) -> u64 {
         .expect("VmRSS in /proc/PID/status")
 }
 
+/// Follows a log that grows by `grown_mib` MiB of `event(seq)` lines, after a warm-up
+/// of 2 MiB: the TUI's resident KiB when warm and at the end, and the log's final size.
+fn follow_and_measure(event: impl Fn(u64) -> String, grown_mib: u64) -> (u64, u64, u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("growing.jsonl");
+    std::fs::write(&log, event(1)).unwrap();
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("1 event");
+    let pid = tui.child.process_id().expect("pid");
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let mut seq = 1;
+    let mut append_mib = |tui: &mut Tui, mib: u64| {
+        let mut chunk = String::new();
+        while (chunk.len() as u64) < mib << 20 {
+            seq += 1;
+            chunk.push_str(&event(seq));
+        }
+        file.write_all(chunk.as_bytes()).unwrap();
+        tui.wait_for(&format!("{seq} events"));
+    };
+    // Warm up (the first screens, caches, allocator), then measure what more log costs.
+    append_mib(&mut tui, 2);
+    tui.pump(Duration::from_millis(300));
+    let warm = resident_kib(pid);
+    for _ in 0..grown_mib / 2 {
+        append_mib(&mut tui, 2);
+    }
+    tui.pump(Duration::from_millis(300));
+    let after = resident_kib(pid);
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+    let log_kib = std::fs::metadata(&log).unwrap().len() / 1024;
+    (warm, after, log_kib)
+}
+
 #[test]
 fn memory_stays_bounded_while_following_a_growing_log() {
     if !Path::new("/proc/self/status").exists() {
         eprintln!("skipped: no /proc on this system, memory cannot be measured");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("growing.jsonl");
     // A tool result of about 8 KiB: prose with an identifier every ~25 words, most of
     // them seen before (agents reuse what they work on), one new per event.
     let event = |seq: u64| {
@@ -593,31 +626,8 @@ fn memory_stays_bounded_while_following_a_growing_log() {
             "{{\"type\":\"tool_result\",\"seq\":{seq},\"call_id\":\"c{seq}\",\"text\":\"{text}\"}}\n"
         )
     };
-    std::fs::write(&log, event(1)).unwrap();
-    let mut tui = Tui::start(&[&log]);
-    tui.wait_for("1 event");
-    let pid = tui.child.process_id().expect("pid");
-    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
-    let mut seq = 1;
-    let mut append_mib = |tui: &mut Tui, mib: u64| {
-        let mut chunk = String::new();
-        for _ in 0..mib * 128 {
-            seq += 1;
-            chunk.push_str(&event(seq));
-        }
-        file.write_all(chunk.as_bytes()).unwrap();
-        tui.wait_for(&format!("{seq} events"));
-    };
-    // Warm up (the first screens, caches, allocator), then measure what more log costs.
-    append_mib(&mut tui, 2);
-    tui.pump(Duration::from_millis(300));
-    let warm = resident_kib(pid);
     let grown_mib = 24;
-    for _ in 0..grown_mib / 2 {
-        append_mib(&mut tui, 2);
-    }
-    tui.pump(Duration::from_millis(300));
-    let after = resident_kib(pid);
+    let (warm, after, _) = follow_and_measure(event, grown_mib);
     let grown = after.saturating_sub(warm);
     eprintln!("resident: {warm} KiB warm, {after} KiB after {grown_mib} MiB more");
     // The log's text is never held: what grows is an index entry and a token list per
@@ -627,8 +637,33 @@ fn memory_stays_bounded_while_following_a_growing_log() {
         grown < 12 * 1024,
         "following {grown_mib} MiB more of log grew resident memory by {grown} KiB ({warm} KiB → {after} KiB)"
     );
-    tui.keys("q");
-    assert_eq!(tui.wait_exit(), (true, true));
+}
+
+/// The worst case for the per-event index: records of 80 bytes, each an event.
+/// The whole TUI stays within the memory budget (64 MiB and 5% of the log).
+#[test]
+fn following_a_log_of_tiny_events_keeps_to_the_memory_budget() {
+    if !Path::new("/proc/self/status").exists() {
+        eprintln!("skipped: no /proc on this system, memory cannot be measured");
+        return;
+    }
+    let event = |seq: u64| {
+        format!(
+            "{{\"type\":\"message\",\"seq\":{seq},\"ts\":\"2026-12-04T10:{:02}:{:02}Z\",\"role\":\"user\",\"text\":\"ok\"}}\n",
+            seq / 60 % 60,
+            seq % 60
+        )
+    };
+    let grown_mib = 24;
+    let (warm, after, log_kib) = follow_and_measure(event, grown_mib);
+    let budget = 64 * 1024 + log_kib / 20;
+    eprintln!(
+        "resident: {warm} KiB warm, {after} KiB after {grown_mib} MiB more; budget {budget} KiB"
+    );
+    assert!(
+        after <= budget,
+        "following {log_kib} KiB of tiny events took {after} KiB resident, over the {budget} KiB budget"
+    );
 }
 
 #[test]

@@ -371,7 +371,7 @@ fn a_large_log_shows_its_first_rows_before_it_is_read_whole() {
                     worker.send(Request::Texts(vec![TextRef {
                         index: 0,
                         offset: first.offset,
-                        span: first.span,
+                        span: u64::from(first.span),
                         part: 0,
                         depth: Depth::Whole,
                     }]));

@@ -295,9 +295,10 @@ fn pre_compact(
     let session = crate::session::read(&transcript)?;
     // The region: everything after the latest compaction (and its summary record).
     // A compaction still held by an earlier hook has not happened.
-    let last_compaction = session.events.iter().rposition(
-        |e| matches!(&e.kind, EventKind::Compaction { extra, .. } if extra.held.is_none()),
-    );
+    let last_compaction = session
+        .events
+        .iter()
+        .rposition(|e| matches!(&e.kind, EventKind::Compaction(c) if c.extra.held.is_none()));
     let start = last_compaction
         .and_then(|i| {
             let summary = session
@@ -306,12 +307,8 @@ fn pre_compact(
                 .filter(|e| e.kind.type_name() == "compact summary");
             summary.or(session.events.get(i))
         })
-        .map_or(0, |e| e.offset + e.span);
-    let end = session
-        .events
-        .last()
-        .map_or(0, |e| e.offset + e.span)
-        .max(start);
+        .map_or(0, |e| e.end());
+    let end = session.events.last().map_or(0, |e| e.end()).max(start);
     let backend = backend_of(&transcript);
     let handle = if end > start {
         let mut region = ingest::open_range(&transcript, start, end).map_err(HookError::Spill)?;
@@ -521,9 +518,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
     let (id, tokens, handle) = latest_pre_compact(&transcript)?;
     let session = crate::session::read(&transcript)?;
     let summary = session.events.iter().rev().find_map(|e| match &e.kind {
-        EventKind::Compaction {
-            summary: Some(s), ..
-        } => Some(s.text.clone()),
+        EventKind::Compaction(c) => c.summary.as_ref().map(|s| s.text.clone()),
         _ => None,
     });
     let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();

@@ -6,17 +6,14 @@ use crate::legend::EventRole;
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
-use ctxlens_core::model::{EventKind, Format, ObligationStatus, Phase};
+use ctxlens_core::model::{EventKind, Format, ObligationEvent, ObligationStatus, Phase, Timestamp};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
-fn clock(ts: Option<&str>) -> String {
-    // RFC 3339: the time of day sits after the 'T'.
-    ts.and_then(|t| t.split_once('T'))
-        .map(|(_, time)| time.chars().take(8).collect())
-        .unwrap_or_else(|| "--:--:--".into())
+fn clock(ts: Option<Timestamp>) -> String {
+    ts.map_or_else(|| "--:--:--".into(), Timestamp::clock)
 }
 
 pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
@@ -98,10 +95,11 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
         Some(&severity) => Span::styled(severity_glyph(severity), theme.severity(severity)),
         None => Span::raw(" "),
     };
-    let head = format!("{:>seq_width$} {} ", event.seq, clock(event.ts.as_deref()));
+    let head = format!("{:>seq_width$} {} ", event.seq, clock(event.ts));
     let mut spans = vec![marker, Span::raw(head)];
     match &event.kind {
-        EventKind::Compaction { id, phase, .. } => {
+        EventKind::Compaction(compaction) => {
+            let (id, phase) = (&compaction.id, compaction.phase);
             let analysis = snapshot.analysis.compaction(id);
             let verdict = analysis.map(|c| c.flags.verdict(false));
             let held = analysis.is_some_and(|c| c.extra.held.is_some());
@@ -164,9 +162,10 @@ fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static
 /// An item of a todo list, or the plan it leaves, in the agent's words.
 fn todo_gist(kind: &EventKind) -> Option<String> {
     let text = match kind {
-        EventKind::Obligation {
-            id, name, status, ..
-        } => {
+        EventKind::Obligation(obligation) => {
+            let ObligationEvent {
+                id, name, status, ..
+            } = &**obligation;
             let glyph = match status {
                 Some(ObligationStatus::Done) => "✔",
                 Some(ObligationStatus::Dropped) => "✖ dropped:",

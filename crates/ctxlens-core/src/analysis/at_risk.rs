@@ -61,9 +61,10 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         .collect();
     for &(index, event) in recent.iter().rev() {
         let (digest, why) = match &event.kind {
-            EventKind::ToolCall { name, input, .. } => {
-                (input, format!("tool call {name} (seq {})", event.seq))
-            }
+            EventKind::ToolCall { head, input, .. } => (
+                input,
+                format!("tool call {} (seq {})", head.name, event.seq),
+            ),
             EventKind::ToolResult { text, .. } => {
                 (text, format!("tool result (seq {})", event.seq))
             }

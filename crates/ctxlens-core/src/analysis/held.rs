@@ -15,8 +15,7 @@ pub fn held_ids(session: &Session, infos: &[CompactionInfo]) -> Vec<Option<Strin
         .iter()
         .map(|info| {
             let event = session.events.get(info.def)?;
-            let held =
-                matches!(&event.kind, EventKind::Compaction { extra, .. } if extra.held.is_some());
+            let held = matches!(&event.kind, EventKind::Compaction(c) if c.extra.held.is_some());
             if held {
                 return None;
             }

@@ -95,12 +95,7 @@ pub(crate) fn later_uses(
                         .map(|t| token_key(session, t, cwd)),
                 );
             }
-            EventKind::ToolCall {
-                name,
-                call_id,
-                targets,
-                ..
-            } => {
+            EventKind::ToolCall { head, targets, .. } => {
                 for &token in targets {
                     let k = token_key(session, token, cwd);
                     let Some(&original) = dropped.get(&*k) else {
@@ -115,8 +110,8 @@ pub(crate) fn later_uses(
                     out.push(LaterUse {
                         token: original,
                         event: index,
-                        name: name.to_string(),
-                        call_id: call_id.as_deref().map(str::to_owned),
+                        name: head.name.to_string(),
+                        call_id: head.call_id.as_deref().map(str::to_owned),
                         reuse: if brought_back.contains(&*k) || in_a_folder_read {
                             Reuse::ReDerived
                         } else {

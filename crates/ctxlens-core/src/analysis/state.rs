@@ -2,7 +2,8 @@
 //! its steps not yet acted on. Read from the events strictly before the compaction.
 
 use crate::model::{
-    entity_key, Event, EventKind, FastMap, FastSet, ObligationStatus, PlanStep, Polarity, TokenId,
+    entity_key, Event, EventKind, FastMap, FastSet, ObligationEvent, ObligationStatus, PlanStep,
+    Polarity, TokenId,
 };
 use serde_json::Value;
 
@@ -124,38 +125,41 @@ impl StateBuilder {
                     }
                 }
             }
-            EventKind::Obligation {
-                id,
-                name,
-                requires,
-                status,
-            } => match self
-                .obligation_at
-                .get(id)
-                .and_then(|&at| state.obligations.get_mut(at))
-            {
-                Some(known) => {
-                    if let Some(status) = status {
-                        known.status = *status;
+            EventKind::Obligation(obligation) => {
+                let ObligationEvent {
+                    id,
+                    name,
+                    requires,
+                    status,
+                } = &**obligation;
+                match self
+                    .obligation_at
+                    .get(id)
+                    .and_then(|&at| state.obligations.get_mut(at))
+                {
+                    Some(known) => {
+                        if let Some(status) = status {
+                            known.status = *status;
+                        }
+                        if let Some(requires) = requires {
+                            known.requires = requires.clone();
+                        }
+                        if name.is_some() {
+                            known.name = name.clone();
+                        }
                     }
-                    if let Some(requires) = requires {
-                        known.requires = requires.clone();
-                    }
-                    if name.is_some() {
-                        known.name = name.clone();
+                    None => {
+                        self.obligation_at
+                            .insert(id.clone(), state.obligations.len());
+                        state.obligations.push(ObligationState {
+                            id: id.clone(),
+                            name: name.clone(),
+                            requires: requires.clone().unwrap_or_default(),
+                            status: status.unwrap_or(ObligationStatus::Open),
+                        });
                     }
                 }
-                None => {
-                    self.obligation_at
-                        .insert(id.clone(), state.obligations.len());
-                    state.obligations.push(ObligationState {
-                        id: id.clone(),
-                        name: name.clone(),
-                        requires: requires.clone().unwrap_or_default(),
-                        status: status.unwrap_or(ObligationStatus::Open),
-                    });
-                }
-            },
+            }
             EventKind::Plan { steps } => state.plan = steps.clone(),
             EventKind::Action {
                 step: Some(step), ..

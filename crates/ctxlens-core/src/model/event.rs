@@ -2,6 +2,7 @@
 //! field is reduced to its word count and opaque tokens, and the raw line stays
 //! addressable by its byte offset in the log.
 
+use super::timestamp::Timestamp;
 use super::token::TokenId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -17,15 +18,23 @@ pub struct Event {
     pub line: u64,
     /// Byte offset of the line's first byte.
     pub offset: u64,
-    /// Bytes the line takes in the log, newline included.
-    pub span: u64,
+    /// Bytes the line takes in the log, newline included (a line is capped far below
+    /// 4 GiB: a longer one is no event).
+    pub span: u32,
     /// Which part of its line this event is: a transcript record can hold several
     /// blocks (text, tool calls, tool results), each an event. 0 in the canonical log.
     pub part: u32,
-    /// The timestamp as written (RFC 3339 in the canonical log), unparsed.
-    pub ts: Option<Box<str>>,
+    /// When, to the second: the record's RFC 3339 time, if it has one that parses.
+    pub ts: Option<Timestamp>,
     /// What the event is and what the analysis keeps of it.
     pub kind: EventKind,
+}
+
+impl Event {
+    /// The byte just past the event's line.
+    pub fn end(&self) -> u64 {
+        self.offset.saturating_add(u64::from(self.span))
+    }
 }
 
 /// What the analysis keeps of a text: its size in words and its opaque tokens.
@@ -325,8 +334,8 @@ pub enum Role {
     System,
     /// Codex's developer instructions.
     Developer,
-    /// Any other role, as written.
-    Other(Box<str>),
+    /// Any other role, as written (boxed twice: a rare role keeps the usual ones small).
+    Other(Box<String>),
 }
 
 impl Role {
@@ -337,7 +346,7 @@ impl Role {
             "assistant" => Role::Assistant,
             "system" => Role::System,
             "developer" => Role::Developer,
-            other => Role::Other(other.into()),
+            other => Role::Other(Box::new(other.to_owned())),
         }
     }
 
@@ -351,6 +360,48 @@ impl Role {
             Role::Other(role) => role,
         }
     }
+}
+
+/// What a tool call names besides its arguments, boxed: a session holds many calls, and
+/// the event stays as small as a message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallHead {
+    /// Pairs the call with its result.
+    pub call_id: Option<Box<str>>,
+    /// The tool's name.
+    pub name: Box<str>,
+}
+
+/// An `obligation` event's fields.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObligationEvent {
+    /// Unique per obligation; a later event with the same id updates it.
+    pub id: String,
+    /// What is to be done.
+    pub name: Option<String>,
+    /// The tokens it needs; `None` when the field is absent.
+    pub requires: Option<Vec<String>>,
+    /// Where it stands; `None` when the field is absent.
+    pub status: Option<ObligationStatus>,
+}
+
+/// A `compaction` event's fields, boxed: a session holds few compactions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompactionEvent {
+    /// Unique per compaction; later events with the same id update its phase.
+    pub id: String,
+    /// Where it stands; `None` when the field is absent or unknown.
+    pub phase: Option<Phase>,
+    /// The region, as written.
+    pub range: RangeSpec,
+    /// `None` when the summary cannot be read (encrypted by the runtime).
+    pub summary: Option<Box<Summary>>,
+    /// The prompt the summariser was given, when the log records it.
+    pub input: Option<Box<str>>,
+    /// The region lies in an earlier file (a session continued from a compacted one).
+    pub region_elsewhere: bool,
+    /// What a transcript says of the compaction besides its summary.
+    pub extra: Box<CompactionExtra>,
 }
 
 /// What an event is, with what the analysis keeps of each type (docs/log-format.md).
@@ -372,10 +423,8 @@ pub enum EventKind {
     },
     /// A tool the agent called.
     ToolCall {
-        /// Pairs the call with its result.
-        call_id: Option<Box<str>>,
-        /// The tool's name.
-        name: Box<str>,
+        /// The tool and the call's id.
+        head: Box<ToolCallHead>,
         /// The arguments' words and tokens.
         input: TextDigest,
         /// Tokens of the arguments the tool acts on (commands, paths, URLs, ids), not of
@@ -406,16 +455,7 @@ pub enum EventKind {
         note: Option<String>,
     },
     /// Something the agent still has to do, and the tokens it needs.
-    Obligation {
-        /// Unique per obligation; a later event with the same id updates it.
-        id: String,
-        /// What is to be done.
-        name: Option<String>,
-        /// The tokens it needs; `None` when the field is absent.
-        requires: Option<Vec<String>>,
-        /// Where it stands; `None` when the field is absent.
-        status: Option<ObligationStatus>,
-    },
+    Obligation(Box<ObligationEvent>),
     /// The agent's plan: the steps it means to take next.
     Plan {
         /// The steps, in order.
@@ -431,22 +471,7 @@ pub enum EventKind {
         target: Option<Box<Value>>,
     },
     /// A compaction: a region of events replaced, or to be replaced, by a summary.
-    Compaction {
-        /// Unique per compaction; later events with the same id update its phase.
-        id: String,
-        /// Where it stands; `None` when the field is absent or unknown.
-        phase: Option<Phase>,
-        /// The region, as written.
-        range: RangeSpec,
-        /// `None` when the summary cannot be read (encrypted by the runtime).
-        summary: Option<Box<Summary>>,
-        /// The prompt the summariser was given, when the log records it.
-        input: Option<Box<str>>,
-        /// The region lies in an earlier file (a session continued from a compacted one).
-        region_elsewhere: bool,
-        /// What a transcript says of the compaction besides its summary.
-        extra: Box<CompactionExtra>,
-    },
+    Compaction(Box<CompactionEvent>),
     /// A decision recorded in the log.
     Decision(Box<Decision>),
     /// The agent chose, rejected or was forbidden an approach (docs/remedies.md).
@@ -485,12 +510,13 @@ impl EventKind {
                 }
             }
             EventKind::Binding { token, .. } => *token = to(*token),
-            EventKind::Compaction { summary, extra, .. } => {
-                if let Some(summary) = summary {
+            EventKind::Compaction(compaction) => {
+                if let Some(summary) = &mut compaction.summary {
                     digest(&mut summary.digest);
                 }
-                extra.carried.iter_mut().for_each(|id| *id = to(*id));
-                extra.carried.retain(|id| recorded(id));
+                let carried = &mut compaction.extra.carried;
+                carried.iter_mut().for_each(|id| *id = to(*id));
+                carried.retain(|id| recorded(id));
             }
             EventKind::Session { .. }
             | EventKind::Obligation { .. }
@@ -526,10 +552,9 @@ impl EventKind {
             EventKind::Message { text, .. } => Some(text),
             EventKind::ToolCall { input, .. } => Some(input),
             EventKind::ToolResult { text, .. } => Some(text),
-            EventKind::Compaction {
-                summary: Some(summary),
-                ..
-            } => Some(&summary.digest),
+            EventKind::Compaction(compaction) => {
+                compaction.summary.as_ref().map(|summary| &summary.digest)
+            }
             _ => None,
         }
     }
@@ -550,8 +575,8 @@ mod tests {
             size_of::<TextDigest>()
         );
         assert!(size_of::<TextDigest>() <= 32);
-        assert!(size_of::<EventKind>() <= 88);
-        assert!(size_of::<Event>() <= 144);
+        assert!(size_of::<EventKind>() <= 64);
+        assert!(size_of::<Event>() <= 104);
     }
 
     /// Each id once, in the order it first comes, in short lists and past the length

@@ -4,19 +4,21 @@ pub(crate) mod chunked;
 pub(crate) mod declared;
 pub(crate) mod event;
 pub(crate) mod session;
+pub(crate) mod timestamp;
 pub(crate) mod token;
 
 pub use chunked::Chunked;
 pub use declared::DeclaredFound;
 pub use event::{
-    entity_key, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
-    ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Retained, Role, Summary, TextDigest,
-    Verdict,
+    entity_key, CompactionEvent, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
+    ObligationEvent, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Retained, Role,
+    Summary, TextDigest, ToolCallHead, Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,
     SessionMeta, TokenUsage,
 };
+pub use timestamp::Timestamp;
 pub use token::{
     BatchTokens, Intern, Joining, TokenClass, TokenId, TokenInfo, TokenTable, TOKEN_CAP,
 };

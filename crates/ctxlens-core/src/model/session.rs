@@ -2,7 +2,7 @@
 
 use super::chunked::{self, Chunked};
 use super::declared::DeclaredFound;
-use super::event::{Event, EventKind, Phase, RangeSpec, TextDigest};
+use super::event::{CompactionEvent, Event, EventKind, Phase, RangeSpec, TextDigest};
 use super::token::{TokenId, TokenTable};
 use serde::Serialize;
 
@@ -296,7 +296,7 @@ impl Session {
     /// The readable summary of the compaction defined at event `def`.
     pub fn summary_at(&self, def: usize) -> Option<&super::Summary> {
         match self.events.get(def).map(|e| &e.kind) {
-            Some(super::EventKind::Compaction { summary, .. }) => summary.as_deref(),
+            Some(super::EventKind::Compaction(compaction)) => compaction.summary.as_deref(),
             _ => None,
         }
     }
@@ -364,7 +364,8 @@ impl Session {
         let first = self.events.get(self.first_at_or_after(from))?;
         let end = self.first_at_or_after(to.saturating_add(1));
         let last = self.events.get(end.checked_sub(1)?)?;
-        (first.seq <= to && last.seq >= from).then(|| (first.offset, last.offset + last.span))
+        (first.seq <= to && last.seq >= from)
+            .then(|| (first.offset, last.offset + u64::from(last.span)))
     }
 }
 
@@ -374,12 +375,12 @@ fn compactions_of<'e>(events: impl Iterator<Item = (usize, &'e Event)>) -> Vec<C
     let mut out: Vec<CompactionInfo> = Vec::new();
     let mut by_id: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (index, event) in events {
-        let EventKind::Compaction {
-            id, phase, range, ..
-        } = &event.kind
-        else {
+        let EventKind::Compaction(compaction) = &event.kind else {
             continue;
         };
+        let CompactionEvent {
+            id, phase, range, ..
+        } = &**compaction;
         let phase = phase.unwrap_or(Phase::Proposed);
         match by_id.get(id.as_str()) {
             Some(&at) => {

@@ -4,8 +4,9 @@ use super::lines::Line;
 use super::text::{digest, json_text_leaves};
 use crate::analysis::extract as tokens;
 use crate::model::{
-    BatchTokens, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Format, Intern,
-    Joining, Malformed, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Session, Summary,
+    BatchTokens, CompactionEvent, CompactionExtra, Decision, EntityPolarity, Event, EventKind,
+    Format, Intern, Joining, Malformed, ObligationEvent, ObligationStatus, Phase, PlanStep,
+    Polarity, RangeSpec, Session, Summary, Timestamp,
 };
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -122,7 +123,7 @@ impl CanonicalParser {
         if let EventKind::Session { cwd: Some(cwd), .. } = &event.kind {
             self.session.cwd.get_or_insert_with(|| cwd.to_string());
         }
-        if let Some(ts) = &event.ts {
+        if let Some(ts) = &record.ts {
             self.session.meta.saw_timestamp(ts);
         }
         self.session.events.push(event);
@@ -186,6 +187,8 @@ struct ParsedLine {
 /// out of order is reported before that, as the log's order decides).
 struct Record {
     seq: u64,
+    /// The time as written: the session's last activity is reported so.
+    ts: Option<Box<str>>,
     event: Result<Event, BadLine>,
 }
 
@@ -262,9 +265,10 @@ pub(crate) enum BadLine {
 fn parse_record(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine> {
     if let Some(read) = super::text_record::read(line.bytes, tokens) {
         let seq = read.seq.unwrap_or(line.number);
-        let event = event_of(line, seq, read.ts, read.kind);
+        let event = event_of(line, seq, read.ts.as_deref(), read.kind);
         return Ok(Record {
             seq,
+            ts: read.ts,
             event: Ok(event),
         });
     }
@@ -272,14 +276,14 @@ fn parse_record(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine
 }
 
 /// The event a record of `line` holds.
-fn event_of(line: &Line, seq: u64, ts: Option<Box<str>>, kind: EventKind) -> Event {
+fn event_of(line: &Line, seq: u64, ts: Option<&str>, kind: EventKind) -> Event {
     Event {
         seq,
         line: line.number,
         offset: line.offset,
-        span: line.span,
+        span: line.span_u32(),
         part: 0,
-        ts,
+        ts: ts.and_then(Timestamp::parse),
         kind,
     }
 }
@@ -299,9 +303,10 @@ fn read_general(line: &Line, tokens: &mut BatchTokens) -> Result<Record, BadLine
         None | Some(Value::Null) => line.number,
         Some(v) => v.as_u64().ok_or_else(|| BadLine::BadSeq(v.clone()))?,
     };
+    let ts = boxed_str(&obj, "ts");
     let event = parse_kind(&type_name, &mut obj, tokens)
-        .map(|kind| event_of(line, seq, boxed_str(&obj, "ts"), kind));
-    Ok(Record { seq, event })
+        .map(|kind| event_of(line, seq, ts.as_deref(), kind));
+    Ok(Record { seq, ts, event })
 }
 
 fn str_field(obj: &Map<String, Value>, key: &str) -> Option<String> {
@@ -423,7 +428,7 @@ fn binding(obj: &Map<String, Value>, table: &mut impl Intern) -> Result<EventKin
 }
 
 fn obligation(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
-    Ok(EventKind::Obligation {
+    Ok(EventKind::Obligation(Box::new(ObligationEvent {
         id: required_str(obj, "obligation", "id")?,
         name: str_field(obj, "name"),
         requires: obj.get("requires").and_then(Value::as_array).map(|list| {
@@ -439,12 +444,12 @@ fn obligation(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {
                     .map_err(|_| BadLine::BadStatus(v.clone()))?,
             ),
         },
-    })
+    })))
 }
 
 fn compaction(obj: &mut Map<String, Value>, table: &mut impl Intern) -> Result<EventKind, BadLine> {
     let summary = take_text(obj, "summary");
-    Ok(EventKind::Compaction {
+    Ok(EventKind::Compaction(Box::new(CompactionEvent {
         id: required_str(obj, "compaction", "id")?,
         phase: match obj.get("phase") {
             None | Some(Value::Null) => None,
@@ -464,7 +469,7 @@ fn compaction(obj: &mut Map<String, Value>, table: &mut impl Intern) -> Result<E
             entities: entities(obj.get("entities")),
             ..CompactionExtra::default()
         }),
-    })
+    })))
 }
 
 fn choice(obj: &Map<String, Value>) -> Result<EventKind, BadLine> {

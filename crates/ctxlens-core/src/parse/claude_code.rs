@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, usage_of, Builder};
-use crate::model::{EventKind, Format, Malformed, Prompt, TokenUsage};
+use crate::model::{EventKind, Format, Malformed, ObligationEvent, Prompt, TokenUsage};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -85,10 +85,8 @@ impl ClaudeParser {
         match (summary_text, self.awaiting_summary.take()) {
             (Some(text), Some(at)) => {
                 let summary = self.builder.summary(&text);
-                if let Some(EventKind::Compaction { summary: slot, .. }) =
-                    self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-                {
-                    *slot = Some(Box::new(summary));
+                if let Some(compaction) = self.builder.compaction_mut(at) {
+                    compaction.summary = Some(Box::new(summary));
                 }
                 self.carrying = Some(at);
                 self.builder.push(
@@ -239,9 +237,7 @@ impl ClaudeParser {
         let mut texts = Vec::new();
         super::text::json_text_leaves(attached, &mut texts);
         let digest = super::text::digest(&texts, 0, &mut self.builder.session.tokens);
-        if let Some(EventKind::Compaction { extra, .. }) =
-            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-        {
+        if let Some(extra) = self.builder.compaction_extra_mut(at) {
             extra.carried.extend(digest.tokens);
         }
     }
@@ -393,7 +389,7 @@ impl ClaudeParser {
                     line,
                     part,
                     ts.clone(),
-                    EventKind::Obligation {
+                    EventKind::Obligation(Box::new(ObligationEvent {
                         id,
                         name: Some(subject),
                         requires: (name == "TaskCreate").then_some(requires),
@@ -402,7 +398,7 @@ impl ClaudeParser {
                         } else {
                             crate::model::ObligationStatus::Open
                         }),
-                    },
+                    })),
                 );
             }
             _ => {}
@@ -421,9 +417,7 @@ impl ClaudeParser {
             .compaction(line, ts, str_of(record, "uuid"), None, !parent_known);
         let metadata = record.get("compactMetadata");
         let field = |k: &str| metadata.and_then(|m| m.get(k));
-        if let Some(EventKind::Compaction { extra, .. }) =
-            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-        {
+        if let Some(extra) = self.builder.compaction_extra_mut(at) {
             extra.trigger = field("trigger").and_then(Value::as_str).map(str::to_owned);
             extra.pre_tokens = field("preTokens").and_then(Value::as_u64);
             extra.post_tokens = field("postTokens").and_then(Value::as_u64);

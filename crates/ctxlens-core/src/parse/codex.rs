@@ -88,9 +88,7 @@ impl CodexParser {
                         messages: retained.len(),
                         text: self.builder.summary(&retained.join("\n")),
                     };
-                    if let Some(EventKind::Compaction { extra, .. }) =
-                        self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-                    {
+                    if let Some(extra) = self.builder.compaction_extra_mut(at) {
                         extra.retained = Some(kept);
                     }
                 }

@@ -151,9 +151,7 @@ impl CopilotParser {
             .builder
             .compaction(line, ts, None, summary, first_in_file);
         let trigger = self.trigger.take().or_else(|| str_of(data, "trigger"));
-        if let Some(EventKind::Compaction { extra, .. }) =
-            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-        {
+        if let Some(extra) = self.builder.compaction_extra_mut(at) {
             extra.trigger = trigger;
             extra.pre_tokens = data.get("preCompactionTokens").and_then(Value::as_u64);
             extra.post_tokens = data.get("postCompactionTokens").and_then(Value::as_u64);

@@ -94,6 +94,14 @@ pub struct Line<'a> {
     pub oversized: bool,
 }
 
+impl Line<'_> {
+    /// The span as an event keeps it: a line an event is read from is under the line
+    /// cap, far below 4 GiB.
+    pub fn span_u32(&self) -> u32 {
+        u32::try_from(self.span).unwrap_or(u32::MAX)
+    }
+}
+
 /// A line's record: without the newline that ends it (and a `\r` before it), and
 /// without the UTF-8 byte order mark that opens some files.
 pub fn record_bytes(line: &[u8], offset: u64, terminated: bool) -> &[u8] {

@@ -225,9 +225,7 @@ impl OpenCodeParser {
         let at = self
             .builder
             .compaction(line, ts, id, summary, first_in_file);
-        if let Some(EventKind::Compaction { extra, .. }) =
-            self.builder.session.events.get_mut(at).map(|e| &mut e.kind)
-        {
+        if let Some(extra) = self.builder.compaction_extra_mut(at) {
             extra.trigger = Some(if auto { "auto" } else { "manual" }.to_owned());
         }
     }

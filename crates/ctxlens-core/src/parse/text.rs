@@ -198,8 +198,10 @@ pub fn tool_call(
 ) -> crate::model::EventKind {
     let (input, targets) = tool_call_digest(name, input, table);
     crate::model::EventKind::ToolCall {
-        call_id,
-        name: name.into(),
+        head: Box::new(crate::model::ToolCallHead {
+            call_id,
+            name: name.into(),
+        }),
         input,
         targets,
     }

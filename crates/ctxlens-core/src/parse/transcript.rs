@@ -5,8 +5,8 @@ use super::lines::Line;
 use super::text::digest;
 use crate::analysis::extract as tokens;
 use crate::model::{
-    Event, EventKind, Format, Malformed, ObligationStatus, Phase, PlanStep, RangeSpec, Session,
-    Summary, TokenUsage,
+    CompactionEvent, CompactionExtra, Event, EventKind, Format, Malformed, ObligationEvent,
+    ObligationStatus, Phase, PlanStep, RangeSpec, Session, Summary, Timestamp, TokenUsage,
 };
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -65,13 +65,26 @@ impl Builder {
             seq,
             line: line.number,
             offset: line.offset,
-            span: line.span,
+            span: line.span_u32(),
             part,
-            ts: ts.map(Into::into),
+            ts: ts.as_deref().and_then(Timestamp::parse),
             kind,
         });
         self.session.note_if_full();
         self.session.events.len() - 1
+    }
+
+    /// The compaction event at `at`, to fill in what later records say of it.
+    pub fn compaction_mut(&mut self, at: usize) -> Option<&mut CompactionEvent> {
+        match self.session.events.get_mut(at).map(|e| &mut e.kind) {
+            Some(EventKind::Compaction(compaction)) => Some(compaction),
+            _ => None,
+        }
+    }
+
+    /// What a transcript says of the compaction at `at` besides its summary.
+    pub fn compaction_extra_mut(&mut self, at: usize) -> Option<&mut CompactionExtra> {
+        self.compaction_mut(at).map(|c| &mut *c.extra)
     }
 
     pub fn message(&mut self, role: &str, text: &str) -> EventKind {
@@ -134,12 +147,12 @@ impl Builder {
                 line,
                 part,
                 ts.clone(),
-                EventKind::Obligation {
+                EventKind::Obligation(Box::new(ObligationEvent {
                     id: id.clone(),
                     name: Some(todo.content.clone()),
                     requires: Some(requires),
                     status: Some(status),
-                },
+                })),
             );
             listed.insert(id, ());
         }
@@ -154,12 +167,12 @@ impl Builder {
                 line,
                 part,
                 ts.clone(),
-                EventKind::Obligation {
+                EventKind::Obligation(Box::new(ObligationEvent {
                     id,
                     name: None,
                     requires: None,
                     status: Some(ObligationStatus::Dropped),
-                },
+                })),
             );
         }
         self.open_todos = todos
@@ -208,10 +221,11 @@ impl Builder {
         };
         let id = id.unwrap_or_else(|| format!("compacted-{}", self.compactions));
         // Two boundaries with one id (trimmed fixtures) must stay two compactions.
-        let taken =
-            self.session.events.iter().any(
-                |e| matches!(&e.kind, EventKind::Compaction { id: other, .. } if *other == id),
-            );
+        let taken = self
+            .session
+            .events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Compaction(other) if other.id == id));
         let id = if taken {
             format!("{id}#{}", self.compactions)
         } else {
@@ -221,7 +235,7 @@ impl Builder {
             line,
             0,
             ts,
-            EventKind::Compaction {
+            EventKind::Compaction(Box::new(CompactionEvent {
                 id,
                 phase: Some(Phase::Applied),
                 range,
@@ -229,7 +243,7 @@ impl Builder {
                 input: Some("log".into()),
                 region_elsewhere,
                 extra: Box::default(),
-            },
+            })),
         );
         self.segment_start = self.next_seq();
         index

@@ -57,12 +57,10 @@ pub(super) fn call_name(session: &Session, index: usize) -> String {
         return format!("event {index}");
     };
     match &event.kind {
-        EventKind::ToolCall {
-            name,
-            call_id: Some(call),
-            ..
-        } => format!("{name} {call} (seq {})", event.seq),
-        EventKind::ToolCall { name, .. } => format!("{name} (seq {})", event.seq),
+        EventKind::ToolCall { head, .. } => match &head.call_id {
+            Some(call) => format!("{} {call} (seq {})", head.name, event.seq),
+            None => format!("{} (seq {})", head.name, event.seq),
+        },
         _ => format!("seq {}", event.seq),
     }
 }

@@ -429,18 +429,12 @@ struct DefParts<'a> {
 impl<'a> DefParts<'a> {
     fn of(session: &'a Session, info: &CompactionInfo) -> Self {
         match session.events.get(info.def).map(|e| &e.kind) {
-            Some(EventKind::Compaction {
-                summary,
-                input,
-                region_elsewhere,
-                extra,
-                ..
-            }) => DefParts {
-                summary: summary.as_deref(),
+            Some(EventKind::Compaction(compaction)) => DefParts {
+                summary: compaction.summary.as_deref(),
                 summary_declared: session.declared.of(info.def),
-                input: input.as_deref(),
-                elsewhere: *region_elsewhere,
-                extra: (**extra).clone(),
+                input: compaction.input.as_deref(),
+                elsewhere: compaction.region_elsewhere,
+                extra: (*compaction.extra).clone(),
             },
             _ => DefParts {
                 summary: None,

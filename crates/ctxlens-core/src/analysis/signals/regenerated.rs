@@ -199,11 +199,10 @@ impl WindowScan {
     ) {
         let (dropped, dropped_set) = (&lost.ids, &lost.set);
         match &event.kind {
-            EventKind::ToolCall {
-                call_id: Some(id),
-                targets,
-                ..
-            } => {
+            EventKind::ToolCall { head, targets, .. } => {
+                let Some(id) = &head.call_id else {
+                    return;
+                };
                 self.calls.insert(id.clone(), index);
                 let (recovered, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.suspects)
                     .into_iter()
