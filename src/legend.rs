@@ -216,6 +216,18 @@ impl EventRole {
         }
     }
 
+    /// Read as a conversation, the event is one line until unfolded: what the agent
+    /// thought, and a tool's call and output, are long and seldom read whole.
+    pub fn folds(self) -> bool {
+        matches!(
+            self,
+            EventRole::Thinking
+                | EventRole::ToolCall
+                | EventRole::ToolResult
+                | EventRole::ToolError
+        )
+    }
+
     /// The label, in the timeline's column and in `export`.
     pub fn label(self) -> &'static str {
         match self {

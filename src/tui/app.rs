@@ -6,6 +6,7 @@ use super::snapshot::{Row, Snapshot};
 use super::worker::{Request, TextRef, Update};
 use crate::ingest::display::{Depth, EventText};
 use crate::ingest::follow::Change;
+use crate::legend::EventRole;
 use crate::session::record::Outcome;
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
 use ctxlens_core::analysis::compaction::CompactionAnalysis;
@@ -140,6 +141,11 @@ pub struct App {
     pub from_folder: bool,
     /// Whether the timeline shows bookkeeping records (`b`).
     pub show_bookkeeping: bool,
+    /// Whether the timeline reads as a conversation (`c`): messages wrapped, tool calls
+    /// and thinking folded to a line.
+    pub conversation: bool,
+    /// The events of the conversation unfolded with Enter.
+    pub unfolded: HashSet<usize>,
     pub quit: bool,
     pub back: bool,
 }
@@ -173,6 +179,8 @@ impl App {
             size: (120, 32),
             from_folder: false,
             show_bookkeeping: false,
+            conversation: false,
+            unfolded: HashSet::new(),
             quit: false,
             back: false,
         };
@@ -190,6 +198,13 @@ impl App {
             true => &self.snapshot.rows,
             false => &self.snapshot.reading_rows,
         }
+    }
+
+    /// Whether the selected row is a compaction.
+    pub fn cursor_on_compaction(&self) -> bool {
+        self.cursor_event()
+            .and_then(|e| self.snapshot.session.events.get(e))
+            .is_some_and(|e| matches!(e.kind, EventKind::Compaction(_)))
     }
 
     /// The event of the selected row.
@@ -509,6 +524,7 @@ impl App {
                     .unwrap_or(self.cursor)
                     .min(self.last_row());
             }
+            Command::ToggleConversation => self.conversation = !self.conversation,
             Command::ToggleDiff => {
                 if self.selected_compaction().is_some() {
                     self.compaction_view = self.compaction_view.next();
@@ -551,7 +567,18 @@ impl App {
                 self.select_event(event);
             }
         } else if let Some(event) = self.cursor_event() {
-            self.overlay = Some(Overlay::Detail { event, scroll: 0 });
+            let folds = self.conversation
+                && self
+                    .snapshot
+                    .session
+                    .events
+                    .get(event)
+                    .is_some_and(|e| EventRole::of(&e.kind).folds());
+            if !folds {
+                self.overlay = Some(Overlay::Detail { event, scroll: 0 });
+            } else if !self.unfolded.remove(&event) {
+                self.unfolded.insert(event);
+            }
         }
     }
 
@@ -755,6 +782,14 @@ impl App {
                 self.rows()
                     .range(rows)
                     .filter_map(|r| Some((r.event_index()?, Depth::Gist))),
+            );
+        }
+        if self.conversation {
+            // The messages from the cursor down, as far as a screen of them could go.
+            wanted.extend(
+                self.rows()
+                    .range(self.cursor..self.cursor.saturating_add(height))
+                    .filter_map(|r| Some((r.event_index()?, Depth::Head))),
             );
         }
         if let Some(c) = self.selected_compaction() {

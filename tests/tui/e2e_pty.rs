@@ -755,3 +755,69 @@ fn with_a_server_the_tui_on_a_log_shows_and_records_decisions_there() {
     let beside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(beside.len(), 1, "nothing was written beside the log");
 }
+
+/// `c` reads the session as a conversation: a message under its role, time and model
+/// tokens (counted from the message's last streamed record), its text wrapped; a
+/// tool call one line until Enter unfolds it, thinking folded.
+#[test]
+fn the_conversation_view_wraps_messages_and_folds_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("session.jsonl");
+    let base = r#""cwd":"/w","sessionId":"s1","version":"2.1.40","isSidechain":false"#;
+    let long = "The restart went through and every pod answered its probe. ".repeat(4);
+    let lines = [
+        format!(
+            r#"{{{base},"type":"user","uuid":"u1","timestamp":"2026-12-04T10:00:00Z","message":{{"role":"user","content":"Restart the payments pods, please."}}}}"#
+        ),
+        format!(
+            r#"{{{base},"type":"assistant","uuid":"a1","timestamp":"2026-12-04T10:00:05Z","message":{{"id":"msg_1","role":"assistant","model":"m","content":[{{"type":"thinking","thinking":"First I look at what runs now.","signature":"s"}}],"usage":{{"input_tokens":3,"output_tokens":9,"cache_read_input_tokens":40000}}}}}}"#
+        ),
+        format!(
+            r#"{{{base},"type":"assistant","uuid":"a2","timestamp":"2026-12-04T10:00:06Z","message":{{"id":"msg_1","role":"assistant","model":"m","content":[{{"type":"tool_use","id":"toolu_1","name":"Bash","input":{{"command":"kubectl rollout restart deploy/payments-api"}}}}],"usage":{{"input_tokens":3,"output_tokens":1349,"cache_read_input_tokens":40000}}}}}}"#
+        ),
+        format!(
+            r#"{{{base},"type":"user","uuid":"u2","timestamp":"2026-12-04T10:00:09Z","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"deployment.apps/payments-api restarted"}}]}}}}"#
+        ),
+        format!(
+            r#"{{{base},"type":"assistant","uuid":"a3","timestamp":"2026-12-04T10:00:12Z","message":{{"id":"msg_2","role":"assistant","model":"m","content":[{{"type":"text","text":"{long}"}}],"usage":{{"input_tokens":5,"output_tokens":60}}}}}}"#
+        ),
+    ];
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("events");
+    tui.keys("g");
+    tui.keys("c");
+    tui.wait_for("Conversation");
+    tui.wait_until("the texts read", |s| {
+        s.contains("│Restart the payments pods") && s.contains("▸ tool call  Bash")
+    });
+    let screen = tui.screen();
+    // The first message of msg_1 carries its usage, from its last record.
+    assert!(screen.contains("in 3 · out 1.3k · cache 40k"), "{screen}");
+    assert!(screen.contains("▸ thinking"), "{screen}");
+    assert!(
+        !screen.contains("First I look"),
+        "thinking is folded:\n{screen}"
+    );
+    assert!(screen.contains("▸ tool call"), "{screen}");
+    assert!(screen.contains("in 5 · out 60"), "{screen}");
+    // The long message wraps (words kept whole): all of it is on screen, not cut at
+    // the pane's edge.
+    assert!(screen.matches("answered").count() >= 4, "{screen}");
+    // Down to the tool call (past the thinking), then Enter unfolds it.
+    tui.keys("jj");
+    tui.wait_until("the cursor on the tool call", |s| {
+        s.lines().any(|l| l.contains("▶ ▸ tool call"))
+    });
+    tui.keys("\r");
+    tui.wait_for("▾ tool call");
+    // The call's input under its line.
+    tui.wait_for("│Bash: kubectl rollout restart");
+    tui.keys("\r");
+    tui.wait_until("the call folded again", |s| !s.contains("▾ tool call"));
+    // `c` again: the rows.
+    tui.keys("c");
+    tui.wait_for("Timeline");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

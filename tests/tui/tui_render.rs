@@ -114,7 +114,21 @@ fn pending_compaction_wide() {
 fn pending_compaction_at_80x24_stacks_the_panes() {
     let path = sample("pending-compaction.jsonl");
     let (mut app, mut term) = open(&path, 80, 24);
-    insta::assert_snapshot!("narrow_compaction", settle(&mut app, &mut term, &path));
+    let screen = settle(&mut app, &mut term, &path);
+    // The compaction under the cursor gets the most room.
+    let rows_of = |title: &str| {
+        let lines: Vec<&str> = screen.lines().collect();
+        let top = lines.iter().position(|l| l.starts_with(title)).unwrap();
+        lines[top + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with('└'))
+            .count()
+    };
+    assert!(
+        rows_of("┌ Compaction k1") > 2 * rows_of("┌ Timeline"),
+        "{screen}"
+    );
+    insta::assert_snapshot!("narrow_compaction", screen);
     key(&mut app, '\t');
     key(&mut app, '\t');
     insta::assert_snapshot!("narrow_obligations", settle(&mut app, &mut term, &path));

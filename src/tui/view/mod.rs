@@ -14,6 +14,7 @@
 //! the lower half as tabs.
 
 mod compaction;
+mod conversation;
 pub mod marks;
 mod overlays;
 mod side;
@@ -39,8 +40,17 @@ pub fn draw(app: &App, frame: &mut Frame) {
     .areas(frame.area());
     status::status_bar(app, theme, frame, top);
     if app.is_narrow() {
-        let [upper, lower] =
-            Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(body);
+        // A compaction the cursor is on gets the most room: its view is what the
+        // operator reads and decides on; the timeline keeps a few rows around it.
+        let timeline_share = match app.lower == Pane::Compaction && app.cursor_on_compaction() {
+            true => 30,
+            false => 45,
+        };
+        let [upper, lower] = Layout::vertical([
+            Constraint::Percentage(timeline_share),
+            Constraint::Percentage(100 - timeline_share),
+        ])
+        .areas(body);
         timeline::draw(app, theme, frame, upper);
         let [tabs, pane] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(lower);

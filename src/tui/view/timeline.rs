@@ -17,6 +17,9 @@ fn clock(ts: Option<Timestamp>) -> String {
 }
 
 pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    if app.conversation {
+        return super::conversation::draw(app, theme, frame, area);
+    }
     let snapshot = &app.snapshot;
     let height = area.height.saturating_sub(2) as usize;
     // Keep the cursor in view, scrolling as little as possible.
@@ -66,7 +69,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     );
 }
 
-fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static> {
+pub(super) fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> Line<'static> {
     let snapshot = &app.snapshot;
     let event_index = match row {
         Row::Event(i) => i as usize,

@@ -76,6 +76,10 @@ pub struct Session {
     pub meta: SessionMeta,
     /// What a person typed (Claude Code), for `instruction_dropped` (docs/remedies.md).
     pub prompts: Vec<Prompt>,
+    /// The model tokens each assistant message used, at the message's first event, in
+    /// the order of the events (Claude Code: its last streamed record's count). Shared
+    /// with the session's clones, as the events are.
+    pub message_usage: Chunked<(usize, TokenUsage)>,
     /// The index of the event at which the token table was full ([`super::TOKEN_CAP`]):
     /// the events from it on may hold tokens it did not record.
     pub too_dense_from: Option<usize>,
@@ -318,9 +322,31 @@ impl Session {
             microcompactions: Vec::new(),
             ledger: Vec::new(),
             prompts: Vec::new(),
+            message_usage: Chunked::default(),
             context_sources: Vec::new(),
             meta: SessionMeta::default(),
             too_dense_from: None,
+        }
+    }
+
+    /// The usage of the message that starts at event `index`, if one does.
+    pub fn message_usage_at(&self, index: usize) -> Option<TokenUsage> {
+        let at = self.message_usage.partition_point(|&(i, _)| i < index);
+        match self.message_usage.get(at) {
+            Some(&(i, usage)) if i == index => Some(usage),
+            _ => None,
+        }
+    }
+
+    /// Records the usage of the message that starts at event `index`.
+    /// Messages start in the order of their events, so a new one comes last; one that
+    /// would not is not recorded.
+    pub fn set_message_usage(&mut self, index: usize, usage: TokenUsage) {
+        let at = self.message_usage.partition_point(|&(i, _)| i < index);
+        match self.message_usage.get_mut(at) {
+            Some(slot) if slot.0 == index => slot.1 = usage,
+            Some(_) => {}
+            None => self.message_usage.push((index, usage)),
         }
     }
 

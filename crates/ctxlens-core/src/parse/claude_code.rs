@@ -33,6 +33,10 @@ pub struct ClaudeParser {
     /// The usage counted for each assistant message id: a message spans several
     /// streamed records, each with the usage so far, and its last one counts.
     counted_usage: HashMap<String, TokenUsage>,
+    /// The first event of each assistant message id, where its usage is shown.
+    message_start: HashMap<String, usize>,
+    /// The usage the record being read reports, with its message id.
+    usage_seen: Option<(String, TokenUsage)>,
     /// The title as the most authoritative record kind gave it: custom > ai > summary.
     title_rank: u8,
 }
@@ -53,11 +57,33 @@ impl ClaudeParser {
             awaiting_summary: None,
             carrying: None,
             counted_usage: HashMap::new(),
+            message_start: HashMap::new(),
+            usage_seen: None,
             title_rank: 0,
         }
     }
 
     pub fn feed(&mut self, line: &Line) {
+        let before = self.builder.session.events.len();
+        self.feed_record(line);
+        if let Some((id, usage)) = self.usage_seen.take() {
+            let events = self.builder.session.events.len();
+            let start = match self.message_start.get(&id) {
+                Some(&start) => Some(start),
+                // A record that made no event gives the message no place yet.
+                None if events > before => {
+                    self.message_start.insert(id, before);
+                    Some(before)
+                }
+                None => None,
+            };
+            if let Some(start) = start {
+                self.builder.session.set_message_usage(start, usage);
+            }
+        }
+    }
+
+    fn feed_record(&mut self, line: &Line) {
         let Some(record) = parse_record(line, &mut self.builder.session.malformed) else {
             return;
         };
@@ -204,6 +230,7 @@ impl ClaudeParser {
                 let before = id
                     .and_then(|id| self.counted_usage.insert(id.to_owned(), now))
                     .unwrap_or_default();
+                self.usage_seen = id.map(|id| (id.to_owned(), now));
                 meta.usage = meta.usage.replacing(before, now);
             }
         }

@@ -1,0 +1,171 @@
+//! The timeline read as a conversation (`c`): from the selected event down, each
+//! message under a header with its role, time and model tokens, its text wrapped to
+//! the pane; thinking, tool calls and tool results are one line until Enter unfolds
+//! them. Only what fits the pane is built.
+
+use super::style::Theme;
+use super::text::{plain_lines, visible_part, wrapped_rows};
+use super::{pane_block, timeline};
+use crate::ingest::display::Depth;
+use crate::legend::EventRole;
+use crate::tui::app::{App, Pane};
+use crate::tui::snapshot::Row;
+use ctxlens_core::model::{EventKind, TokenUsage};
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::Frame;
+
+pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+    let height = area.height.saturating_sub(2);
+    let width = area.width.saturating_sub(2);
+    app.timeline_height.set(usize::from(height));
+    app.timeline_offset.set(app.cursor);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let mut rows_used = 0usize;
+    for (row, &kind) in app.rows().range(app.cursor..app.rows().len()).enumerate() {
+        if rows_used >= usize::from(height) {
+            break;
+        }
+        let selected = row == 0;
+        let entry = match kind {
+            Row::Event(index) => entry_lines(app, theme, index as usize, selected),
+            Row::Malformed(_) => vec![timeline::row_line(app, theme, kind, 0)],
+        };
+        rows_used += usize::from(wrapped_rows(&entry, width.max(1)));
+        lines.extend(entry);
+    }
+    let lines = visible_part(lines, 0, height, width);
+    let title = format!(
+        " Conversation (from row {} of {}; c: rows) ",
+        app.cursor + 1,
+        app.rows().len()
+    );
+    frame.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(pane_block(title, app.focus == Pane::Timeline, theme)),
+        area,
+    );
+}
+
+/// The lines of one event: a message's header and text and a blank line after it, or
+/// the one line of a folded call (its text below it once unfolded).
+fn entry_lines(app: &App, theme: Theme, index: usize, selected: bool) -> Vec<Line<'static>> {
+    let session = &app.snapshot.session;
+    let Some(event) = session.events.get(index) else {
+        return Vec::new();
+    };
+    let role = EventRole::of(&event.kind);
+    let pointer = Span::raw(if selected { "▶ " } else { "  " });
+    let text = app.text_to(index, Depth::Head);
+    let body = |lines: &mut Vec<Line<'static>>| match text {
+        Some(t) if !t.text.is_empty() => {
+            lines.extend(plain_lines(&t.text, ratatui::style::Style::new()))
+        }
+        Some(_) => {}
+        None => lines.push(Line::from(Span::styled("…", theme.dim()))),
+    };
+    let clock = event.ts.map(|t| t.clock()).unwrap_or_default();
+    // A message's model tokens sit at its first event, whatever that is.
+    let usage = session
+        .message_usage_at(index)
+        .map(|u| Span::styled(format!("  {}", usage_line(u)), theme.dim()));
+    let mut lines = Vec::new();
+    match role {
+        EventRole::User | EventRole::Assistant | EventRole::System => {
+            let mut head = vec![
+                pointer,
+                Span::styled(
+                    role.label().to_owned(),
+                    theme.role(role).patch(theme.bold()),
+                ),
+                Span::styled(format!("  {clock}"), theme.dim()),
+            ];
+            head.extend(usage);
+            lines.push(header(head, selected, theme));
+            body(&mut lines);
+            lines.push(Line::default());
+        }
+        role if role.folds() => {
+            let open = app.unfolded.contains(&index);
+            let gist = match (&event.kind, text) {
+                (EventKind::Message { text: digest, .. }, _) => {
+                    format!("{} words", digest.words)
+                }
+                (_, Some(t)) => t.gist.clone(),
+                (_, None) => "…".to_owned(),
+            };
+            let mut head = vec![
+                pointer,
+                Span::styled(
+                    format!("{} {}", if open { "▾" } else { "▸" }, role.label()),
+                    theme.role(role),
+                ),
+            ];
+            head.extend(usage);
+            head.push(Span::raw(format!("  {gist}")));
+            lines.push(header(head, selected, theme));
+            if open {
+                body(&mut lines);
+                lines.push(Line::default());
+            }
+        }
+        _ => {
+            let mut line = timeline::row_line(app, theme, Row::event(index), 0);
+            line.spans.insert(0, pointer);
+            lines.push(header(line.spans, selected, theme));
+        }
+    }
+    lines
+}
+
+fn header(spans: Vec<Span<'static>>, selected: bool, theme: Theme) -> Line<'static> {
+    let line = Line::from(spans);
+    match selected {
+        true => line.style(theme.selected()),
+        false => line,
+    }
+}
+
+/// `in 12 · out 1.3k · cache 48k`: the counts a reader compares, to two figures.
+fn usage_line(usage: TokenUsage) -> String {
+    let mut parts = vec![
+        format!("in {}", short_count(usage.input)),
+        format!("out {}", short_count(usage.output)),
+    ];
+    let cached = usage.cache_read.saturating_add(usage.cache_creation);
+    if cached > 0 {
+        parts.push(format!("cache {}", short_count(cached)));
+    }
+    parts.join(" · ")
+}
+
+fn short_count(n: u64) -> String {
+    match n {
+        0..1_000 => n.to_string(),
+        1_000..10_000 => format!("{:.1}k", n as f64 / 1e3),
+        10_000..1_000_000 => format!("{}k", n / 1_000),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_short() {
+        assert_eq!(short_count(12), "12");
+        assert_eq!(short_count(1_349), "1.3k");
+        assert_eq!(short_count(48_120), "48k");
+        assert_eq!(short_count(2_400_000), "2.4M");
+        let usage = TokenUsage {
+            input: 3,
+            output: 1_349,
+            cache_read: 40_000,
+            cache_creation: 8_120,
+        };
+        assert_eq!(usage_line(usage), "in 3 · out 1.3k · cache 48k");
+    }
+}
