@@ -155,6 +155,14 @@ fn sources(
         }
         let Some(server) = server.filter(|_| !path.exists()) else {
             out.push(Ok(Source::File(path.clone())));
+            // Claude Code's subagents compact on their own: their transcripts follow
+            // their session's, unless named as well.
+            out.extend(
+                crate::ingest::subagents_of(path)
+                    .into_iter()
+                    .filter(|agent| !paths.contains(agent))
+                    .map(|agent| Ok(Source::File(agent))),
+            );
             continue;
         };
         let filter = path.to_string_lossy();

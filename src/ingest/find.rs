@@ -30,3 +30,59 @@ pub fn find_logs(root: &Path) -> Vec<PathBuf> {
     walk(root, 0, &mut out);
     out
 }
+
+/// The session a Claude Code subagent's transcript belongs to: `DIR/SESSION.jsonl` for
+/// `DIR/SESSION/subagents/agent-*.jsonl`.
+pub fn subagent_parent(log: &Path) -> Option<PathBuf> {
+    let name = log.file_name()?.to_str()?;
+    if !(name.starts_with("agent-") && name.ends_with(".jsonl")) {
+        return None;
+    }
+    let subagents = log.parent()?;
+    if subagents.file_name()? != "subagents" {
+        return None;
+    }
+    let session = subagents.parent()?;
+    let mut parent = session.as_os_str().to_owned();
+    parent.push(".jsonl");
+    Some(PathBuf::from(parent))
+}
+
+/// The subagents' transcripts of the session `log`, by name.
+pub fn subagents_of(log: &Path) -> Vec<PathBuf> {
+    let Some(stem) = log
+        .to_str()
+        .and_then(|l| l.strip_suffix(".jsonl"))
+        .map(Path::new)
+    else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(stem.join("subagents")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| subagent_parent(p).is_some() && p.is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subagent_names_its_session() {
+        let parent = subagent_parent(Path::new("/p/proj/abc/subagents/agent-1f.jsonl"));
+        assert_eq!(parent, Some(PathBuf::from("/p/proj/abc.jsonl")));
+        for not in [
+            "/p/proj/abc.jsonl",
+            "/p/proj/abc/subagents/notes.jsonl",
+            "/p/proj/abc/other/agent-1.jsonl",
+        ] {
+            assert_eq!(subagent_parent(Path::new(not)), None, "{not}");
+        }
+    }
+}

@@ -36,7 +36,7 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
-pub use find::find_logs;
+pub use find::{find_logs, subagent_parent, subagents_of};
 
 const READ_BUFFER: usize = 1 << 20;
 

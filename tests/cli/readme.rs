@@ -24,9 +24,20 @@ fn the_seed_example_is_current() {
 
 #[test]
 fn the_compaction_view_capture_is_current() {
+    assert_capture_is_current("pending_compaction_wide");
+}
+
+/// The same for the conversation view's capture.
+#[test]
+fn the_conversation_view_capture_is_current() {
+    assert_capture_is_current("conversation_view_of_a_claude_code_session");
+}
+
+/// The README holds the screen of the TUI snapshot `name`, line for line.
+fn assert_capture_is_current(name: &str) {
     let snap = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/tui/snapshots/tui__tui_render__pending_compaction_wide.snap"),
+            .join(format!("tests/tui/snapshots/tui__tui_render__{name}.snap")),
     )
     .unwrap();
     let screen = snap
@@ -43,7 +54,7 @@ fn the_compaction_view_capture_is_current() {
         .collect();
     assert!(
         readme().contains(&screen.join("\n")),
-        "README's capture differs from the snapshot"
+        "README's capture differs from the snapshot {name}"
     );
 }
 

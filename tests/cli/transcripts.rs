@@ -429,3 +429,44 @@ fn an_opencode_database_is_read_and_its_compaction_names_the_dropped_revision() 
         .exists());
     drop(writer);
 }
+
+/// A Claude Code subagent's transcript (`SESSION/subagents/agent-*.jsonl`) is audited
+/// with its session's: its compactions count, and it is named in the report.
+#[test]
+fn audit_of_a_session_reads_its_subagents_compactions_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = dir.path().join("3f2a.jsonl");
+    std::fs::write(
+        &parent,
+        r#"{"type":"user","uuid":"u1","sessionId":"3f2a","cwd":"/w","timestamp":"2026-12-04T10:00:00Z","message":{"role":"user","content":"Rotate the credentials, with a subagent."}}
+"#,
+    )
+    .unwrap();
+    let agents = dir.path().join("3f2a/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let agent = agents.join("agent-a1b2c3.jsonl");
+    std::fs::copy(sample("claude-code-ssh-host.jsonl"), &agent).unwrap();
+    let alone = ctxlens().arg("audit").arg(&agent).output().unwrap();
+    let both = ctxlens().arg("audit").arg(&parent).output().unwrap();
+    assert_eq!(both.status.code(), alone.status.code());
+    assert_eq!(
+        alone.status.code(),
+        Some(1),
+        "the sample's compaction is an error"
+    );
+    let text = String::from_utf8_lossy(&both.stdout);
+    assert!(text.contains("agent-a1b2c3.jsonl"), "{text}");
+    assert!(text.contains("3f2a.jsonl"), "{text}");
+    // Named as well, it is read once.
+    let named = ctxlens()
+        .arg("audit")
+        .arg(&parent)
+        .arg(&agent)
+        .output()
+        .unwrap();
+    let named = String::from_utf8_lossy(&named.stdout);
+    assert_eq!(
+        named.matches("agent-a1b2c3.jsonl").count(),
+        text.matches("agent-a1b2c3.jsonl").count()
+    );
+}

@@ -478,3 +478,62 @@ fn at_80_columns_the_folder_list_cuts_long_names_not_counts() {
         assert!(row.contains(count), "{count} in {row}");
     }
 }
+
+/// A subagent's transcript is listed under its session's, whatever its activity.
+#[test]
+fn the_folder_list_shows_subagents_under_their_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let agents = dir.path().join("3f2a/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let paths = [
+        dir.path().join("3f2a.jsonl"),
+        dir.path().join("other.jsonl"),
+        agents.join("agent-b.jsonl"),
+        agents.join("agent-a.jsonl"),
+    ];
+    // Newest first would put the subagents and the other session above the parent.
+    let entries = paths
+        .iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let name = path.strip_prefix(dir.path()).unwrap().display().to_string();
+            let at = std::time::SystemTime::now() - std::time::Duration::from_secs(600 - i as u64);
+            folder::Entry::unread(path, name, at)
+        })
+        .collect();
+    let mut app = FolderApp::new("dir".into(), false);
+    app.set_entries(entries);
+    let order: Vec<_> = app
+        .visible()
+        .iter()
+        .map(|e| {
+            (
+                e.path.file_name().unwrap().to_string_lossy().into_owned(),
+                e.under_parent,
+            )
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("other.jsonl".to_owned(), false),
+            ("3f2a.jsonl".to_owned(), false),
+            ("agent-a.jsonl".to_owned(), true),
+            ("agent-b.jsonl".to_owned(), true),
+        ]
+    );
+    let mut term = Terminal::new(TestBackend::new(100, 12)).unwrap();
+    term.draw(|f| folder::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    assert!(screen.contains("↳ agent-a.jsonl"), "{screen}");
+}
+
+/// The conversation view of a Claude Code session, as the README shows it.
+#[test]
+fn conversation_view_of_a_claude_code_session() {
+    let path = sample("claude-code-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 120, 32);
+    key(&mut app, 'g');
+    key(&mut app, 'c');
+    insta::assert_snapshot!(settle(&mut app, &mut term, &path));
+}

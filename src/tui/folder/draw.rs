@@ -30,7 +30,13 @@ pub(super) fn entry_line(e: &Entry, selected: bool, width: usize, theme: Theme) 
     let room = width.saturating_sub(2 + 9 + 13 + counts_width + 1);
     let longest = room.max(NAME_NARROWEST);
     let name_width = NAME_COLUMN.min(longest);
-    let name = sanitize::line(&e.name).into_owned();
+    let name = match e.under_parent {
+        true => {
+            let file = e.path.file_name().unwrap_or_default().to_string_lossy();
+            format!("↳ {}", sanitize::line(&file))
+        }
+        false => sanitize::line(&e.name).into_owned(),
+    };
     let name = match name.char_indices().nth(longest) {
         Some(_) => {
             let kept: String = name.chars().take(longest - 1).collect();

@@ -52,6 +52,8 @@ pub struct Entry {
     /// Read and analysed (the scanner lists logs first and reads them after).
     pub read: bool,
     pub unreadable: Option<String>,
+    /// A subagent's transcript, listed under its session's.
+    pub under_parent: bool,
 }
 
 impl Entry {
@@ -75,6 +77,7 @@ impl Entry {
             read: false,
             unreadable: None,
             project: None,
+            under_parent: false,
         }
     }
 

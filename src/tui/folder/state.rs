@@ -116,11 +116,40 @@ impl FolderApp {
             };
             waiting.then(when).then(a.name.cmp(&b.name))
         });
-        self.entries = entries;
+        self.entries = under_their_sessions(entries);
         self.scanned = true;
         self.cursor = selected
             .filter(|_| self.moved)
             .and_then(|p| self.visible().iter().position(|e| e.path == p))
             .unwrap_or(0);
     }
+}
+
+/// `entries` in their order, except that a subagent's transcript follows its session's
+/// (its siblings by name); one whose session is not listed keeps its place.
+fn under_their_sessions(entries: Vec<Entry>) -> Vec<Entry> {
+    let listed: std::collections::HashSet<PathBuf> =
+        entries.iter().map(|e| e.path.clone()).collect();
+    let mut children: HashMap<PathBuf, Vec<Entry>> = HashMap::new();
+    let mut top = Vec::new();
+    for mut entry in entries {
+        match crate::ingest::subagent_parent(&entry.path).filter(|p| listed.contains(p)) {
+            Some(parent) => {
+                entry.under_parent = true;
+                children.entry(parent).or_default().push(entry);
+            }
+            None => {
+                entry.under_parent = false;
+                top.push(entry);
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(top.len());
+    for entry in top {
+        let mut agents = children.remove(&entry.path).unwrap_or_default();
+        agents.sort_by(|a, b| a.name.cmp(&b.name));
+        out.push(entry);
+        out.extend(agents);
+    }
+    out
 }

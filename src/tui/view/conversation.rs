@@ -29,7 +29,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         }
         let selected = row == 0;
         let entry = match kind {
-            Row::Event(index) => entry_lines(app, theme, index as usize, selected),
+            Row::Event(index) => entry_lines(app, theme, index as usize, selected, width),
             Row::Malformed(_) => vec![timeline::row_line(app, theme, kind, 0)],
         };
         rows_used += usize::from(wrapped_rows(&entry, width.max(1)));
@@ -51,13 +51,24 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
 
 /// The lines of one event: a message's header and text and a blank line after it, or
 /// the one line of a folded call (its text below it once unfolded).
-fn entry_lines(app: &App, theme: Theme, index: usize, selected: bool) -> Vec<Line<'static>> {
+fn entry_lines(
+    app: &App,
+    theme: Theme,
+    index: usize,
+    selected: bool,
+    width: u16,
+) -> Vec<Line<'static>> {
     let session = &app.snapshot.session;
     let Some(event) = session.events.get(index) else {
         return Vec::new();
     };
     let role = EventRole::of(&event.kind);
     let pointer = Span::raw(if selected { "▶ " } else { "  " });
+    // A subagent's records, written inline under the call that started it.
+    let who = match session.is_sidechain(index) {
+        true => format!("↳ subagent {}", role.label()),
+        false => role.label().to_owned(),
+    };
     let text = app.text_to(index, Depth::Head);
     let body = |lines: &mut Vec<Line<'static>>| match text {
         Some(t) if !t.text.is_empty() => {
@@ -76,10 +87,7 @@ fn entry_lines(app: &App, theme: Theme, index: usize, selected: bool) -> Vec<Lin
         EventRole::User | EventRole::Assistant | EventRole::System => {
             let mut head = vec![
                 pointer,
-                Span::styled(
-                    role.label().to_owned(),
-                    theme.role(role).patch(theme.bold()),
-                ),
+                Span::styled(who, theme.role(role).patch(theme.bold())),
                 Span::styled(format!("  {clock}"), theme.dim()),
             ];
             head.extend(usage);
@@ -99,13 +107,13 @@ fn entry_lines(app: &App, theme: Theme, index: usize, selected: bool) -> Vec<Lin
             let mut head = vec![
                 pointer,
                 Span::styled(
-                    format!("{} {}", if open { "▾" } else { "▸" }, role.label()),
+                    format!("{} {who}", if open { "▾" } else { "▸" }),
                     theme.role(role),
                 ),
             ];
             head.extend(usage);
             head.push(Span::raw(format!("  {gist}")));
-            lines.push(header(head, selected, theme));
+            lines.push(header(one_row(head, width), selected, theme));
             if open {
                 body(&mut lines);
                 lines.push(Line::default());
@@ -114,10 +122,43 @@ fn entry_lines(app: &App, theme: Theme, index: usize, selected: bool) -> Vec<Lin
         _ => {
             let mut line = timeline::row_line(app, theme, Row::event(index), 0);
             line.spans.insert(0, pointer);
-            lines.push(header(line.spans, selected, theme));
+            lines.push(header(one_row(line.spans, width), selected, theme));
         }
     }
     lines
+}
+
+/// `spans` cut to one row of `width` cells, a cut marked `…`: a folded line stays a line.
+fn one_row(spans: Vec<Span<'static>>, width: u16) -> Vec<Span<'static>> {
+    use unicode_width::UnicodeWidthChar;
+    let width = usize::from(width);
+    let total: usize = spans.iter().map(Span::width).sum();
+    if total <= width {
+        return spans;
+    }
+    let mut left = width.saturating_sub(1);
+    let mut out = Vec::new();
+    for span in spans {
+        let cells = span.width();
+        if cells <= left {
+            left -= cells;
+            out.push(span);
+            continue;
+        }
+        let mut cut = String::new();
+        for c in span.content.chars() {
+            let w = c.width().unwrap_or(0);
+            if w > left {
+                break;
+            }
+            left -= w;
+            cut.push(c);
+        }
+        out.push(Span::styled(cut, span.style));
+        break;
+    }
+    out.push(Span::raw("…"));
+    out
 }
 
 fn header(spans: Vec<Span<'static>>, selected: bool, theme: Theme) -> Line<'static> {

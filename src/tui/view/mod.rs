@@ -57,9 +57,13 @@ pub fn draw(app: &App, frame: &mut Frame) {
         status::tabs(app, theme, frame, tabs);
         draw_pane(app, theme, frame, pane, app.lower);
     } else {
-        let [left, right] =
-            Layout::horizontal([Constraint::Percentage(38), Constraint::Percentage(62)])
-                .areas(body);
+        // A conversation is read line by line: it gets the wider column.
+        let left_share = if app.conversation { 55 } else { 38 };
+        let [left, right] = Layout::horizontal([
+            Constraint::Percentage(left_share),
+            Constraint::Percentage(100 - left_share),
+        ])
+        .areas(body);
         let [timeline_area, obligations] =
             Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(left);
         let [compaction_area, alerts] =

@@ -147,6 +147,10 @@ pub(super) fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> L
                 _ => role.label().to_owned(),
             };
             spans.push(Span::styled(format!("{name:<11} "), theme.role(role)));
+            // A subagent's records, written inline under the call that started it.
+            if snapshot.session.is_sidechain(event_index) {
+                spans.push(Span::styled("↳ subagent: ", theme.dim()));
+            }
             // A transcript's todos come from one tool call: its line would show the
             // whole list's JSON on every item's row.
             let gist = match todo_gist(kind) {

@@ -80,6 +80,9 @@ pub struct Session {
     /// the order of the events (Claude Code: its last streamed record's count). Shared
     /// with the session's clones, as the events are.
     pub message_usage: Chunked<(usize, TokenUsage)>,
+    /// Runs of events a subagent wrote inline (Claude Code's `isSidechain` records), as
+    /// half-open index ranges in order.
+    pub sidechain: Chunked<(usize, usize)>,
     /// The index of the event at which the token table was full ([`super::TOKEN_CAP`]):
     /// the events from it on may hold tokens it did not record.
     pub too_dense_from: Option<usize>,
@@ -323,6 +326,7 @@ impl Session {
             ledger: Vec::new(),
             prompts: Vec::new(),
             message_usage: Chunked::default(),
+            sidechain: Chunked::default(),
             context_sources: Vec::new(),
             meta: SessionMeta::default(),
             too_dense_from: None,
@@ -348,6 +352,27 @@ impl Session {
             Some(_) => {}
             None => self.message_usage.push((index, usage)),
         }
+    }
+
+    /// Marks events `from..to` as a subagent's.
+    pub fn mark_sidechain(&mut self, from: usize, to: usize) {
+        if from >= to {
+            return;
+        }
+        let last = self.sidechain.len().checked_sub(1);
+        match last.and_then(|at| self.sidechain.get_mut(at)) {
+            Some(run) if run.1 == from => run.1 = to,
+            Some(run) if run.1 > from => {}
+            _ => self.sidechain.push((from, to)),
+        }
+    }
+
+    /// Whether event `index` is a subagent's, written inline.
+    pub fn is_sidechain(&self, index: usize) -> bool {
+        let at = self.sidechain.partition_point(|&(_, to)| to <= index);
+        self.sidechain
+            .get(at)
+            .is_some_and(|&(from, _)| from <= index)
     }
 
     /// Notes, once, that the newest event came when the token table was full.

@@ -37,6 +37,8 @@ pub struct ClaudeParser {
     message_start: HashMap<String, usize>,
     /// The usage the record being read reports, with its message id.
     usage_seen: Option<(String, TokenUsage)>,
+    /// The record being read is a subagent's (`isSidechain`).
+    sidechain_seen: bool,
     /// The title as the most authoritative record kind gave it: custom > ai > summary.
     title_rank: u8,
 }
@@ -59,6 +61,7 @@ impl ClaudeParser {
             counted_usage: HashMap::new(),
             message_start: HashMap::new(),
             usage_seen: None,
+            sidechain_seen: false,
             title_rank: 0,
         }
     }
@@ -66,6 +69,10 @@ impl ClaudeParser {
     pub fn feed(&mut self, line: &Line) {
         let before = self.builder.session.events.len();
         self.feed_record(line);
+        if std::mem::take(&mut self.sidechain_seen) {
+            let events = self.builder.session.events.len();
+            self.builder.session.mark_sidechain(before, events);
+        }
         if let Some((id, usage)) = self.usage_seen.take() {
             let events = self.builder.session.events.len();
             let start = match self.message_start.get(&id) {
@@ -88,6 +95,7 @@ impl ClaudeParser {
             return;
         };
         let kind = str_of(&record, "type").unwrap_or_default();
+        self.sidechain_seen = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
         let uuid = str_of(&record, "uuid");
         let ts = str_of(&record, "timestamp");
         if let Some(uuid) = &uuid {
@@ -554,5 +562,53 @@ fn tool_use_result_text(value: &Value) -> String {
             }
         }
         other => content_text(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use crate::model::TokenUsage;
+
+    fn record(uuid: &str, sidechain: bool, body: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","isSidechain":{sidechain},"sessionId":"s","cwd":"/w","timestamp":"2026-12-04T10:00:00Z","message":{body}}}"#
+        )
+    }
+
+    /// A message's usage is its last streamed record's, at its first event; a
+    /// subagent's inline records are marked as such.
+    #[test]
+    fn usage_sits_at_a_message_start_and_sidechains_are_marked() {
+        let text = |id: &str, t: &str, out: u64| {
+            format!(
+                r#"{{"id":"{id}","role":"assistant","model":"m","content":[{{"type":"text","text":"{t}"}}],"usage":{{"input_tokens":2,"output_tokens":{out}}}}}"#
+            )
+        };
+        let log = [
+            record("a1", false, &text("m1", "first part", 4)),
+            record("a2", false, &text("m1", "second part", 90)),
+            record("a3", true, &text("m2", "the subagent looks", 7)),
+            record("a4", true, &text("m3", "and answers", 8)),
+            record("a5", false, &text("m4", "back in the parent", 5)),
+        ]
+        .join("\n");
+        let session = crate::parse::parse(log.as_bytes());
+        assert_eq!(session.events.len(), 5);
+        let usage = |out| TokenUsage {
+            input: 2,
+            output: out,
+            ..TokenUsage::default()
+        };
+        assert_eq!(session.message_usage_at(0), Some(usage(90)));
+        assert_eq!(session.message_usage_at(1), None);
+        assert_eq!(session.message_usage_at(2), Some(usage(7)));
+        assert_eq!(session.message_usage_at(4), Some(usage(5)));
+        let marked: Vec<bool> = (0..5).map(|i| session.is_sidechain(i)).collect();
+        assert_eq!(marked, [false, false, true, true, false]);
+        assert_eq!(
+            session.sidechain.iter().copied().collect::<Vec<_>>(),
+            [(2, 4)]
+        );
     }
 }
