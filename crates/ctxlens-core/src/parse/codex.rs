@@ -4,7 +4,7 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
-use crate::model::{EventKind, Format, Malformed, Retained};
+use crate::model::{EventKind, Format, Malformed, Retained, Role, TokenUsage};
 use serde_json::Value;
 
 pub struct CodexParser {
@@ -13,6 +13,9 @@ pub struct CodexParser {
     /// Hashes of the timestamped records read: a rollout resumed or copied can hold the
     /// same record twice, and a compaction read twice is not two compactions.
     seen: std::collections::HashSet<u64>,
+    /// The first event after the last `token_count`: the model's next response starts
+    /// at or after it.
+    response_start: usize,
 }
 
 impl Default for CodexParser {
@@ -26,6 +29,7 @@ impl CodexParser {
         CodexParser {
             builder: Builder::new(Format::Codex),
             seen: std::collections::HashSet::new(),
+            response_start: 0,
         }
     }
 
@@ -44,6 +48,9 @@ impl CodexParser {
         }
         let payload = record.get("payload").unwrap_or(&Value::Null);
         self.metadata(&record, payload, ts.as_deref());
+        if str_of(payload, "type").as_deref() == Some("token_count") {
+            self.note_response_usage(payload);
+        }
         match str_of(&record, "type").as_deref() {
             Some("session_meta") => {
                 self.builder
@@ -108,6 +115,37 @@ impl CodexParser {
             }
             None => self.malformed(line, "no \"type\" field".into()),
         }
+    }
+
+    /// A `token_count`'s `last_token_usage` is what the model's last response used: it
+    /// is shown at that response's first event (its thinking, message or call).
+    fn note_response_usage(&mut self, payload: &Value) {
+        let session = &mut self.builder.session;
+        let now = session.events.len();
+        let last = payload.get("info").and_then(|i| i.get("last_token_usage"));
+        let start = session
+            .events
+            .range(self.response_start.min(now)..now)
+            .position(|e| match &e.kind {
+                EventKind::Message { role, .. } => {
+                    !matches!(role, Role::User | Role::System | Role::Developer)
+                }
+                EventKind::ToolCall { .. } => true,
+                _ => false,
+            })
+            .map(|at| self.response_start + at);
+        if let (Some(last), Some(start)) = (last, start) {
+            let n = |k: &str| last.get(k).and_then(Value::as_u64).unwrap_or(0);
+            let usage = TokenUsage {
+                input: n("input_tokens").saturating_sub(n("cached_input_tokens")),
+                output: n("output_tokens"),
+                cache_read: n("cached_input_tokens"),
+                cache_creation: 0,
+            };
+            session.set_message_usage(start, usage);
+        }
+        // The token_count record itself is the next event.
+        self.response_start = now + 1;
     }
 
     /// Operator metadata: model, branch, first prompt, token usage, activity.
@@ -222,5 +260,47 @@ impl CodexParser {
     fn plan(&mut self, line: &Line, ts: &Option<String>, input: &Value) {
         let todos = todo_list(input, "plan", "step");
         self.builder.todos(line, 0, ts, &todos);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::model::TokenUsage;
+
+    /// Each `token_count`'s last usage sits at the first event of the response it
+    /// counts: not at the user's message, nor at the record itself.
+    #[test]
+    fn a_responses_usage_sits_at_its_first_event() {
+        let item = |payload: &str| {
+            format!(
+                r#"{{"timestamp":"2026-12-04T10:00:00Z","type":"response_item","payload":{payload}}}"#
+            )
+        };
+        let count = |input: u64, cached: u64, output: u64| {
+            format!(
+                r#"{{"timestamp":"2026-12-04T10:00:0{output}Z","type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"input_tokens":{input},"cached_input_tokens":{cached},"output_tokens":{output}}}}}}}}}"#
+            )
+        };
+        let log = [
+            r#"{"timestamp":"2026-12-04T09:59:59Z","type":"session_meta","payload":{"id":"s","cwd":"/w"}}"#.to_owned(),
+            item(r#"{"type":"message","role":"user","content":[{"type":"input_text","text":"list it"}]}"#),
+            item(r#"{"type":"function_call","name":"shell","call_id":"c1","arguments":"{\"command\":[\"ls\"]}"}"#),
+            count(100, 60, 7),
+            item(r#"{"type":"function_call_output","call_id":"c1","output":"a.txt"}"#),
+            item(r#"{"type":"message","role":"assistant","content":[{"type":"output_text","text":"One file."}]}"#),
+            count(120, 100, 5),
+        ]
+        .join("\n");
+        let session = crate::parse::parse(log.as_bytes());
+        let usage = |input, cache_read, output| TokenUsage {
+            input,
+            output,
+            cache_read,
+            cache_creation: 0,
+        };
+        let at: Vec<_> = session.message_usage.iter().copied().collect();
+        // Events: session_meta 0, user 1, call 2, token_count 3, output 4, message 5.
+        assert_eq!(at, [(2, usage(40, 60, 7)), (5, usage(20, 100, 5))]);
     }
 }
