@@ -83,6 +83,10 @@ pub(crate) fn later_uses(
     let end = until.min(session.events.len());
     for (index, event) in session.events_in(from..end).enumerate() {
         let index = from + index;
+        // A subagent's inline records are its own context's, not the session's.
+        if session.is_sidechain(index) {
+            continue;
+        }
         match &event.kind {
             EventKind::ToolResult { text, .. }
             | EventKind::Message {

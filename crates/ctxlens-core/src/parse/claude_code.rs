@@ -612,3 +612,55 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod sidechain_tests {
+    #![allow(clippy::unwrap_used)]
+
+    /// A value only a subagent's inline records held was never in the context that
+    /// compacted: the summary cannot drop it.
+    #[test]
+    fn a_subagents_inline_value_is_not_in_the_sessions_region() {
+        let line = |uuid: &str, kind: &str, sidechain: bool, rest: &str| {
+            format!(
+                r#"{{"type":"{kind}","uuid":"{uuid}","isSidechain":{sidechain},"sessionId":"s","cwd":"/w","timestamp":"2026-12-04T10:00:00Z",{rest}}}"#
+            )
+        };
+        let transcript = |sidechain: bool| {
+            [
+                line("u1", "user", false, r#""message":{"role":"user","content":"Find the latest snapshot with a subagent."}"#),
+                line("a1", "assistant", sidechain, r#""message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"aws rds describe-db-snapshots"}}]}"#),
+                line("u2", "user", sidechain, r#""message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"snapshot 3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d is the latest"}]}"#),
+                line("a2", "assistant", false, r#""message":{"id":"m2","role":"assistant","model":"m","content":[{"type":"text","text":"The subagent found the latest snapshot."}]}"#),
+                line("cb1", "system", false, r#""subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":1000}"#),
+                line("u3", "user", false, r#""isCompactSummary":true,"message":{"role":"user","content":"Summary: a subagent looked up the latest snapshot."}"#),
+            ]
+            .join("\n")
+        };
+        // The region's tokens: what the summary could keep or drop.
+        let region_tokens = |sidechain: bool| {
+            let session = crate::parse::parse(transcript(sidechain).as_bytes());
+            let analysis = crate::analysis::analyze(&session, &[], false);
+            let compaction = analysis.compactions.first().unwrap();
+            compaction
+                .tokens
+                .iter()
+                .map(|t| session.tokens.text(t.id).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            region_tokens(false)
+                .iter()
+                .any(|t| t.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d")),
+            "{:?}",
+            region_tokens(false)
+        );
+        assert!(
+            !region_tokens(true)
+                .iter()
+                .any(|t| t.contains("3f2b8c1e-9d4a-4e7b-8c2d-1a5e6f7b8c9d")),
+            "{:?}",
+            region_tokens(true)
+        );
+    }
+}

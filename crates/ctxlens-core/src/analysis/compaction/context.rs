@@ -201,6 +201,10 @@ impl<'a> Ctx<'a> {
             let Some(event) = session.events.get(index) else {
                 break;
             };
+            // A subagent's inline records were never in the context that compacted.
+            if session.is_sidechain(index) {
+                continue;
+            }
             let (words, ids, declared): (u64, &[TokenId], &[TokenId]) = match &event.kind {
                 EventKind::Binding { token, .. } => (
                     word_count(session.tokens.text(*token)),
