@@ -48,7 +48,8 @@ pub fn subagent_parent(log: &Path) -> Option<PathBuf> {
     Some(PathBuf::from(parent))
 }
 
-/// The subagents' transcripts of the session `log`, by name.
+/// The subagents' transcripts of the session `log`, by name; not Claude Code's own
+/// `agent-acompact-*`, the summariser's conversation while it compacts.
 pub fn subagents_of(log: &Path) -> Vec<PathBuf> {
     let Some(stem) = log
         .to_str()
@@ -64,6 +65,10 @@ pub fn subagents_of(log: &Path) -> Vec<PathBuf> {
         .flatten()
         .map(|e| e.path())
         .filter(|p| subagent_parent(p).is_some() && p.is_file())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("agent-acompact-"))
+        })
         .collect();
     out.sort();
     out

@@ -445,7 +445,18 @@ fn audit_of_a_session_reads_its_subagents_compactions_too() {
     let agents = dir.path().join("3f2a/subagents");
     std::fs::create_dir_all(&agents).unwrap();
     let agent = agents.join("agent-a1b2c3.jsonl");
-    std::fs::copy(sample("claude-code-ssh-host.jsonl"), &agent).unwrap();
+    // A subagent's own transcript marks every record a sidechain.
+    let records = std::fs::read_to_string(sample("claude-code-ssh-host.jsonl")).unwrap();
+    std::fs::write(
+        &agent,
+        records.replace(
+            r#""isSidechain": false"#,
+            r#""isSidechain": true, "agentId": "a1b2c3""#,
+        ),
+    )
+    .unwrap();
+    // The summariser's own conversation is no subagent's work.
+    std::fs::write(agents.join("agent-acompact-9e.jsonl"), "not a transcript\n").unwrap();
     let alone = ctxlens().arg("audit").arg(&agent).output().unwrap();
     let both = ctxlens().arg("audit").arg(&parent).output().unwrap();
     assert_eq!(both.status.code(), alone.status.code());
@@ -457,6 +468,7 @@ fn audit_of_a_session_reads_its_subagents_compactions_too() {
     let text = String::from_utf8_lossy(&both.stdout);
     assert!(text.contains("agent-a1b2c3.jsonl"), "{text}");
     assert!(text.contains("3f2a.jsonl"), "{text}");
+    assert!(!text.contains("acompact"), "{text}");
     // Named as well, it is read once.
     let named = ctxlens()
         .arg("audit")

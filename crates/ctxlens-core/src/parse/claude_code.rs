@@ -37,8 +37,11 @@ pub struct ClaudeParser {
     message_start: HashMap<String, usize>,
     /// The usage the record being read reports, with its message id.
     usage_seen: Option<(String, TokenUsage)>,
-    /// The record being read is a subagent's (`isSidechain`).
+    /// The record being read is a subagent's (`isSidechain`) in a session's transcript.
     sidechain_seen: bool,
+    /// A record of the session's own chain was read: a subagent's own transcript marks
+    /// every record `isSidechain`, and there none is set apart.
+    main_seen: bool,
     /// The title as the most authoritative record kind gave it: custom > ai > summary.
     title_rank: u8,
 }
@@ -62,6 +65,7 @@ impl ClaudeParser {
             message_start: HashMap::new(),
             usage_seen: None,
             sidechain_seen: false,
+            main_seen: false,
             title_rank: 0,
         }
     }
@@ -95,7 +99,7 @@ impl ClaudeParser {
             return;
         };
         let kind = str_of(&record, "type").unwrap_or_default();
-        self.sidechain_seen = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        self.note_chain(&record, &kind);
         let uuid = str_of(&record, "uuid");
         let ts = str_of(&record, "timestamp");
         if let Some(uuid) = &uuid {
@@ -190,6 +194,15 @@ impl ClaudeParser {
                 },
             );
         }
+    }
+
+    /// Whether the record is a subagent's, set apart from the session's own chain.
+    fn note_chain(&mut self, record: &Value, kind: &str) {
+        let sidechain = record.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if !sidechain && matches!(kind, "user" | "assistant") {
+            self.main_seen = true;
+        }
+        self.sidechain_seen = sidechain && self.main_seen;
     }
 
     /// Operator metadata: title, model, branch, first prompt, token usage, activity.
@@ -610,6 +623,9 @@ mod tests {
             session.sidechain.iter().copied().collect::<Vec<_>>(),
             [(2, 4)]
         );
+        // A subagent's own transcript: every record a sidechain, none set apart.
+        let own = log.replace(r#""isSidechain":false"#, r#""isSidechain":true"#);
+        assert!(crate::parse::parse(own.as_bytes()).sidechain.is_empty());
     }
 }
 
