@@ -135,14 +135,7 @@ impl CodexParser {
             })
             .map(|at| self.response_start + at);
         if let (Some(last), Some(start)) = (last, start) {
-            let n = |k: &str| last.get(k).and_then(Value::as_u64).unwrap_or(0);
-            let usage = TokenUsage {
-                input: n("input_tokens").saturating_sub(n("cached_input_tokens")),
-                output: n("output_tokens"),
-                cache_read: n("cached_input_tokens"),
-                cache_creation: 0,
-            };
-            session.set_message_usage(start, usage);
+            session.set_message_usage(start, usage_of(last));
         }
         // The token_count record itself is the next event.
         self.response_start = now + 1;
@@ -171,10 +164,7 @@ impl CodexParser {
             ("event_msg", "token_count") => {
                 let total = payload.get("info").and_then(|i| i.get("total_token_usage"));
                 if let Some(total) = total {
-                    let n = |k: &str| total.get(k).and_then(Value::as_u64).unwrap_or(0);
-                    meta.usage.input = n("input_tokens").saturating_sub(n("cached_input_tokens"));
-                    meta.usage.cache_read = n("cached_input_tokens");
-                    meta.usage.output = n("output_tokens");
+                    meta.usage = usage_of(total);
                 }
             }
             ("response_item", "message")
@@ -260,6 +250,17 @@ impl CodexParser {
     fn plan(&mut self, line: &Line, ts: &Option<String>, input: &Value) {
         let todos = todo_list(input, "plan", "step");
         self.builder.todos(line, 0, ts, &todos);
+    }
+}
+
+/// A `token_count`'s usage object: its input counts the cached tokens too.
+fn usage_of(usage: &Value) -> TokenUsage {
+    let n = |k: &str| usage.get(k).and_then(Value::as_u64).unwrap_or(0);
+    TokenUsage {
+        input: n("input_tokens").saturating_sub(n("cached_input_tokens")),
+        output: n("output_tokens"),
+        cache_read: n("cached_input_tokens"),
+        cache_creation: 0,
     }
 }
 
