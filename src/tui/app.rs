@@ -146,6 +146,8 @@ pub struct App {
     pub conversation: bool,
     /// The events of the conversation unfolded with Enter.
     pub unfolded: HashSet<usize>,
+    /// How many subagents' transcripts the session has beside it (Claude Code).
+    pub subagents: usize,
     pub quit: bool,
     pub back: bool,
 }
@@ -181,6 +183,7 @@ impl App {
             show_bookkeeping: false,
             conversation: false,
             unfolded: HashSet::new(),
+            subagents: 0,
             quit: false,
             back: false,
         };

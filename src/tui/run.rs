@@ -68,6 +68,7 @@ impl Session {
             default_operator(),
         );
         app.color = color_allowed();
+        app.subagents = crate::ingest::subagents_of(path).len();
         app.file_event = FileEvent::Reading(None);
         let worker = worker::spawn(path.to_owned(), tx, stores);
         Ok(Session { app, worker })

@@ -33,6 +33,12 @@ fn the_conversation_view_capture_is_current() {
     assert_capture_is_current("conversation_view_of_a_claude_code_session");
 }
 
+/// The same for the folder list's capture.
+#[test]
+fn the_folder_list_capture_is_current() {
+    assert_capture_is_current("folder_view_lists_sessions");
+}
+
 /// The README holds the screen of the TUI snapshot `name`, line for line.
 fn assert_capture_is_current(name: &str) {
     let snap = std::fs::read_to_string(

@@ -821,3 +821,21 @@ fn the_conversation_view_wraps_messages_and_folds_calls() {
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
+
+/// A session with subagents' transcripts beside it says so in its status bar: they are
+/// listed, and open, under it in the folder list.
+#[test]
+fn a_session_names_its_subagents_transcripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("3f2a.jsonl");
+    std::fs::copy(sample("claude-code-compaction.jsonl"), &log).unwrap();
+    let agents = dir.path().join("3f2a/subagents");
+    std::fs::create_dir_all(&agents).unwrap();
+    for name in ["agent-a.jsonl", "agent-b.jsonl", "agent-acompact-c.jsonl"] {
+        std::fs::copy(sample("claude-code-compaction.jsonl"), agents.join(name)).unwrap();
+    }
+    let mut tui = Tui::start(&[&log]);
+    tui.wait_for("↳ 2 subagents");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

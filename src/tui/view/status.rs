@@ -185,6 +185,17 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             plural(snapshot.analysis.compactions.len(), "compaction")
         ))],
     );
+    // Claude Code subagents' own transcripts: listed under this session in the folder
+    // list, where each opens.
+    if app.subagents > 0 {
+        bar.push(
+            6,
+            vec![Span::styled(
+                format!("  ↳ {}", plural(app.subagents, "subagent")),
+                theme.dim(),
+            )],
+        );
+    }
     if pending > 0 {
         bar.push(
             ALWAYS,
