@@ -81,12 +81,7 @@ pub(crate) fn later_uses(
     let mut used: FastSet<Cow<str>> = FastSet::default();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
-    for (index, event) in session.events_in(from..end).enumerate() {
-        let index = from + index;
-        // A subagent's inline records are its own context's, not the session's.
-        if session.is_sidechain(index) {
-            continue;
-        }
+    for (index, event) in session.context_events_in(from..end) {
         match &event.kind {
             EventKind::ToolResult { text, .. }
             | EventKind::Message {

@@ -290,6 +290,20 @@ impl Session {
         self.events.range(range)
     }
 
+    /// The events of `range` the session's own context held, with their indices: not a
+    /// subagent's inline records ([`Session::is_sidechain`]). What a compaction's region
+    /// held and what used a value after it are read from these.
+    pub fn context_events_in(
+        &self,
+        range: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, &Event)> + '_ {
+        let start = range.start;
+        self.events_in(range)
+            .enumerate()
+            .map(move |(at, event)| (start + at, event))
+            .filter(|&(index, _)| !self.is_sidechain(index))
+    }
+
     /// The tokens of the text `digest` of event `index`: the digest's, then the declared
     /// tokens the second pass found in it.
     pub fn tokens_of<'a>(

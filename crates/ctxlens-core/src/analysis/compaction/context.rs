@@ -197,14 +197,7 @@ impl<'a> Ctx<'a> {
                 .or_insert(binding.regenerable);
         }
         let mut tokens: Vec<RegionToken> = Vec::new();
-        for index in self.region.clone() {
-            let Some(event) = session.events.get(index) else {
-                break;
-            };
-            // A subagent's inline records were never in the context that compacted.
-            if session.is_sidechain(index) {
-                continue;
-            }
+        for (index, event) in session.context_events_in(self.region.clone()) {
             let (words, ids, declared): (u64, &[TokenId], &[TokenId]) = match &event.kind {
                 EventKind::Binding { token, .. } => (
                     word_count(session.tokens.text(*token)),

@@ -183,8 +183,8 @@ impl WindowScan {
     pub fn extend(&mut self, session: &Session, until: usize, lost: &Lost, first: &FirstSeen) {
         let end = until.min(session.events.len());
         let start = self.to;
-        for (index, event) in session.events_in(start..end).enumerate() {
-            self.look_at(session, start + index, event, lost, first);
+        for (index, event) in session.context_events_in(start..end) {
+            self.look_at(session, index, event, lost, first);
         }
         self.to = self.to.max(end);
     }
