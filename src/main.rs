@@ -1,5 +1,5 @@
 use clap::Parser;
-use ctxlens::cli::args::{ClaudeHook, Cli, CodexHook, Command, HookAgent, SpillCommand};
+use ctxlens::cli::args::{ClaudeHook, Cli, CodexHook, Command, HookAgent, QwenHook, SpillCommand};
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -40,6 +40,7 @@ fn main() -> ExitCode {
         Some(Command::Fleet(a)) => cli::fleet::run_view(a),
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => claude_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),
+        Some(Command::Hook(HookAgent::QwenCode(hook))) => qwen_hook(hook, &mut out),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::from),
@@ -114,5 +115,27 @@ fn codex_hook(hook: &CodexHook, out: &mut impl std::io::Write) -> Result<u8, Cli
         CodexHook::Install(args) => setup::install(agent, args, out),
         CodexHook::Uninstall(args) => setup::uninstall(agent, args, out),
         CodexHook::Status(args) => setup::status(agent, args, out),
+    }
+}
+
+fn qwen_hook(hook: &QwenHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
+    use ctxlens::cli::hook::{self, setup, Agent, HookEvent};
+    let agent = Agent::QwenCode;
+    match hook {
+        QwenHook::PreCompact(h) => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PreCompact,
+            Some(h),
+            out,
+        )),
+        QwenHook::PostCompact => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PostCompact,
+            None,
+            out,
+        )),
+        QwenHook::Install(args) => setup::install(agent, args, out),
+        QwenHook::Uninstall(args) => setup::uninstall(agent, args, out),
+        QwenHook::Status(args) => setup::status(agent, args, out),
     }
 }

@@ -117,6 +117,10 @@ pub enum HookAgent {
     /// reads a hook.
     #[command(subcommand)]
     Codex(CodexHook),
+    /// Qwen Code hooks (PreCompact, PostCompact): a held compaction waits, and a
+    /// preserve reaches its summariser; Qwen Code cannot be made to refuse one.
+    #[command(subcommand)]
+    QwenCode(QwenHook),
 }
 
 /// How long a held compaction waits for an operator.
@@ -176,6 +180,40 @@ pub enum ClaudeHook {
     /// Whether the hooks are installed, and current (they run this binary, which exists).
     ///
     /// Exit status: 0 installed and current, 1 not, 2 the settings could not be read.
+    Status(ProjectArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum QwenHook {
+    /// PreCompact: stores the region since the last compaction in <transcript>.spill/
+    /// and records the identifiers the work depends on; with --hold, waits for an
+    /// operator. Answers with additionalContext, which Qwen Code adds to its
+    /// summariser's instructions: the identifiers at risk, the spill handle with its
+    /// read-back command, and a preserved contract.
+    ///
+    /// Exit status: 0. Qwen Code ignores a PreCompact hook's block (exit 2 or
+    /// "decision": "block"), so a refuse is not accepted for its compactions.
+    #[command(
+        after_help = "Example:\n  echo '{\"transcript_path\":\"…\",\"trigger\":\"manual\"}' | ctxlens hook qwen-code pre-compact --hold"
+    )]
+    PreCompact(HoldArgs),
+    /// PostCompact: records which ledger identifiers the compact_summary dropped.
+    ///
+    /// Exit status: 0.
+    PostCompact,
+    /// Writes the hooks into Qwen Code's settings.json, merging with the hooks already there.
+    ///
+    /// Exit status: 0 written (or already there), 2 the file could not be read or written.
+    #[command(after_help = "Example:\n  ctxlens hook qwen-code install --hold")]
+    Install(InstallArgs),
+    /// Removes exactly the hooks install added; with nothing else changed since, the
+    /// file is as it was before, byte for byte.
+    ///
+    /// Exit status: 0 removed (or none there), 2 the file could not be read or written.
+    Uninstall(ProjectArgs),
+    /// Whether the hooks are installed, and current (they run this binary, which exists).
+    ///
+    /// Exit status: 0 installed and current, 1 not, 2 the file could not be read.
     Status(ProjectArgs),
 }
 

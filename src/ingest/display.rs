@@ -93,6 +93,7 @@ pub fn event_text(bytes: &[u8], format: Format, part: u32, depth: Depth) -> Even
         Format::CopilotCli => ctxlens_core::parse::copilot::record_text(&value),
         Format::GeminiCli => ctxlens_core::parse::gemini::record_text(&value),
         Format::OpenCode => ctxlens_core::parse::opencode::record_text(&value, part),
+        Format::QwenCode => ctxlens_core::parse::qwen_code::record_text(&value),
     };
     let text = cut(&text, BODY_LIMIT);
     let raw = if depth == Depth::Whole {

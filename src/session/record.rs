@@ -28,6 +28,8 @@ pub enum RecordError {
     },
     #[error("{id} is held by an agent's pre-compact hook, which cannot re-summarize on request: refetch is not offered there (approve, spill, preserve or refuse); no decision was recorded")]
     RefetchHeld { id: String },
+    #[error("{id} is held by {agent}'s pre-compact hook, which cannot block a compaction: refuse is not offered there (approve, spill or preserve); no decision was recorded")]
+    RefuseNotCarriedOut { id: String, agent: &'static str },
     #[error("{} {why}; nothing was recorded", crate::sanitize::line(id))]
     NoLongerHeld { id: String, why: String },
     #[error("no compaction {id} in the log as read now; no decision was recorded")]
@@ -87,6 +89,12 @@ pub fn record_decision(
     if let Some(held) = &compaction.extra.held {
         if verdict == Verdict::Refetch {
             return Err(RecordError::RefetchHeld { id: id.clone() });
+        }
+        if verdict == Verdict::Refuse && !session.format.refuses_held() {
+            return Err(RecordError::RefuseNotCarriedOut {
+                id: id.clone(),
+                agent: session.format.agent_name(),
+            });
         }
         if verdict == Verdict::Spill && held.handle.is_none() {
             return Err(RecordError::NothingSpilled { id: id.clone() });

@@ -438,6 +438,14 @@ impl App {
             );
             return Vec::new();
         }
+        let format = self.snapshot.session.format;
+        if verdict == Verdict::Refuse && compaction.extra.held.is_some() && !format.refuses_held() {
+            self.message = Some(format!(
+                "{} cannot block a compaction: refuse is not offered (a approve · s spill · p preserve)",
+                format.agent_name()
+            ));
+            return Vec::new();
+        }
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
         if !ctxlens_core::analysis::gate::is_override(verdict, gate) {

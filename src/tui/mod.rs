@@ -36,7 +36,7 @@ pub enum TuiError {
     },
     #[error("cannot use the terminal: {0}")]
     Terminal(#[source] std::io::Error),
-    #[error("no ~/.claude/projects, ~/.codex/sessions, ~/.copilot/session-state or ~/.gemini/tmp here (nor under $CLAUDE_CONFIG_DIR, $CODEX_HOME or $COPILOT_HOME); give a log or a folder: ctxlens PATH")]
+    #[error("no ~/.claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.gemini/tmp or ~/.qwen/projects here (nor under $CLAUDE_CONFIG_DIR, $CODEX_HOME, $COPILOT_HOME or $QWEN_HOME); give a log or a folder: ctxlens PATH")]
     NoSessions,
     #[error("the demo: {0}")]
     Demo(String),

@@ -107,8 +107,9 @@ pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
 }
 
 /// The folders an operator's own sessions live in: Claude Code's projects, Codex's
-/// sessions, Copilot CLI's session state and Gemini CLI's chats, honouring
-/// `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and `COPILOT_HOME`; those that exist.
+/// sessions, Copilot CLI's session state, Gemini CLI's chats and Qwen Code's projects,
+/// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME` and `QWEN_HOME`; those
+/// that exist.
 pub fn own_session_folders() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let from_env = |var: &str, default: &str| {
@@ -122,6 +123,7 @@ pub fn own_session_folders() -> Vec<PathBuf> {
         from_env("CODEX_HOME", ".codex").map(|d| d.join("sessions")),
         from_env("COPILOT_HOME", ".copilot").map(|d| d.join("session-state")),
         home.as_ref().map(|h| h.join(".gemini").join("tmp")),
+        from_env("QWEN_HOME", ".qwen").map(|d| d.join("projects")),
     ]
     .into_iter()
     .flatten()

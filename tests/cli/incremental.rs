@@ -95,6 +95,14 @@ fn incremental_analysis_equals_from_scratch_on_a_gemini_cli_recording() {
 }
 
 #[test]
+fn incremental_analysis_equals_from_scratch_on_a_qwen_code_recording() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/qwen-code-compression.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    grow_and_compare("qwen-code-compression.jsonl", &text);
+}
+
+#[test]
 fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
     // The two smallest real transcripts with compactions, every line.
     for name in [

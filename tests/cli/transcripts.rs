@@ -326,6 +326,47 @@ fn a_gemini_cli_recording_has_one_compression_and_it_names_the_dropped_revision(
     assert_eq!(calls, 1);
 }
 
+/// A Qwen Code chat recording, from a run of the real client (0.24.4, in
+/// tests/real-clients/run.sh): a shell call printed the revision, `/compress` left it
+/// out of the `<state_snapshot>`, and the session went on after it.
+#[test]
+fn a_qwen_code_recording_is_read_and_its_compression_names_the_dropped_revision() {
+    let (report, dropped) = the_one_compaction_of("qwen-code-compression.jsonl", "qwen-code");
+    let compaction = &report["compactions"][0];
+    assert_eq!(compaction["trigger"], "manual");
+    assert_eq!(compaction["pre_tokens"], 1200);
+    assert_eq!(compaction["post_tokens"], 111);
+    assert!(dropped.iter().any(|t| t == "4f9a2c81d0e7"), "{dropped:?}");
+    assert_eq!(report["model"][0], "qwen-fake");
+    assert!(report["usage"]["output"].as_u64().unwrap() > 0);
+    // Not Claude Code's, though its records have a uuid and a sessionId: one call, its
+    // result, and the turn after the compression.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen-code-compression.jsonl");
+    let session = ctxlens::ingest::parse_bytes(&std::fs::read(&path).unwrap());
+    let count = |pred: &dyn Fn(&ctxlens_core::model::EventKind) -> bool| {
+        session.events.iter().filter(|e| pred(&e.kind)).count()
+    };
+    use ctxlens_core::model::EventKind;
+    assert_eq!(count(&|k| matches!(k, EventKind::ToolCall { .. })), 1);
+    assert_eq!(count(&|k| matches!(k, EventKind::ToolResult { .. })), 1);
+    let compaction_at = session
+        .events
+        .iter()
+        .position(|e| matches!(e.kind, EventKind::Compaction(_)))
+        .unwrap();
+    let messages_after = session
+        .events
+        .iter()
+        .skip(compaction_at)
+        .filter(|e| matches!(e.kind, EventKind::Message { .. }))
+        .count();
+    assert_eq!(
+        messages_after, 2,
+        "the prompt and the answer after /compress"
+    );
+}
+
 /// A GitHub Copilot CLI session, cut from a run of the real client (1.0.102): a shell
 /// call printed the revision, `/compact` left it out of the summary.
 #[test]

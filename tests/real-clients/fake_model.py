@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A scripted model API on loopback for the real Claude Code and Codex clients.
 
-It speaks Anthropic's Messages API (POST /v1/messages) and OpenAI's Responses API
-(POST /v1/responses, /v1/responses/compact), streamed or not. Replies depend on the
+It speaks Anthropic's Messages API (POST /v1/messages), OpenAI's Responses API
+(POST /v1/responses, /v1/responses/compact) and OpenAI's Chat Completions API (POST
+/v1/chat/completions, for Qwen Code), streamed or not. Replies depend on the
 request alone:
 
   task      the newest user text asks to "record the deploy revision": a shell call
@@ -96,6 +97,40 @@ def openai_kind(body, path):
     if "compaction" in instructions and "summary" in instructions and not body.get("tools"):
         return "compact"
     return "text"
+
+
+def chat_kind(body):
+    messages = body.get("messages") or []
+    last = messages[-1] if messages else {}
+    if last.get("role") == "tool":
+        return "after"
+    text = texts(last.get("content")) if last.get("role") == "user" else ""
+    # Qwen Code's compression asks for its <state_snapshot> in the last user message.
+    if "<state_snapshot>" in text or asks_for_summary(text):
+        return "compact"
+    if not body.get("tools"):
+        return "side"
+    return "task" if "record the deploy revision" in text.lower() else "text"
+
+
+def chat_reply(kind, body):
+    """(text, tool call or None) of a Chat Completions reply."""
+    if kind == "compact":
+        return ("<analysis>The user recorded a revision.</analysis>\n<state_snapshot>\n"
+                "<overall_goal>Record the deploy revision in rev.txt before a migration, for a "
+                "rollback.</overall_goal>\n<task_state>Pending: roll back to the previous revision "
+                "if the smoke tests fail.</task_state>\n</state_snapshot>"), None
+    if kind == "task":
+        names = [(t.get("function") or {}).get("name") for t in body.get("tools") or []]
+        name = next((n for n in names if n and "shell" in n), "run_shell_command")
+        return "Recording the revision.", {"id": "call_" + uuid.uuid4().hex[:20], "type": "function",
+                                           "function": {"name": name, "arguments": json.dumps(
+                                               {"command": COMMAND, "description": "Record the deploy revision"})}}
+    if kind == "after":
+        return "Done: the revision is recorded in rev.txt.", None
+    if kind == "side":
+        return json.dumps({"title": "Deploy"}), None
+    return "OK, noted.", None
 
 
 def anthropic_reply(kind):
@@ -205,6 +240,10 @@ class Handler(BaseHTTPRequestHandler):
             entry["kind"] = anthropic_kind(body)
             record(entry)
             self.anthropic(body, entry["kind"])
+        elif path.endswith("/chat/completions"):
+            entry["kind"] = chat_kind(body)
+            record(entry)
+            self.chat(body, entry["kind"])
         elif path.endswith("/responses") or path.endswith("/responses/compact"):
             entry["kind"] = openai_kind(body, path)
             record(entry)
@@ -243,6 +282,36 @@ class Handler(BaseHTTPRequestHandler):
         self.event("message_delta", {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None},
                                      "usage": {"output_tokens": 40}})
         self.event("message_stop", {"type": "message_stop"})
+        self.close_connection = True
+
+    def chat(self, body, kind):
+        text, call = chat_reply(kind, body)
+        usage = {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240}
+        base = {"id": "chatcmpl-" + uuid.uuid4().hex[:20], "created": int(time.time()),
+                "model": body.get("model", "qwen-fake")}
+        message = {"role": "assistant", "content": text}
+        if call:
+            message["tool_calls"] = [call]
+        finish = "tool_calls" if call else "stop"
+        if not body.get("stream"):
+            self.json_reply(200, dict(base, object="chat.completion", usage=usage, choices=[
+                {"index": 0, "message": message, "finish_reason": finish}]))
+            return
+        self.stream_start()
+
+        def chunk(delta, finish_reason=None, **extra):
+            data = dict(base, object="chat.completion.chunk",
+                        choices=[{"index": 0, "delta": delta, "finish_reason": finish_reason}], **extra)
+            self.wfile.write(f"data: {json.dumps(data)}\n\n".encode())
+            self.wfile.flush()
+
+        chunk({"role": "assistant", "content": text})
+        if call:
+            chunk({"tool_calls": [dict(call, index=0)]})
+        chunk({}, finish)
+        chunk({}, None, usage=usage)
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
         self.close_connection = True
 
     def openai(self, body, kind, path):

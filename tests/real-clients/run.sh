@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The live loop against the REAL Claude Code and Codex CLI clients (pinned, from the npm
-# registry), talking to a scripted model API on loopback (fake_model.py) inside a
+# The live loop against the REAL Claude Code, Codex CLI and Qwen Code clients (pinned, from
+# the npm registry), talking to a scripted model API on loopback (fake_model.py) inside a
 # network namespace that has only loopback. ctxlens's hooks are installed as a user
 # would install them, and each check is a point of the hold-and-decide loop:
 #
@@ -9,7 +9,9 @@
 #   a decision after the hold ended is refused (exit 2) and nothing is written;
 #   the held hook sleeps (CPU ticks counted while it waits);
 #   a refuse blocks Claude Code with one line of reason;
-#   Codex puts the spill handle and a preserved contract back into the model's context.
+#   Codex puts the spill handle and a preserved contract back into the model's context;
+#   Qwen Code's held compression waits, a preserve reaches its summariser, and a refuse
+#   (which it cannot carry out) is not recorded.
 #
 #   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
 #
@@ -21,6 +23,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 CTXLENS=${CTXLENS:-$ROOT/target/debug/ctxlens}
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
+QWEN_CODE_VERSION=0.24.4
 NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
 STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
 
@@ -32,10 +35,12 @@ if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
   done
   unshare -n true 2>/dev/null || skip "cannot make a network namespace here (unshare -n)"
   [ -x "$CTXLENS" ] || { echo "real clients: no ctxlens at $CTXLENS (cargo build first)"; exit 1; }
-  if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ]; then
+  if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ] \
+     || [ ! -x "$NPM/node_modules/.bin/qwen" ]; then
     mkdir -p "$NPM"
     npm install --silent --no-audit --no-fund --prefix "$NPM" \
-      "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" >/dev/null 2>&1 \
+      "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
+      "@qwen-code/qwen-code@$QWEN_CODE_VERSION" >/dev/null 2>&1 \
       || skip "npm could not install the pinned clients"
   fi
   exec unshare -n env CTXLENS_REAL_CLIENTS_NETNS=1 CTXLENS="$CTXLENS" NPM="$NPM" STATE="$STATE" bash "$0" "$@"
@@ -44,7 +49,7 @@ fi
 # ------------------------------------------------------------ inside the namespace
 ip link set lo up
 rm -rf "$STATE"
-mkdir -p "$STATE"/{home,codexhome,work,cwork,logs}
+mkdir -p "$STATE"/{home,codexhome,work,cwork,qwork,logs}
 L=$STATE/logs
 export PATH=$NPM/node_modules/.bin:$PATH HOME=$STATE/home CODEX_HOME=$STATE/codexhome
 export ANTHROPIC_API_KEY=sk-test FAKE_KEY=sk-test NO_PROXY=127.0.0.1,localhost
@@ -238,6 +243,72 @@ else
 fi
 "$CTXLENS" hook codex uninstall > /dev/null 2>&1
 check "codex: uninstall removes the hooks.json install made" test ! -e "$CODEX_HOME/hooks.json"
+
+# ============================================================ Qwen Code
+mkdir -p "$HOME/.qwen"
+cat > "$HOME/.qwen/settings.json" <<JSON
+{"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
+ "general": {"disableAutoUpdate": true}, "privacy": {"usageStatisticsEnabled": false},
+ "telemetry": {"enabled": false}}
+JSON
+export OPENAI_API_KEY=sk-test OPENAI_MODEL=qwen-fake QWEN_CODE_SUPPRESS_YOLO_WARNING=1
+qw() { # qw NAME ARGS...: one non-interactive turn in a fresh project folder per scenario
+  ( cd "$QWORK" && OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 timeout 300 qwen --yolo "${@:2}" \
+      < /dev/null > "$L/$1.out" 2> "$L/$1.err" )
+}
+qw_task() { # qw_task NAME: a new session that records the revision; sets T
+  QWORK=$STATE/qwork/$1; mkdir -p "$QWORK"
+  serve "$1" "$QWORK"
+  qw "$1.task" "Please record the deploy revision now."
+  T=$(ls -t "$HOME"/.qwen/projects/*/chats/*.jsonl 2>/dev/null | grep -v ctxlens | head -1)
+}
+compact_request_has() { jq -s --arg s "$2" '[.[]|select(.kind=="compact")]|last|(.body|tostring|contains($s))' "$1" | grep -q true; }
+
+"$CTXLENS" hook qwen-code install > "$L/qw-install.out" 2>&1
+check "qwen-code: install writes PreCompact and PostCompact into settings.json, keeping the rest" \
+  jq -e '(.hooks.PreCompact|length)==1 and (.hooks.PostCompact|length)==1 and .security.auth.selectedType=="openai"' "$HOME/.qwen/settings.json"
+"$CTXLENS" hook qwen-code status > /dev/null 2>&1
+check "qwen-code: status says installed and current (exit 0)" test $? = 0
+
+# Not held: the hook tells the summariser what to keep, and records what it dropped.
+qw_task qw-observe
+qw qw-observe.compact --continue /compress
+qw qw-observe.next --continue "Roll back if the smoke tests failed."
+check "qwen-code: the summariser is asked to keep $REV verbatim (PreCompact additionalContext)" \
+  compact_request_has "$SLOG" "Copy each into the summary verbatim:\\n- $REV"
+check "qwen-code: PostCompact records $REV as dropped by the summary" \
+  jq -se --arg r "$REV" 'any(.[]; .event=="post-compact" and any(.dropped[]; .token==$r))' "$T.ctxlens-ledger.jsonl"
+check "qwen-code: --continue goes on in the same session beside ctxlens's files" \
+  bash -c "[ \$(grep -c 'Roll back if the smoke tests failed' '$T') -ge 1 ]"
+"$CTXLENS" audit --json --tokens "$T" > "$L/qw-observe.audit.json"
+check "qwen-code: audit reads qwen-code, one manual compaction, $REV dropped" \
+  jq -e --arg r "$REV" '.format=="qwen-code" and (.compactions|length)==1 and .compactions[0].trigger=="manual"
+    and any(.compactions[0].dropped_tokens[]; .token==$r)' "$L/qw-observe.audit.json"
+
+# Held: the compression waits, a refuse is not recorded, a preserve reaches the summariser.
+"$CTXLENS" hook qwen-code install --hold --timeout 60 > /dev/null 2>&1
+qw_task qw-preserve
+qw qw-preserve.compact --continue /compress & TURN=$!
+if wait_held "$T" 1; then
+  PID=$(hook_pid qwen-code); sleep 0.5; T0=$(ticks "$PID"); sleep 3; T1=$(ticks "$PID")
+  check "qwen-code: the held hook sleeps (CPU ticks in 3 s: $((T1 - T0)), at most 3)" test $((T1 - T0)) -le 3
+  check "qwen-code: the compression waits while held (no summary asked for)" \
+    bash -c "! jq -e 'select(.kind==\"compact\")' '$SLOG' > /dev/null"
+  "$CTXLENS" decide "$T" pre-compact-1 refuse --by ops > /dev/null 2> "$L/qw-refuse.err"; RC=$?
+  check "qwen-code: a refuse is not recorded (Qwen Code cannot block), and says so" \
+    bash -c "[ $RC != 0 ] && grep -q 'cannot block' '$L/qw-refuse.err' && [ ! -s '$T.decisions.jsonl' ]"
+  "$CTXLENS" decide "$T" pre-compact-1 preserve --by ops > /dev/null
+  wait $TURN
+  check "qwen-code: the preserved contract reaches the summariser" \
+    compact_request_has "$SLOG" "Keep these identifiers verbatim"
+  audit "$T" "$L/qw-preserve.audit.json"
+  check "qwen-code: the landed compaction carries the preserve (held_as pre-compact-1)" \
+    jq -e '.compactions[0].held_as=="pre-compact-1" and .compactions[0].decision.verdict=="preserve"' "$L/qw-preserve.audit.json"
+else
+  wait $TURN; check "qwen-code: the pre-compact hook holds" false
+fi
+"$CTXLENS" hook qwen-code uninstall > /dev/null 2>&1
+check "qwen-code: uninstall leaves no ctxlens hook" bash -c "! grep -q 'ctxlens hook' '$HOME/.qwen/settings.json'"
 
 echo "real clients: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -542,6 +542,111 @@ fn codex_hears_each_decision_the_way_it_reads_a_hook() {
     assert!(message.contains("arn:aws:rds"), "{message}");
 }
 
+/// The Qwen Code fixture cut before its compression record, as the transcript was when
+/// its PreCompact hook ran.
+fn qwen_recording() -> (tempfile::TempDir, PathBuf) {
+    let full = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen-code-compression.jsonl"),
+    )
+    .unwrap();
+    let cut = full
+        .find("\"subtype\":\"chat_compression\"")
+        .expect("a compression");
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("5b63a2d6-1839-4b44-98e8-0b0589ef1fda.jsonl");
+    std::fs::write(&path, &full[..line_start]).unwrap();
+    (dir, path)
+}
+
+/// What a Qwen Code PreCompact hook answered: its additionalContext.
+fn qwen_context(out: &std::process::Output) -> String {
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(answer["hookSpecificOutput"]["hookEventName"], "PreCompact");
+    answer["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn qwen_code_hears_each_decision_the_way_it_reads_a_hook() {
+    let (_dir, path) = qwen_recording();
+    // Qwen Code adds a PreCompact hook's additionalContext (JSON) to its summariser's
+    // instructions: the identifiers at risk and the read-back command go there always.
+    let out = held("qwen-code", "qwen-pre-compact.json", &path, "approve");
+    assert_exit(&out, 0);
+    let context = qwen_context(&out);
+    assert!(
+        context.contains("Copy each into the summary verbatim:\n- 4f9a2c81d0e7"),
+        "{context}"
+    );
+    assert!(context.contains(" spill get "), "{context}");
+    assert!(
+        !context.contains("Keep these identifiers verbatim"),
+        "{context}"
+    );
+    // Preserve: the contract too.
+    let out = held("qwen-code", "qwen-pre-compact.json", &path, "preserve");
+    let context = qwen_context(&out);
+    assert!(
+        context.contains("Keep these identifiers verbatim:\n- 4f9a2c81d0e7"),
+        "{context}"
+    );
+    // Refuse: Qwen Code ignores a block, so none is recorded, and the hook still holds
+    // until a decision it can carry out.
+    let child = spawn_hook(
+        &[
+            "hook",
+            "qwen-code",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ],
+        &hook_payload("qwen-pre-compact.json", &path),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while ledger(&path)
+        .iter()
+        .filter(|e| e["event"] == "pre-compact")
+        .count()
+        < 3
+    {
+        assert!(std::time::Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let before = decisions(&path).len();
+    let refused = decide(&path, "pre-compact-3", "refuse", "ops");
+    assert_exit(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("Qwen Code's pre-compact hook, which cannot block"),
+        "{stderr}"
+    );
+    assert_eq!(decisions(&path).len(), before, "nothing recorded");
+    assert_exit(&decide(&path, "pre-compact-3", "spill", "ops"), 0);
+    assert_exit(&child.wait_with_output().unwrap(), 0);
+    // After the compression: what the summary dropped, into the ledger.
+    let out = hook_of(
+        "qwen-code",
+        &["post-compact"],
+        &hook_payload("qwen-post-compact.json", &path),
+    );
+    assert_exit(&out, 0);
+    let post = ledger(&path)
+        .into_iter()
+        .rfind(|e| e["event"] == "post-compact")
+        .expect("a post-compact entry");
+    assert!(post["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["token"] == "4f9a2c81d0e7"));
+}
+
 fn read_json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }

@@ -300,7 +300,7 @@ fn the_folder_list_opens_on_its_first_row() {
 }
 
 #[test]
-fn no_argument_opens_the_operators_own_claude_codex_copilot_and_gemini_sessions() {
+fn no_argument_opens_the_operators_own_claude_codex_copilot_gemini_and_qwen_sessions() {
     let home = tempfile::tempdir().unwrap();
     let claude = home.path().join("claude-config");
     let codex = home.path().join("codex-home");
@@ -310,6 +310,13 @@ fn no_argument_opens_the_operators_own_claude_codex_copilot_and_gemini_sessions(
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-cli-compression.jsonl"),
         gemini.join("session-2026-12-04T09-15-9dcd83e1.jsonl"),
+    )
+    .unwrap();
+    let qwen = home.path().join("qwen-home/projects/-home-dev-shop/chats");
+    std::fs::create_dir_all(&qwen).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/qwen-code-compression.jsonl"),
+        qwen.join("5b63a2d6-1839-4b44-98e8-0b0589ef1fda.jsonl"),
     )
     .unwrap();
     let copilot = home.path().join(".copilot/session-state/157d0ca2");
@@ -339,14 +346,16 @@ fn no_argument_opens_the_operators_own_claude_codex_copilot_and_gemini_sessions(
             ("HOME", home.path()),
             ("CLAUDE_CONFIG_DIR", &claude),
             ("CODEX_HOME", &codex),
+            ("QWEN_HOME", &home.path().join("qwen-home")),
         ],
     );
-    tui.wait_for("4 sessions");
+    tui.wait_for("5 sessions");
     // Listed at once, filled in as they are read.
     tui.wait_for("claude-code ");
     tui.wait_for("codex ");
     tui.wait_for("copilot-cli ");
     tui.wait_for("gemini-cli ");
+    tui.wait_for("qwen-code ");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
@@ -359,6 +368,7 @@ fn no_argument_and_no_sessions_says_what_to_do() {
         .env_remove("CLAUDE_CONFIG_DIR")
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
+        .env_remove("QWEN_HOME")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -722,3 +722,60 @@ fn bookkeeping_is_hidden_until_asked_for_and_the_cursor_keeps_its_event() {
     assert_eq!(app.rows().len(), reading);
     assert_eq!(app.cursor_event(), event);
 }
+
+/// A Qwen Code recording whose compression a hook holds right now: the fixture cut
+/// before its compression, with the hook's ledger entry beside it.
+fn held_qwen_compression(dir: &std::path::Path) -> std::path::PathBuf {
+    use std::os::unix::fs::OpenOptionsExt;
+    let full = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/qwen-code-compression.jsonl"),
+    )
+    .unwrap();
+    let cut = full.find("\"subtype\":\"chat_compression\"").unwrap();
+    let line_start = full[..cut].rfind('\n').unwrap() + 1;
+    let path = dir.join("5b63a2d6-1839-4b44-98e8-0b0589ef1fda.jsonl");
+    std::fs::write(&path, &full[..line_start]).unwrap();
+    let entry = serde_json::json!({"event": "pre-compact", "id": "pre-compact-1",
+        "ts": "2026-12-04T17:34:20Z", "trigger": "manual", "handle": null, "from_byte": 0,
+        "to_byte": line_start, "tokens": [], "hold_until": "2099-01-01T00:00:00Z"});
+    let mut ledger = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(format!("{}.ctxlens-ledger.jsonl", path.display()))
+        .unwrap();
+    std::io::Write::write_all(&mut ledger, format!("{entry}\n").as_bytes()).unwrap();
+    path
+}
+
+#[test]
+fn a_compaction_held_by_qwen_code_offers_no_refuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = held_qwen_compression(dir.path());
+    let snapshot = Snapshot::load(&path).unwrap();
+    let mut app = App::new("qwen".into(), Arc::new(snapshot), "tester".into());
+    chars(&mut app, "g]");
+    assert_eq!(app.pending_selected().unwrap().info.id, "pre-compact-1");
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let screen = format!("{:?}", term.backend().buffer());
+    assert!(
+        screen.contains(" p preserve"),
+        "the decision keys are offered"
+    );
+    assert!(
+        !screen.contains(" x refuse"),
+        "no refuse is offered: {screen}"
+    );
+    // The key says why, and asks nothing of the worker.
+    assert!(chars(&mut app, "x").is_empty());
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap()
+        .contains("Qwen Code cannot block"));
+    // A verdict it can carry out is recorded (or confirmed first when it overrides).
+    let requests = chars(&mut app, "p");
+    assert!(requests.len() == 1 || app.overlay.is_some());
+}

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub enum Agent {
     ClaudeCode,
     Codex,
+    QwenCode,
 }
 
 impl Agent {
@@ -17,6 +18,7 @@ impl Agent {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
+            Agent::QwenCode => "qwen-code",
         }
     }
 
@@ -36,6 +38,12 @@ impl Agent {
             Agent::Codex => &[
                 ("PreCompact", "", "pre-compact"),
                 ("SessionStart", "compact", "session-start"),
+                ("PostCompact", "", "post-compact"),
+            ],
+            // Qwen Code starts no session after a compression: what a SessionStart
+            // would put back goes to the summariser from PreCompact instead.
+            Agent::QwenCode => &[
+                ("PreCompact", "", "pre-compact"),
                 ("PostCompact", "", "post-compact"),
             ],
         }
@@ -102,6 +110,26 @@ pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError>
         config: "CODEX_HOME",
     })?;
     Ok(home.join("hooks.json"))
+}
+
+/// Where Qwen Code's hooks go: the project's `.qwen/settings.json`, or
+/// `$QWEN_HOME/settings.json` (`~/.qwen` by default).
+pub fn qwen_settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+    if let Some(dir) = project {
+        return Ok(dir.join(".qwen").join("settings.json"));
+    }
+    let home = qwen_home().ok_or(InstallError::NoHome {
+        config: "QWEN_HOME",
+    })?;
+    Ok(home.join("settings.json"))
+}
+
+/// Qwen Code's own folder: `$QWEN_HOME`, or `~/.qwen`.
+pub fn qwen_home() -> Option<PathBuf> {
+    std::env::var_os("QWEN_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".qwen")))
 }
 
 /// Codex's own folder: `$CODEX_HOME`, or `~/.codex`.

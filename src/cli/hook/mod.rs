@@ -9,7 +9,9 @@ pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, In
 
 use crate::ingest;
 use crate::store::ledger::{self, Entry, LedgerToken};
-use ctxlens_core::analysis::at_risk::{candidates, dropped_by, restore_context, Candidate};
+use ctxlens_core::analysis::at_risk::{
+    candidates, dropped_by, keep_instructions, restore_context, Candidate,
+};
 use ctxlens_core::model::{Decision, EventKind, Verdict};
 
 use serde_json::{json, Value};
@@ -95,7 +97,7 @@ fn read_input(stdin: &mut impl Read) -> Result<Value, HookError> {
 
 /// The transcript the hook input names, if it is one a hook may write beside: a regular
 /// file (not a link) of the invoking user, under Claude Code's projects folder, Codex's
-/// sessions folder or the session's cwd. A hook run as root on `/etc/passwd` must not
+/// sessions folder, Qwen Code's projects folder or the session's cwd. A hook run as root on `/etc/passwd` must not
 /// create `/etc/passwd.ctxlens-ledger.jsonl`.
 fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     use std::os::unix::fs::MetadataExt;
@@ -122,6 +124,8 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
         home.as_ref().map(|h| h.join(".claude/projects")),
         env_dir("CODEX_HOME").map(|d| d.join("sessions")),
         home.as_ref().map(|h| h.join(".codex/sessions")),
+        env_dir("QWEN_HOME").map(|d| d.join("projects")),
+        home.as_ref().map(|h| h.join(".qwen/projects")),
         input.get("cwd").and_then(Value::as_str).map(PathBuf::from),
     ];
     let real = path
@@ -135,7 +139,7 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     if !inside {
         return Err(transcript_error(
             &path,
-            "not under the Claude Code projects folder, the Codex sessions folder or the session's cwd",
+            "not under the Claude Code projects folder, the Codex sessions folder, the Qwen Code projects folder or the session's cwd",
         ));
     }
     Ok(path)
@@ -192,8 +196,13 @@ pub fn run(
     let result = read_input(stdin).and_then(|input| match hook {
         HookEvent::PreCompact => {
             let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
-            pre_compact(&input, hold, timeout)
-                .map(|decision| answer(agent, decision, manual, stdout))
+            pre_compact(&input, hold, timeout).map(|(decision, at_risk)| {
+                if agent == Agent::QwenCode {
+                    answer_qwen(decision, &at_risk, stdout)
+                } else {
+                    answer(agent, decision, manual, stdout)
+                }
+            })
         }
         HookEvent::SessionStart => session_start(&input, stdout).map(|()| Answer::Proceed),
         HookEvent::PostCompact => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
@@ -284,13 +293,58 @@ fn answer(
     }
 }
 
+/// Qwen Code adds a PreCompact hook's `additionalContext` (JSON, not plain stdout) to
+/// its summariser's instructions, and starts no session after a compression: the
+/// identifiers at risk, the spill handle and a preserved contract go to the summariser
+/// here. It ignores a block (exit 2 or `decision: block`), so a refuse cannot be
+/// recorded for its compactions (`Format::refuses_held`).
+fn answer_qwen(
+    decision: Option<Decision>,
+    at_risk: &str,
+    stdout: &mut impl std::io::Write,
+) -> Answer {
+    let mut context = at_risk.to_owned();
+    if let Some(contract) = decision
+        .filter(|d| d.verdict == Verdict::Preserve)
+        .and_then(|d| d.contract)
+    {
+        context.push_str(&contract);
+    }
+    if !context.trim().is_empty() {
+        let output = json!({"hookSpecificOutput": {
+            "hookEventName": "PreCompact",
+            "additionalContext": crate::sanitize::block(&context),
+        }});
+        let _ = writeln!(stdout, "{}", crate::cli::json_line(&output));
+    }
+    Answer::Proceed
+}
+
+/// How long a held hook waits. A bad --timeout (hand-written, or from an old install)
+/// must not break the agent: the hold falls back to the default.
+fn hold_wait(timeout: Option<f64>, hold: bool) -> Duration {
+    let secs = timeout.unwrap_or(DEFAULT_HOLD_SECS);
+    if secs.is_finite() && secs > 0.0 && secs <= install::MAX_HOLD_SECS {
+        return Duration::from_secs_f64(secs);
+    }
+    if hold {
+        log(&format!(
+            "--timeout {secs} is not 1 to {} seconds; holding {DEFAULT_HOLD_SECS} s",
+            install::MAX_HOLD_SECS
+        ));
+    }
+    Duration::from_secs_f64(DEFAULT_HOLD_SECS)
+}
+
 /// Spills the region, records the ledger and, with `hold`, waits for an operator's
-/// decision: the decision, or `None` when there is none to follow.
+/// decision: the decision (or `None` when there is none to follow), and what to keep
+/// of the region for a summariser that can be told (the identifiers at risk and how to
+/// read the region back).
 fn pre_compact(
     input: &Value,
     hold: bool,
     timeout: Option<f64>,
-) -> Result<Option<Decision>, HookError> {
+) -> Result<(Option<Decision>, String), HookError> {
     let transcript = transcript_of(input)?;
     let session = crate::session::read(&transcript)?;
     // The region: everything after the latest compaction (and its summary record).
@@ -323,20 +377,15 @@ fn pre_compact(
         None
     };
     let found = candidates(&session, last_compaction);
-    // A bad --timeout (hand-written, or from an old install) must not break the agent:
-    // the hold falls back to the default.
-    let secs = timeout.unwrap_or(DEFAULT_HOLD_SECS);
-    let wait = if secs.is_finite() && secs > 0.0 && secs <= install::MAX_HOLD_SECS {
-        Duration::from_secs_f64(secs)
-    } else {
-        if hold {
-            log(&format!(
-                "--timeout {secs} is not 1 to {} seconds; holding {DEFAULT_HOLD_SECS} s",
-                install::MAX_HOLD_SECS
-            ));
-        }
-        Duration::from_secs_f64(DEFAULT_HOLD_SECS)
+    let at_risk = {
+        let refs: Vec<&Candidate> = found.iter().collect();
+        keep_instructions(
+            &refs,
+            handle.as_deref(),
+            &format!("{} spill get {}", program(), transcript.display()),
+        )
     };
+    let wait = hold_wait(timeout, hold);
     let hold_until = hold.then(|| {
         humantime::format_rfc3339_seconds(std::time::SystemTime::now() + wait).to_string()
     });
@@ -365,7 +414,7 @@ fn pre_compact(
         found.len()
     ));
     if !hold {
-        return Ok(None);
+        return Ok((None, at_risk));
     }
     log(&format!(
         "holding the compaction for {} s until an operator decides (the TUI shows it PENDING; or: {} decide {} {id} approve|spill|preserve|refuse)",
@@ -389,7 +438,7 @@ fn pre_compact(
     if let Err(e) = ledger::append(&transcript, &released) {
         log(&format!("cannot write the ledger: {e}"));
     }
-    Ok(decision)
+    Ok((decision, at_risk))
 }
 
 /// How often the held hook looks at the channel when no event woke it: a fallback for

@@ -20,6 +20,7 @@ fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, CliError
     Ok(match agent {
         Agent::ClaudeCode => install::settings_path(project)?,
         Agent::Codex => install::codex_hooks_path(project)?,
+        Agent::QwenCode => install::qwen_settings_path(project)?,
     })
 }
 
@@ -38,7 +39,7 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
     let program = super::program();
     let trusted_before = match agent {
         Agent::Codex => codex_trust(&path, &ours_in(agent, &install::read_json(&path)?)).recorded,
-        Agent::ClaudeCode => 0,
+        Agent::ClaudeCode | Agent::QwenCode => 0,
     };
     let installed = install::install(agent, &path, &program, hold)?;
     let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));

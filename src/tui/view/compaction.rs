@@ -138,7 +138,20 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
                 Span::raw(held_note),
             ])
         }
-        // A hook cannot re-summarize on request: no refetch for a held compaction.
+        // A hook cannot re-summarize on request: no refetch for a held compaction; and
+        // an agent whose hook cannot block offers no refuse.
+        None if app.pending_selected().is_some()
+            && c.extra.held.is_some()
+            && !app.snapshot.session.format.refuses_held() =>
+        {
+            Line::styled(
+                format!(
+                    "waiting: a approve · s spill · p preserve ({} cannot block a compaction: no refuse)",
+                    app.snapshot.session.format.agent_name()
+                ),
+                theme.yellow(),
+            )
+        }
         None if app.pending_selected().is_some() && c.extra.held.is_some() => Line::styled(
             "waiting: a approve · s spill · p preserve · x refuse",
             theme.yellow(),

@@ -292,8 +292,12 @@ pub fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let held = app
         .pending_selected()
         .is_some_and(|c| c.extra.held.is_some());
+    let refuses = app.snapshot.session.format.refuses_held();
     for binding in hints(&scopes) {
-        if held && binding.command == Command::Refetch {
+        if held
+            && (binding.command == Command::Refetch
+                || (!refuses && binding.command == Command::Refuse))
+        {
             continue;
         }
         let (keys, label) = (binding.keys, binding.label);

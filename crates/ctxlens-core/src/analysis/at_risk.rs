@@ -136,6 +136,29 @@ pub fn restore_context(
     text
 }
 
+/// Instructions for a summariser that is about to compact: keep these identifiers, and
+/// the way to read the whole region back, verbatim. Empty when there is nothing to keep.
+pub fn keep_instructions(at_risk: &[&Candidate], handle: Option<&str>, read_back: &str) -> String {
+    let mut text = String::new();
+    if !at_risk.is_empty() {
+        text.push_str("ctxlens: the work depends on these identifiers. Copy each into the summary verbatim:\n");
+        for c in at_risk {
+            text.push_str(&format!(
+                "- {} ({}; {})\n",
+                c.token,
+                c.class.as_str(),
+                c.why
+            ));
+        }
+    }
+    if let Some(handle) = handle {
+        text.push_str(&format!(
+            "ctxlens: the full pre-compaction context is stored as {handle}. Copy this line into the summary: read it back with: {read_back} {handle}\n"
+        ));
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -22,6 +22,8 @@ pub enum Format {
     GeminiCli,
     /// An OpenCode session, read from its database (docs/transcripts.md).
     OpenCode,
+    /// A Qwen Code chat recording (docs/transcripts.md).
+    QwenCode,
 }
 
 impl Format {
@@ -34,6 +36,31 @@ impl Format {
             Format::CopilotCli => "copilot-cli",
             Format::GeminiCli => "gemini-cli",
             Format::OpenCode => "opencode",
+            Format::QwenCode => "qwen-code",
+        }
+    }
+
+    /// Whether the agent that writes this format carries out an operator's refuse of
+    /// a compaction its hook holds. Qwen Code's PreCompact hook cannot block one (the
+    /// real client ignored exit 2 and `decision: block`); Copilot CLI's and Gemini
+    /// CLI's hooks hold nothing.
+    pub fn refuses_held(self) -> bool {
+        !matches!(
+            self,
+            Format::QwenCode | Format::CopilotCli | Format::GeminiCli
+        )
+    }
+
+    /// The agent's name, as a person knows it.
+    pub fn agent_name(self) -> &'static str {
+        match self {
+            Format::Canonical => "this runtime",
+            Format::ClaudeCode => "Claude Code",
+            Format::Codex => "Codex",
+            Format::CopilotCli => "Copilot CLI",
+            Format::GeminiCli => "Gemini CLI",
+            Format::OpenCode => "OpenCode",
+            Format::QwenCode => "Qwen Code",
         }
     }
 }

@@ -9,6 +9,7 @@ use super::copilot::{is_copilot_record, CopilotParser};
 use super::gemini::{is_gemini_record, GeminiParser};
 use super::lines::Line;
 use super::opencode::{is_opencode_record, OpenCodeParser};
+use super::qwen_code::{is_qwen_record, QwenParser};
 use crate::model::{Format, Session};
 use serde_json::Value;
 
@@ -41,6 +42,10 @@ pub fn detect_record(record: &Value) -> Option<Format> {
     }
     if is_gemini_record(record) {
         return Some(Format::GeminiCli);
+    }
+    // Before Claude Code's: its records too have a uuid and a sessionId.
+    if is_qwen_record(record) {
+        return Some(Format::QwenCode);
     }
     if has("payload") && !has("uuid") && !has("sessionId") {
         return Some(Format::Codex);
@@ -132,6 +137,8 @@ pub enum LogParser {
     GeminiCli(Box<GeminiParser>),
     /// An OpenCode session, as the main crate reads it from the database.
     OpenCode(Box<OpenCodeParser>),
+    /// A Qwen Code chat recording.
+    QwenCode(Box<QwenParser>),
 }
 
 impl Default for LogParser {
@@ -156,6 +163,7 @@ impl LogParser {
             LogParser::CopilotCli(p) => &p.builder.session,
             LogParser::GeminiCli(p) => &p.builder.session,
             LogParser::OpenCode(p) => &p.builder.session,
+            LogParser::QwenCode(p) => &p.builder.session,
         }
     }
 
@@ -169,6 +177,7 @@ impl LogParser {
             LogParser::CopilotCli(p) => &mut p.builder.session,
             LogParser::GeminiCli(p) => &mut p.builder.session,
             LogParser::OpenCode(p) => &mut p.builder.session,
+            LogParser::QwenCode(p) => &mut p.builder.session,
         }
     }
 
@@ -222,6 +231,7 @@ impl LogParser {
             LogParser::CopilotCli(p) => p.feed(line),
             LogParser::GeminiCli(p) => p.feed(line),
             LogParser::OpenCode(p) => p.feed(line),
+            LogParser::QwenCode(p) => p.feed(line),
         }
     }
 
@@ -247,6 +257,7 @@ impl LogParser {
             Format::CopilotCli => LogParser::CopilotCli(Box::default()),
             Format::GeminiCli => LogParser::GeminiCli(Box::default()),
             Format::OpenCode => LogParser::OpenCode(Box::default()),
+            Format::QwenCode => LogParser::QwenCode(Box::default()),
         };
         for held in &undecided.held {
             self.feed(&Line {
@@ -288,6 +299,20 @@ mod tests {
             "{\"type\":\"message\",\"seq\":2,\"role\":\"user\",\"text\":\"hi\"}\n",
         );
         assert_eq!(format_of(canonical), Format::Canonical);
+    }
+
+    #[test]
+    fn a_qwen_code_record_is_not_claude_codes() {
+        // Both have a uuid and a sessionId; Qwen Code's message holds Gemini-style parts.
+        let qwen = concat!(
+            "{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"user\",",
+            "\"message\":{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}}\n",
+            "{\"uuid\":\"b\",\"parentUuid\":\"a\",\"sessionId\":\"s\",\"type\":\"system\",",
+            "\"subtype\":\"ui_telemetry\",\"systemPayload\":{}}\n",
+        );
+        assert_eq!(format_of(qwen), Format::QwenCode);
+        let claude = "{\"uuid\":\"a\",\"sessionId\":\"s\",\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        assert_eq!(format_of(claude), Format::ClaudeCode);
     }
 
     #[test]

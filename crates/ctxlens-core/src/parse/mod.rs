@@ -9,6 +9,7 @@ pub mod detect;
 pub mod gemini;
 pub mod lines;
 pub mod opencode;
+pub mod qwen_code;
 pub mod text;
 pub(crate) mod text_record;
 pub mod transcript;
