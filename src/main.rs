@@ -1,5 +1,7 @@
 use clap::Parser;
-use ctxlens::cli::args::{ClaudeHook, Cli, CodexHook, Command, HookAgent, QwenHook, SpillCommand};
+use ctxlens::cli::args::{
+    ClaudeHook, Cli, CodexHook, Command, CopilotHook, HookAgent, QwenHook, SpillCommand,
+};
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -41,6 +43,7 @@ fn main() -> ExitCode {
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => claude_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::QwenCode(hook))) => qwen_hook(hook, &mut out),
+        Some(Command::Hook(HookAgent::CopilotCli(hook))) => copilot_hook(hook, &mut out),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::from),
@@ -137,5 +140,21 @@ fn qwen_hook(hook: &QwenHook, out: &mut impl std::io::Write) -> Result<u8, CliEr
         QwenHook::Install(args) => setup::install(agent, args, out),
         QwenHook::Uninstall(args) => setup::uninstall(agent, args, out),
         QwenHook::Status(args) => setup::status(agent, args, out),
+    }
+}
+
+fn copilot_hook(hook: &CopilotHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
+    use ctxlens::cli::hook::{self, setup, Agent, HookEvent};
+    let agent = Agent::CopilotCli;
+    match hook {
+        CopilotHook::PreCompact => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PreCompact,
+            None,
+            out,
+        )),
+        CopilotHook::Install(args) => setup::install(agent, args, out),
+        CopilotHook::Uninstall(args) => setup::uninstall(agent, args, out),
+        CopilotHook::Status(args) => setup::status(agent, args, out),
     }
 }

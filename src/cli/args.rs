@@ -121,6 +121,39 @@ pub enum HookAgent {
     /// preserve reaches its summariser; Qwen Code cannot be made to refuse one.
     #[command(subcommand)]
     QwenCode(QwenHook),
+    /// GitHub Copilot CLI hook (preCompact): records each compaction as it starts (the
+    /// region spilled, the identifiers at risk in the ledger). Copilot CLI's preCompact
+    /// cannot block, so its compactions are observed, never held.
+    #[command(subcommand)]
+    CopilotCli(CopilotHook),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CopilotHook {
+    /// preCompact: stores the region since the last compaction in <events.jsonl>.spill/
+    /// and records the identifiers the work depends on in the binding ledger, so the
+    /// compaction that lands names what its summary dropped.
+    ///
+    /// Exit status: 0.
+    #[command(
+        after_help = "Example:\n  echo '{\"transcriptPath\":\"…\",\"trigger\":\"manual\"}' | ctxlens hook copilot-cli pre-compact"
+    )]
+    PreCompact,
+    /// Writes ctxlens.json into $COPILOT_HOME/hooks (~/.copilot/hooks), or with
+    /// --project into DIR/.github/hooks (which Copilot CLI runs in a trusted folder only).
+    ///
+    /// Exit status: 0 written (or already there), 2 the file could not be read or
+    /// written, or it holds hooks ctxlens did not write.
+    #[command(after_help = "Example:\n  ctxlens hook copilot-cli install")]
+    Install(InstallArgs),
+    /// Removes the ctxlens.json install wrote.
+    ///
+    /// Exit status: 0 removed (or none there), 2 the file could not be read or removed.
+    Uninstall(ProjectArgs),
+    /// Whether the hook is installed, and current (it runs this binary, which exists).
+    ///
+    /// Exit status: 0 installed and current, 1 not, 2 the file could not be read.
+    Status(ProjectArgs),
 }
 
 /// How long a held compaction waits for an operator.

@@ -58,6 +58,7 @@ def texts(content):
 def asks_for_summary(text):
     low = text.lower()
     return any(p in low for p in ("summary of the conversation", "summarize the conversation",
+                                  "create a detailed summary of the conversation",
                                   "create a detailed summary", "create a summary")) \
         or ("checkpoint" in low and "compaction" in low) or ("summary" in low and "handoff" in low)
 
@@ -69,13 +70,20 @@ def anthropic_kind(body):
     if asks_for_summary(text):
         return "compact"
     tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
-    if "Bash" not in tools:
+    # Claude Code's shell tool is Bash, Copilot CLI's bash.
+    if "Bash" not in tools and "bash" not in tools:
         return "side"
     content = last.get("content")
     if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "tool_result"
                                          for b in content):
         return "after"
-    return "task" if "record the deploy revision" in text.lower() else "text"
+    # Only the user's own prompt runs the command, not Copilot's post-compaction wrapper
+    # that quotes the earlier user messages.
+    low = text.lower()
+    if "record the deploy revision" in low and "has been summarized" not in low \
+            and "<user_message>" not in low:
+        return "task"
+    return "text"
 
 
 def openai_kind(body, path):
@@ -133,12 +141,14 @@ def chat_reply(kind, body):
     return "OK, noted.", None
 
 
-def anthropic_reply(kind):
+def anthropic_reply(kind, body):
     if kind == "compact":
         return [{"type": "text", "text": SUMMARY}], "end_turn"
     if kind == "task":
+        tools = {t.get("name") for t in body.get("tools") or [] if isinstance(t, dict)}
         return [{"type": "text", "text": "Recording the revision."},
-                {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24], "name": "Bash",
+                {"type": "tool_use", "id": "toolu_" + uuid.uuid4().hex[:24],
+                 "name": "bash" if "bash" in tools else "Bash",
                  "input": {"command": COMMAND, "description": "Record the deploy revision"}}], "tool_use"
     if kind == "after":
         return [{"type": "text", "text": "Done: the revision is recorded in rev.txt."}], "end_turn"
@@ -253,7 +263,7 @@ class Handler(BaseHTTPRequestHandler):
             self.json_reply(404, {"error": {"message": "not here"}})
 
     def anthropic(self, body, kind):
-        content, stop = anthropic_reply(kind)
+        content, stop = anthropic_reply(kind, body)
         usage = {"input_tokens": 1200, "output_tokens": 40,
                  "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
         message_id = "msg_" + uuid.uuid4().hex[:24]

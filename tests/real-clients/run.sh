@@ -11,7 +11,8 @@
 #   a refuse blocks Claude Code with one line of reason;
 #   Codex puts the spill handle and a preserved contract back into the model's context;
 #   Qwen Code's held compression waits, a preserve reaches its summariser, and a refuse
-#   (which it cannot carry out) is not recorded.
+#   (which it cannot carry out) is not recorded;
+#   Copilot CLI's compaction is recorded by the observing hook as it starts.
 #
 #   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
 #
@@ -24,6 +25,7 @@ CTXLENS=${CTXLENS:-$ROOT/target/debug/ctxlens}
 CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 QWEN_CODE_VERSION=0.24.4
+COPILOT_VERSION=1.0.102
 NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
 STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
 
@@ -36,11 +38,11 @@ if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
   unshare -n true 2>/dev/null || skip "cannot make a network namespace here (unshare -n)"
   [ -x "$CTXLENS" ] || { echo "real clients: no ctxlens at $CTXLENS (cargo build first)"; exit 1; }
   if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ] \
-     || [ ! -x "$NPM/node_modules/.bin/qwen" ]; then
+     || [ ! -x "$NPM/node_modules/.bin/qwen" ] || [ ! -x "$NPM/node_modules/.bin/copilot" ]; then
     mkdir -p "$NPM"
     npm install --silent --no-audit --no-fund --prefix "$NPM" \
       "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
-      "@qwen-code/qwen-code@$QWEN_CODE_VERSION" >/dev/null 2>&1 \
+      "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "@github/copilot@$COPILOT_VERSION" >/dev/null 2>&1 \
       || skip "npm could not install the pinned clients"
   fi
   exec unshare -n env CTXLENS_REAL_CLIENTS_NETNS=1 CTXLENS="$CTXLENS" NPM="$NPM" STATE="$STATE" bash "$0" "$@"
@@ -309,6 +311,38 @@ else
 fi
 "$CTXLENS" hook qwen-code uninstall > /dev/null 2>&1
 check "qwen-code: uninstall leaves no ctxlens hook" bash -c "! grep -q 'ctxlens hook' '$HOME/.qwen/settings.json'"
+
+# ============================================================ GitHub Copilot CLI
+# Offline, bring-your-own-key: no GitHub login; the SEA binary unpacks itself once into
+# COPILOT_CACHE_HOME, kept beside the npm install.
+export COPILOT_OFFLINE=true COPILOT_PROVIDER_TYPE=anthropic COPILOT_PROVIDER_API_KEY=sk-test \
+       COPILOT_MODEL=claude-sonnet-4.5 COPILOT_AUTO_UPDATE=false COPILOT_CACHE_HOME=$NPM/../copilot-cache
+cp_run() { # cp_run NAME ARGS...
+  ( cd "$QWORK" && COPILOT_PROVIDER_BASE_URL=http://127.0.0.1:$PORT timeout 300 copilot "${@:2}" \
+      --allow-all-tools < /dev/null > "$L/$1.out" 2> "$L/$1.err" )
+}
+"$CTXLENS" hook copilot-cli install > "$L/cp-install.out" 2>&1
+check "copilot-cli: install writes ~/.copilot/hooks/ctxlens.json with the preCompact hook" \
+  jq -e '.version==1 and (.hooks.preCompact[0].bash|test("hook copilot-cli pre-compact$"))' "$HOME/.copilot/hooks/ctxlens.json"
+"$CTXLENS" hook copilot-cli install --hold > "$L/cp-hold.out" 2>&1; RC=$?
+check "copilot-cli: install --hold is refused: its preCompact cannot block" \
+  bash -c "[ $RC != 0 ] && grep -q 'cannot block' '$L/cp-hold.out'"
+QWORK=$STATE/qwork/cp; mkdir -p "$QWORK"
+serve cp "$QWORK"
+cp_run cp.task -p "Please record the deploy revision now."
+SID=$(ls "$HOME/.copilot/session-state" | head -1)
+T=$HOME/.copilot/session-state/$SID/events.jsonl
+cp_run cp.compact --resume="$SID" -p /compact
+check "copilot-cli: the hook records the compaction as it starts (ledger: manual, $REV at risk, region spilled)" \
+  jq -se --arg r "$REV" 'any(.[]; .event=="pre-compact" and .trigger=="manual" and .handle!=null and (.hold_until==null)
+    and any(.tokens[]; .token==$r))' "$T.ctxlens-ledger.jsonl"
+"$CTXLENS" audit --json --tokens "$T" > "$L/cp.audit.json"
+check "copilot-cli: audit reads copilot-cli, one compaction, $REV dropped and named by an alert" \
+  jq -e --arg r "$REV" '.format=="copilot-cli" and (.compactions|length)==1
+    and any(.compactions[0].dropped_tokens[]; .token==$r)
+    and any(.findings[]; (.message|contains($r)))' "$L/cp.audit.json"
+"$CTXLENS" hook copilot-cli uninstall > /dev/null 2>&1
+check "copilot-cli: uninstall removes the file install wrote" test ! -e "$HOME/.copilot/hooks/ctxlens.json"
 
 echo "real clients: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -932,3 +932,94 @@ fn status_says_installed_current_and_for_codex_trusted() {
     assert_exit(&out, 0);
     assert!(String::from_utf8_lossy(&out.stdout).contains("trusted: a trust entry"));
 }
+
+#[test]
+fn copilot_cli_gets_an_observing_hook_in_a_file_of_its_own() {
+    let home = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        ctxlens()
+            .args(["hook", "copilot-cli"])
+            .args(args)
+            .env("COPILOT_HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let file = home.path().join("hooks/ctxlens.json");
+    assert_exit(&run(&["status"]), 1);
+    assert_exit(&run(&["install"]), 0);
+    let hooks = read_json(&file);
+    assert_eq!(hooks["version"], 1);
+    let command = hooks["hooks"]["preCompact"][0]["bash"].as_str().unwrap();
+    assert!(
+        command.ends_with(" hook copilot-cli pre-compact"),
+        "{command}"
+    );
+    assert_exit(&run(&["status"]), 0);
+    // It cannot hold: install --hold says so and changes nothing.
+    let before = std::fs::read(&file).unwrap();
+    let out = run(&["install", "--hold"]);
+    assert_exit(&out, 2);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot block"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_exit(&run(&["uninstall"]), 0);
+    assert!(!file.exists());
+    // A ctxlens.json with someone else's hooks is never touched.
+    let theirs = r#"{"version": 1, "hooks": {"preCompact": [{"type": "command", "bash": "my-tool", "timeoutSec": 5}]}}"#;
+    std::fs::write(&file, theirs).unwrap();
+    assert_exit(&run(&["install"]), 2);
+    assert_exit(&run(&["uninstall"]), 2);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), theirs);
+}
+
+#[test]
+fn the_copilot_cli_hook_records_the_compaction_as_it_starts() {
+    // The real client's session cut before its compaction started.
+    let full = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot-cli-compaction.jsonl"),
+    )
+    .unwrap();
+    let cut = full
+        .find("\"session.compaction_start\"")
+        .expect("a compaction");
+    let line_start = full[..cut].rfind('\n').map_or(0, |i| i + 1);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    std::fs::write(&path, &full[..line_start]).unwrap();
+    // Copilot CLI names the fields in camelCase (transcriptPath).
+    let mut payload: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/hook-payloads/copilot-pre-compact.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    payload["transcriptPath"] = Value::from(path.display().to_string());
+    payload["cwd"] = Value::from(dir.path().display().to_string());
+    let out = hook_of("copilot-cli", &["pre-compact"], &payload.to_string());
+    assert_exit(&out, 0);
+    assert!(out.stdout.is_empty(), "Copilot CLI reads nothing from it");
+    let entries = ledger(&path);
+    let entry = entries
+        .iter()
+        .find(|e| e["event"] == "pre-compact")
+        .unwrap();
+    assert_eq!(entry["trigger"], "manual");
+    assert!(entry.get("hold_until").is_none());
+    assert!(entry["handle"].as_str().unwrap().starts_with("sha256:"));
+    assert!(entry["tokens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|t| t["token"] == "4f9a2c81d0e7"));
+    // The compaction lands: the ledger turns its drop into an alert.
+    std::fs::write(&path, &full).unwrap();
+    let (report, _) = audit_json(&path, &[]);
+    assert!(report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["kind"] == "dropped_binding"
+            && f["message"].as_str().unwrap().contains("4f9a2c81d0e7")
+            && f["message"].as_str().unwrap().contains("binding ledger")));
+}

@@ -779,3 +779,20 @@ fn a_compaction_held_by_qwen_code_offers_no_refuse() {
     let requests = chars(&mut app, "p");
     assert!(requests.len() == 1 || app.overlay.is_some());
 }
+
+#[test]
+fn a_compaction_of_an_agent_that_cannot_be_gated_says_so_where_a_decision_would_be() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/copilot-cli-compaction.jsonl");
+    let snapshot = Snapshot::load(&path).unwrap();
+    let mut app = App::new("copilot".into(), Arc::new(snapshot), "tester".into());
+    chars(&mut app, "g]");
+    assert!(app.selected_compaction().is_some());
+    let mut term = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let screen = format!("{:?}", term.backend().buffer());
+    assert!(
+        screen.contains("no decision: Copilot CLI cannot be gated"),
+        "{screen}"
+    );
+}

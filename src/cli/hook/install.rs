@@ -11,6 +11,7 @@ pub enum Agent {
     ClaudeCode,
     Codex,
     QwenCode,
+    CopilotCli,
 }
 
 impl Agent {
@@ -19,6 +20,17 @@ impl Agent {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
             Agent::QwenCode => "qwen-code",
+            Agent::CopilotCli => "copilot-cli",
+        }
+    }
+
+    /// The agent's name, as a person knows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+            Agent::QwenCode => "Qwen Code",
+            Agent::CopilotCli => "Copilot CLI",
         }
     }
 
@@ -46,6 +58,9 @@ impl Agent {
                 ("PreCompact", "", "pre-compact"),
                 ("PostCompact", "", "post-compact"),
             ],
+            // Copilot CLI's preCompact cannot block and it has no post-compaction
+            // hook: the hook observes (it spills and records), never holds.
+            Agent::CopilotCli => &[("preCompact", "", "pre-compact")],
         }
     }
 }

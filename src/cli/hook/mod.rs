@@ -3,6 +3,7 @@
 //! the agent: on input it does not understand it says so on stderr and lets the
 //! compaction go ahead. Only an operator's refuse blocks it.
 
+mod copilot;
 mod install;
 pub mod setup;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
@@ -89,7 +90,20 @@ fn read_input(stdin: &mut impl Read) -> Result<Value, HookError> {
         .read_to_end(&mut bytes)
         .map_err(HookError::Stdin)?;
     match serde_json::from_slice::<Value>(&bytes) {
-        Ok(value @ Value::Object(_)) => Ok(value),
+        Ok(Value::Object(mut input)) => {
+            // Copilot CLI names the fields in camelCase.
+            for (theirs, ours) in [
+                ("transcriptPath", "transcript_path"),
+                ("sessionId", "session_id"),
+            ] {
+                if !input.contains_key(ours) {
+                    if let Some(value) = input.get(theirs).cloned() {
+                        input.insert(ours.to_owned(), value);
+                    }
+                }
+            }
+            Ok(Value::Object(input))
+        }
         Ok(_) => Err(HookError::NotAnObject),
         Err(e) => Err(HookError::NotJson(e)),
     }
@@ -97,7 +111,8 @@ fn read_input(stdin: &mut impl Read) -> Result<Value, HookError> {
 
 /// The transcript the hook input names, if it is one a hook may write beside: a regular
 /// file (not a link) of the invoking user, under Claude Code's projects folder, Codex's
-/// sessions folder, Qwen Code's projects folder or the session's cwd. A hook run as root on `/etc/passwd` must not
+/// sessions folder, Qwen Code's projects folder, Copilot CLI's session state or the
+/// session's cwd. A hook run as root on `/etc/passwd` must not
 /// create `/etc/passwd.ctxlens-ledger.jsonl`.
 fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     use std::os::unix::fs::MetadataExt;
@@ -126,6 +141,8 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
         home.as_ref().map(|h| h.join(".codex/sessions")),
         env_dir("QWEN_HOME").map(|d| d.join("projects")),
         home.as_ref().map(|h| h.join(".qwen/projects")),
+        env_dir("COPILOT_HOME").map(|d| d.join("session-state")),
+        home.as_ref().map(|h| h.join(".copilot/session-state")),
         input.get("cwd").and_then(Value::as_str).map(PathBuf::from),
     ];
     let real = path
@@ -139,7 +156,7 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     if !inside {
         return Err(transcript_error(
             &path,
-            "not under the Claude Code projects folder, the Codex sessions folder, the Qwen Code projects folder or the session's cwd",
+            "not under the Claude Code projects folder, the Codex sessions folder, the Qwen Code projects folder, the Copilot CLI session state or the session's cwd",
         ));
     }
     Ok(path)

@@ -21,6 +21,7 @@ fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, CliError
         Agent::ClaudeCode => install::settings_path(project)?,
         Agent::Codex => install::codex_hooks_path(project)?,
         Agent::QwenCode => install::qwen_settings_path(project)?,
+        Agent::CopilotCli => super::copilot::hooks_path(project)?,
     })
 }
 
@@ -39,9 +40,18 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
     let program = super::program();
     let trusted_before = match agent {
         Agent::Codex => codex_trust(&path, &ours_in(agent, &install::read_json(&path)?)).recorded,
-        Agent::ClaudeCode | Agent::QwenCode => 0,
+        Agent::ClaudeCode | Agent::QwenCode | Agent::CopilotCli => 0,
     };
-    let installed = install::install(agent, &path, &program, hold)?;
+    let installed = if agent == Agent::CopilotCli {
+        if hold.is_some() {
+            return Err(CliError::unusable(
+                "Copilot CLI's preCompact hook cannot block a compaction, so it cannot be held: install without --hold to record its compactions; nothing done",
+            ));
+        }
+        super::copilot::install(&path, &program)?
+    } else {
+        install::install(agent, &path, &program, hold)?
+    };
     let _ = writeln!(out, "the hooks run {}", sanitize::line(&program));
     if installed.added.is_empty() {
         let _ = writeln!(
@@ -91,7 +101,11 @@ fn trust_step(project: Option<&Path>, voided: bool) -> String {
 
 pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let path = config_path(agent, args.project.as_deref())?;
-    let removed = install::uninstall(agent, &path)?;
+    let removed = if agent == Agent::CopilotCli {
+        super::copilot::uninstall(&path)?
+    } else {
+        install::uninstall(agent, &path)?
+    };
     if removed.added.is_empty() {
         let _ = writeln!(out, "{}: no ctxlens hooks to remove", shown(&path));
     } else {
@@ -120,8 +134,14 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
     };
     for (event, list) in hooks {
         for (group, entry) in list.as_array().into_iter().flatten().enumerate() {
-            for (index, hook) in entry["hooks"].as_array().into_iter().flatten().enumerate() {
-                let Some(command) = hook["command"].as_str() else {
+            // Claude Code's groups hold their hooks; Copilot CLI's list holds the hooks
+            // themselves, the command under `bash`.
+            let hooks = match entry.get("hooks").and_then(Value::as_array) {
+                Some(hooks) => hooks.iter().collect::<Vec<_>>(),
+                None => vec![entry],
+            };
+            for (index, hook) in hooks.into_iter().enumerate() {
+                let Some(command) = hook["command"].as_str().or(hook["bash"].as_str()) else {
                     continue;
                 };
                 if install::is_ctxlens_command(agent, command) {
@@ -204,7 +224,8 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<
     } else {
         let _ = writeln!(
             out,
-            "  trusted: not asked (Claude Code runs the hooks in its settings)"
+            "  trusted: not asked ({} runs the hooks in its settings)",
+            agent.name()
         );
     }
     Ok(if ok { 0 } else { 1 })

@@ -160,6 +160,13 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
             "waiting: a approve · s spill · p preserve · r refetch · x refuse",
             theme.yellow(),
         ),
+        None if !app.snapshot.session.format.holds() => Line::styled(
+            format!(
+                "no decision: {} cannot be gated (its hooks cannot hold a compaction)",
+                app.snapshot.session.format.agent_name()
+            ),
+            theme.dim(),
+        ),
         None => Line::styled("no decision", theme.dim()),
     });
     let reasons = c.reasons(false);

@@ -40,6 +40,16 @@ impl Format {
         }
     }
 
+    /// Whether the agent that writes this format lets a hook hold a compaction for an
+    /// operator. Copilot CLI's and Gemini CLI's hooks cannot block one; OpenCode's
+    /// plugin hook could, and ctxlens installs none yet.
+    pub fn holds(self) -> bool {
+        !matches!(
+            self,
+            Format::CopilotCli | Format::GeminiCli | Format::OpenCode
+        )
+    }
+
     /// Whether the agent that writes this format carries out an operator's refuse of
     /// a compaction its hook holds. Qwen Code's PreCompact hook cannot block one (the
     /// real client ignored exit 2 and `decision: block`); Copilot CLI's and Gemini
