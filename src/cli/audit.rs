@@ -186,15 +186,15 @@ fn sources(
     out
 }
 
-/// A session of an OpenCode database, with the decisions recorded for it beside the
-/// database (`DB#SESSION.decisions.jsonl`).
+/// A session of an OpenCode database as it stands, with the decisions recorded for it
+/// beside ctxlens's copy of it (which the TUI and the hooks use).
 fn from_database(db: &std::path::Path, session: &str, strict: bool) -> Result<Loaded, CliError> {
     let bytes = crate::ingest::opencode::session_lines(db, session)
         .map_err(|e| CliError::unusable(e.to_string()))?;
     let parsed = crate::ingest::parse_bytes(&bytes);
-    let mut named = db.as_os_str().to_owned();
-    named.push(format!("#{session}"));
-    let backend = crate::store::channel::Backend::files(std::path::Path::new(&named));
+    let copy = crate::session::mirror::copy_of(db, session)
+        .map_err(|e| CliError::unusable(e.to_string()))?;
+    let backend = crate::store::channel::Backend::files(&copy);
     super::analyze_with(parsed, &*backend.channel, strict)
 }
 

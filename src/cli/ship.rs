@@ -1,5 +1,6 @@
 //! `ctxlens ship PATH… --nats URL [--once]`: publishes session logs to the fleet's
-//! events stream, each line once, and follows them.
+//! events stream, each line once, and follows them. An OpenCode database ships as one
+//! log per session (ctxlens's copies of them, `session::mirror`).
 
 use super::args::ShipArgs;
 use super::{CliError, EXIT_OK};
@@ -49,11 +50,22 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let server = super::fleet::connect(&args.fleet)?
         .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
     let host = keys::host();
+    // An OpenCode database ships as ctxlens's copy of each of its sessions, one log
+    // each, kept up to date while OpenCode writes.
+    let paths =
+        args.paths
+            .iter()
+            .map(|path| match crate::ingest::opencode::is_database(path) {
+                true => crate::session::mirror::follow(path)
+                    .map_err(|e| CliError::unusable(e.to_string())),
+                false => Ok(path.clone()),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
     let mut shippers: BTreeMap<PathBuf, Shipper> = BTreeMap::new();
     let mut reported = Instant::now();
     loop {
         let mut busy = false;
-        for (log, subject) in targets(&args.paths, &host) {
+        for (log, subject) in targets(&paths, &host) {
             let shipper = shippers.entry(log.clone()).or_insert_with(|| Shipper {
                 subject,
                 at: None,

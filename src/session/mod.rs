@@ -5,6 +5,7 @@
 
 mod context;
 mod held;
+pub mod mirror;
 pub mod record;
 
 use crate::ingest::{self, progress::Reading, LoadError};

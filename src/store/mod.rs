@@ -1,11 +1,13 @@
 //! The only code that writes: the decision channel and the spill store, behind the
 //! traits of `channel` (files beside the log, or NATS JetStream for fleets), the hooks'
-//! ledger, and what `ship` publishes.
+//! ledger, ctxlens's own copies of sessions that are not log files, and what `ship`
+//! publishes.
 
 pub mod atomic;
 pub mod channel;
 pub mod decisions;
 pub mod ledger;
+pub mod mirror;
 pub mod nats;
 pub mod paths;
 pub mod private;

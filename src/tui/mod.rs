@@ -28,6 +28,8 @@ pub enum TuiError {
     Load(#[from] crate::ingest::LoadError),
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
+    #[error(transparent)]
+    Mirror(#[from] crate::session::mirror::MirrorError),
     #[error("{location}: {source}")]
     Channel {
         location: String,
@@ -36,7 +38,7 @@ pub enum TuiError {
     },
     #[error("cannot use the terminal: {0}")]
     Terminal(#[source] std::io::Error),
-    #[error("no ~/.claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.gemini/tmp or ~/.qwen/projects here (nor under $CLAUDE_CONFIG_DIR, $CODEX_HOME, $COPILOT_HOME or $QWEN_HOME); give a log or a folder: ctxlens PATH")]
+    #[error("no ~/.claude/projects, ~/.codex/sessions, ~/.copilot/session-state, ~/.gemini/tmp, ~/.qwen/projects or OpenCode database here (nor under $CLAUDE_CONFIG_DIR, $CODEX_HOME, $COPILOT_HOME, $QWEN_HOME or $OPENCODE_DB); give a log or a folder: ctxlens PATH")]
     NoSessions,
     #[error("the demo: {0}")]
     Demo(String),

@@ -99,6 +99,10 @@ enum Screen {
 pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
     if path.is_dir() {
         run_folders(vec![path.to_owned()], stores)
+    } else if crate::ingest::opencode::is_database(path) {
+        // An OpenCode database opens like a folder: one session each.
+        let copies = crate::session::mirror::follow(path)?;
+        run_folders_titled(vec![copies], path.display().to_string(), stores)
     } else {
         let (tx, rx) = channel();
         let session = Session::open(path, tx.clone(), stores.clone())?;
@@ -108,8 +112,8 @@ pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
 
 /// The folders an operator's own sessions live in: Claude Code's projects, Codex's
 /// sessions, Copilot CLI's session state, Gemini CLI's chats and Qwen Code's projects,
-/// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME` and `QWEN_HOME`; those
-/// that exist.
+/// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME` and `QWEN_HOME`, those
+/// that exist; and the copies of OpenCode's database's sessions, kept up to date.
 pub fn own_session_folders() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let from_env = |var: &str, default: &str| {
@@ -128,7 +132,24 @@ pub fn own_session_folders() -> Vec<PathBuf> {
     .into_iter()
     .flatten()
     .filter(|d| d.is_dir())
+    .chain(opencode_database().and_then(|db| crate::session::mirror::follow(&db).ok()))
     .collect()
+}
+
+/// OpenCode's database, where OpenCode keeps it: `$OPENCODE_DB`, or `opencode.db`
+/// under `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode`); when it is one.
+pub fn opencode_database() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let db = var("OPENCODE_DB").or_else(|| {
+        var("XDG_DATA_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".local/share")))
+            .map(|d| d.join("opencode/opencode.db"))
+    })?;
+    crate::ingest::opencode::is_database(&db).then_some(db)
 }
 
 /// Folder mode over the operator's own sessions.

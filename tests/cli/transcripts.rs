@@ -381,54 +381,6 @@ fn a_copilot_cli_session_is_read_and_its_compaction_names_the_dropped_revision()
     assert!(report["usage"]["output"].as_u64().unwrap() > 0);
 }
 
-/// An OpenCode database built from rows cut from a run of the real client (1.18.33,
-/// automatic compaction): the schema's tables as OpenCode has them, in WAL mode as
-/// OpenCode keeps it.
-fn opencode_database(dir: &Path) -> PathBuf {
-    let db = dir.join("opencode.db");
-    let connection = rusqlite::Connection::open(&db).unwrap();
-    connection
-        .execute_batch(
-            "PRAGMA journal_mode=WAL;
-             CREATE TABLE session (id text PRIMARY KEY, directory text NOT NULL, title text NOT NULL,
-               time_created integer NOT NULL, tokens_input integer, tokens_output integer,
-               tokens_cache_read integer, tokens_cache_write integer);
-             CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
-               time_created integer NOT NULL, data text NOT NULL);
-             CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL,
-               session_id text NOT NULL, time_created integer NOT NULL, data text NOT NULL);",
-        )
-        .unwrap();
-    let rows = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode-compaction.jsonl"),
-    )
-    .unwrap();
-    for line in rows.lines() {
-        let record: Value = serde_json::from_str(line).unwrap();
-        let row = record["row"].as_object().unwrap();
-        let columns: Vec<&str> = row.keys().map(String::as_str).collect();
-        let marks = vec!["?"; columns.len()].join(", ");
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES ({marks})",
-            record["table"].as_str().unwrap(),
-            columns.join(", ")
-        );
-        let values: Vec<rusqlite::types::Value> = row
-            .values()
-            .map(|v| match v {
-                Value::String(s) => rusqlite::types::Value::Text(s.clone()),
-                Value::Number(n) => rusqlite::types::Value::Integer(n.as_i64().unwrap()),
-                Value::Null => rusqlite::types::Value::Null,
-                other => rusqlite::types::Value::Text(other.to_string()),
-            })
-            .collect();
-        connection
-            .execute(&sql, rusqlite::params_from_iter(values))
-            .unwrap();
-    }
-    db
-}
-
 /// An OpenCode database opens like a folder of sessions: each is read, and its
 /// compaction (a compaction part, then the summary message) names the revision its
 /// summary left out. The database is read while its writer holds it open, and left as
@@ -521,5 +473,63 @@ fn audit_of_a_session_reads_its_subagents_compactions_too() {
     assert_eq!(
         named.matches("agent-a1b2c3.jsonl").count(),
         text.matches("agent-a1b2c3.jsonl").count()
+    );
+}
+
+/// OpenCode keeps the turns from a compaction part's `tail_start_id` verbatim after the
+/// summary: what they hold is carried over, not dropped; what only the head held is.
+#[test]
+fn an_opencode_compaction_carries_the_tail_it_keeps_verbatim() {
+    let message = |id: &str, role: &str, parts: serde_json::Value, extra: serde_json::Value| {
+        let mut data = serde_json::json!({"role": role, "time": {"created": 1, "completed": 2}});
+        for (k, v) in extra.as_object().unwrap() {
+            data[k] = v.clone();
+        }
+        serde_json::json!({"type": "opencode.message", "id": id, "ts": "2026-12-04T10:00:00Z",
+            "data": data, "parts": parts})
+        .to_string()
+    };
+    let text = |t: &str| serde_json::json!([{"id": "prt_1", "data": {"type": "text", "text": t}}]);
+    let lines = [
+        serde_json::json!({"type": "opencode.session", "id": "ses_1", "directory": "/srv", "title": "t",
+            "ts": "2026-12-04T10:00:00Z"})
+        .to_string(),
+        message("msg_01", "user", text("Deploy revision 9c1e7b3a5d20 first."), serde_json::json!({})),
+        message("msg_02", "assistant", text("Deployed 9c1e7b3a5d20."), serde_json::json!({})),
+        message("msg_03", "user", text("Now roll out canary a7d3e9f1b406."), serde_json::json!({})),
+        message("msg_04", "assistant", text("Canary a7d3e9f1b406 is rolling out."), serde_json::json!({})),
+        message(
+            "msg_05",
+            "user",
+            serde_json::json!([{"id": "prt_5", "data": {"type": "compaction", "auto": true,
+                "tail_start_id": "msg_03"}}]),
+            serde_json::json!({}),
+        ),
+        message(
+            "msg_06",
+            "assistant",
+            text("## Objective\n- Deploy, then a canary."),
+            serde_json::json!({"summary": true, "mode": "compaction"}),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("ses_1.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (report, _) = audit_json(&path, &["--tokens"]);
+    assert_eq!(report["format"], "opencode");
+    let tokens = report["compactions"][0]["dropped_tokens"]
+        .as_array()
+        .unwrap();
+    let carried = |token: &str| {
+        tokens
+            .iter()
+            .find(|t| t["token"] == token)
+            .map(|t| t["carried"] == true)
+    };
+    assert_eq!(carried("9c1e7b3a5d20"), Some(false), "{tokens:?}");
+    assert_eq!(
+        carried("a7d3e9f1b406"),
+        Some(true),
+        "the tail is kept: {tokens:?}"
     );
 }

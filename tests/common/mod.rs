@@ -254,3 +254,73 @@ pub fn hold_claude_code(transcript: &Path, env: &[(&str, &str)]) -> std::process
     wait_for_ledger(transcript, held);
     child
 }
+
+/// An OpenCode database built from rows cut from a run of the real client (1.18.33,
+/// automatic compaction): the schema's tables as OpenCode has them, in WAL mode as
+/// OpenCode keeps it.
+pub fn opencode_database(dir: &Path) -> PathBuf {
+    let db = dir.join("opencode.db");
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    connection
+        .execute_batch(
+            "PRAGMA journal_mode=WAL;
+             CREATE TABLE session (id text PRIMARY KEY, directory text NOT NULL, title text NOT NULL,
+               time_created integer NOT NULL, tokens_input integer, tokens_output integer,
+               tokens_cache_read integer, tokens_cache_write integer);
+             CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL,
+               time_created integer NOT NULL, data text NOT NULL);
+             CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL,
+               session_id text NOT NULL, time_created integer NOT NULL, data text NOT NULL);",
+        )
+        .unwrap();
+    let rows = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/opencode-compaction.jsonl"),
+    )
+    .unwrap();
+    for line in rows.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        let row = record["row"].as_object().unwrap();
+        let columns: Vec<&str> = row.keys().map(String::as_str).collect();
+        let marks = vec!["?"; columns.len()].join(", ");
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({marks})",
+            record["table"].as_str().unwrap(),
+            columns.join(", ")
+        );
+        let values: Vec<rusqlite::types::Value> = row
+            .values()
+            .map(|v| match v {
+                Value::String(s) => rusqlite::types::Value::Text(s.clone()),
+                Value::Number(n) => rusqlite::types::Value::Integer(n.as_i64().unwrap()),
+                Value::Null => rusqlite::types::Value::Null,
+                other => rusqlite::types::Value::Text(other.to_string()),
+            })
+            .collect();
+        connection
+            .execute(&sql, rusqlite::params_from_iter(values))
+            .unwrap();
+    }
+    db
+}
+
+/// Adds a finished message with one text part to a session of an OpenCode database, as
+/// OpenCode writes it (another connection, one transaction).
+pub fn add_opencode_message(db: &Path, session: &str, id: &str, role: &str, text: &str) {
+    let connection = rusqlite::Connection::open(db).unwrap();
+    let data = serde_json::json!({"role": role, "time": {"created": 1_796_383_340_000u64,
+        "completed": 1_796_383_340_100u64}, "modelID": "claude-fake",
+        "tokens": {"input": 10, "output": 2, "cache": {"read": 0, "write": 0}}});
+    let part = serde_json::json!({"type": "text", "text": text});
+    connection
+        .execute(
+            "INSERT INTO message (id, session_id, time_created, data) VALUES (?1, ?2, 1796383340000, ?3)",
+            rusqlite::params![id, session, data.to_string()],
+        )
+        .unwrap();
+    connection
+        .execute(
+            "INSERT INTO part (id, message_id, session_id, time_created, data) VALUES (?1, ?2, ?3, 1796383340000, ?4)",
+            rusqlite::params![format!("prt_{id}"), id, session, part.to_string()],
+        )
+        .unwrap();
+}

@@ -466,3 +466,42 @@ fn a_held_hook_whose_server_is_lost_times_out_and_says_why() {
     assert!(why.contains("no decision before the timeout"), "{released}");
     assert!(why.contains("could not be read"), "{released}");
 }
+
+/// An OpenCode database ships as one log per session, each the lines `audit` reads: the
+/// fleet audits the session from the stream as it would the database.
+#[test]
+fn an_opencode_database_ships_one_log_per_session() {
+    let Some(server) = NatsServer::start("an_opencode_database_ships_one_log_per_session") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    let out = on(&server)
+        .args(["ship", "--once"])
+        .arg(&db)
+        .env("XDG_STATE_HOME", state.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let subject = keys::events_subject(&keys::session_of_log(
+        &keys::host(),
+        Path::new("ses_dbf35cbc4ffexZCIwXw14GB2r3.jsonl"),
+    ));
+    let from_stream = on(&server)
+        .args(["audit", "--json", "--tokens", &subject])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&from_stream.stdout).unwrap();
+    assert_eq!(report["format"], "opencode");
+    let dropped = report["compactions"][0]["dropped_tokens"]
+        .as_array()
+        .unwrap();
+    assert!(dropped.iter().any(|t| t["token"] == "4f9a2c81d0e7"));
+    // Nothing was written beside the database.
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("opencode.db")));
+}

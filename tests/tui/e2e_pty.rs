@@ -300,7 +300,7 @@ fn the_folder_list_opens_on_its_first_row() {
 }
 
 #[test]
-fn no_argument_opens_the_operators_own_claude_codex_copilot_gemini_and_qwen_sessions() {
+fn no_argument_opens_the_operators_own_sessions_of_every_agent() {
     let home = tempfile::tempdir().unwrap();
     let claude = home.path().join("claude-config");
     let codex = home.path().join("codex-home");
@@ -312,6 +312,7 @@ fn no_argument_opens_the_operators_own_claude_codex_copilot_gemini_and_qwen_sess
         gemini.join("session-2026-12-04T09-15-9dcd83e1.jsonl"),
     )
     .unwrap();
+    let opencode = opencode_database(home.path());
     let qwen = home.path().join("qwen-home/projects/-home-dev-shop/chats");
     std::fs::create_dir_all(&qwen).unwrap();
     std::fs::copy(
@@ -347,17 +348,66 @@ fn no_argument_opens_the_operators_own_claude_codex_copilot_gemini_and_qwen_sess
             ("CLAUDE_CONFIG_DIR", &claude),
             ("CODEX_HOME", &codex),
             ("QWEN_HOME", &home.path().join("qwen-home")),
+            ("OPENCODE_DB", &opencode),
+            ("XDG_STATE_HOME", &home.path().join("state")),
         ],
     );
-    tui.wait_for("5 sessions");
+    tui.wait_for("6 sessions");
     // Listed at once, filled in as they are read.
     tui.wait_for("claude-code ");
     tui.wait_for("codex ");
     tui.wait_for("copilot-cli ");
     tui.wait_for("gemini-cli ");
     tui.wait_for("qwen-code ");
+    tui.wait_for("opencode ");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
+}
+
+/// An OpenCode database opens like a folder, one session each; an open session follows
+/// what OpenCode writes into the database, through ctxlens's copy of it.
+#[test]
+fn an_opencode_database_opens_as_its_sessions_and_follows_what_opencode_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    let mut tui = Tui::start_with_env(&[&db], &[("XDG_STATE_HOME", state.path())]);
+    tui.wait_for("1 session ");
+    tui.wait_for("opencode ");
+    tui.keys("\r");
+    tui.wait_for("● following  12 events");
+    add_opencode_message(
+        &db,
+        "ses_dbf35cbc4ffexZCIwXw14GB2r3",
+        "msg_zzzzzzzzzzzzzzzzzzzzzzzzzz",
+        "user",
+        "Roll out canary 7e3b9d1c5a20 next.",
+    );
+    tui.wait_for("13 events");
+    tui.keys("G");
+    tui.wait_for("user        Roll out canary");
+    // Following the database costs nothing while OpenCode writes nothing.
+    if Path::new("/proc/self/stat").exists() {
+        tui.pump(Duration::from_millis(500));
+        let pid = tui.child.process_id().expect("pid");
+        let before = cpu_ticks(pid);
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            tui.pump(Duration::from_millis(200));
+        }
+        let used = (cpu_ticks(pid) - before) as f64 / clock_ticks_per_second() as f64;
+        let share = used / started.elapsed().as_secs_f64();
+        assert!(share < 0.01, "{:.1}% of a core while idle", share * 100.0);
+    }
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+    // Nothing was written beside the database.
+    let beside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.starts_with("opencode.db"))
+        .collect();
+    assert!(beside.is_empty(), "{beside:?}");
 }
 
 #[test]
@@ -369,6 +419,8 @@ fn no_argument_and_no_sessions_says_what_to_do() {
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
         .env_remove("QWEN_HOME")
+        .env_remove("OPENCODE_DB")
+        .env_remove("XDG_DATA_HOME")
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -1,14 +1,15 @@
 //! OpenCode sessions (docs/transcripts.md). OpenCode keeps its sessions in a SQLite
 //! database; the main crate reads one session's rows into lines of this form, in order:
 //!
-//! - `{"type":"opencode.session", "ts", "directory", "title", "tokens_input", …}`: the
-//!   session row;
+//! - `{"type":"opencode.session", "ts", "directory", "title"}`: the session row;
 //! - `{"type":"opencode.message", "id", "ts", "data": {…}, "parts": [{"id", "data"}…]}`:
 //!   a message row with its parts.
 //!
 //! A compaction is a user message whose part is `{"type":"compaction","auto":…}`, then
 //! an assistant message with `"summary":true,"mode":"compaction"` whose text is the
-//! summary. Nothing is deleted: the messages before the marker are the region.
+//! summary. Nothing is deleted: the messages before the marker are the region. A
+//! compaction part's `tail_start_id` names the first message OpenCode keeps verbatim
+//! after the summary: that tail's tokens are carried over, not lost.
 
 use super::lines::Line;
 use super::transcript::{parse_record, str_of, usage_of, Builder};
@@ -19,9 +20,19 @@ use serde_json::Value;
 pub struct OpenCodeParser {
     /// The session being built; `LogParser` reads it directly.
     pub(super) builder: Builder,
-    /// The compaction asked for and not yet summarised: its message id and whether
-    /// OpenCode asked for it itself.
-    requested: Option<(Option<String>, bool)>,
+    /// The compaction asked for and not yet summarised: its message id, whether
+    /// OpenCode asked for it itself, and the first message it keeps verbatim.
+    requested: Option<Requested>,
+    /// The index of each message's first event, since the last compaction: where a
+    /// kept tail starts.
+    first_event_of: std::collections::HashMap<String, usize>,
+}
+
+/// A compaction asked for (a user message with a compaction part).
+struct Requested {
+    id: Option<String>,
+    auto: bool,
+    tail_start: Option<String>,
 }
 
 impl Default for OpenCodeParser {
@@ -82,6 +93,7 @@ impl OpenCodeParser {
         OpenCodeParser {
             builder: Builder::new(Format::OpenCode),
             requested: None,
+            first_event_of: std::collections::HashMap::new(),
         }
     }
 
@@ -112,16 +124,6 @@ impl OpenCodeParser {
         if meta.title.is_none() {
             meta.title = str_of(record, "title");
         }
-        // The session row holds the totals OpenCode keeps.
-        meta.usage = usage_of(
-            record,
-            [
-                "tokens_input",
-                "tokens_output",
-                "tokens_cache_read",
-                "tokens_cache_write",
-            ],
-        );
         let type_name = "opencode.session".to_owned();
         self.builder
             .push(line, 0, ts, EventKind::Other { type_name });
@@ -130,10 +132,29 @@ impl OpenCodeParser {
     fn message(&mut self, line: &Line, ts: Option<String>, record: &Value) {
         let data = record.get("data").unwrap_or(&Value::Null);
         let role = str_of(data, "role").unwrap_or_default();
+        // An assistant message's tokens: the session's total is their sum.
+        let usage = (role == "assistant")
+            .then(|| data.get("tokens"))
+            .flatten()
+            .map(|tokens| {
+                let cache = tokens.get("cache").unwrap_or(&Value::Null);
+                let mut usage = usage_of(tokens, ["input", "output", "", ""]);
+                usage.cache_read = usage_of(cache, ["", "", "read", ""]).cache_read;
+                usage.cache_creation = usage_of(cache, ["", "", "", "write"]).cache_creation;
+                usage
+            });
+        if let Some(usage) = usage {
+            let meta = &mut self.builder.session.meta;
+            meta.usage = meta.usage.plus(usage);
+        }
         if role == "assistant" {
             if let Some(model) = data.get("modelID").and_then(Value::as_str) {
                 self.builder.session.meta.saw_model(model);
             }
+        }
+        let first_event = self.builder.session.events.len();
+        if let Some(id) = str_of(record, "id") {
+            self.first_event_of.entry(id).or_insert(first_event);
         }
         let is_summary = data.get("summary").and_then(Value::as_bool) == Some(true)
             && str_of(data, "mode").as_deref() == Some("compaction");
@@ -153,6 +174,9 @@ impl OpenCodeParser {
                 record,
                 part.get("data").unwrap_or(&Value::Null),
             );
+        }
+        if let Some(usage) = usage.filter(|_| self.builder.session.events.len() > first_event) {
+            self.builder.session.set_message_usage(first_event, usage);
         }
     }
 
@@ -198,8 +222,11 @@ impl OpenCodeParser {
                     .tool_result(call_id, &output, status == "error")
             }
             Some("compaction") => {
-                let auto = data.get("auto").and_then(Value::as_bool) == Some(true);
-                self.requested = Some((str_of(record, "id"), auto));
+                self.requested = Some(Requested {
+                    id: str_of(record, "id"),
+                    auto: data.get("auto").and_then(Value::as_bool) == Some(true),
+                    tail_start: str_of(data, "tail_start_id"),
+                });
                 EventKind::Other {
                     type_name: "compaction request".to_owned(),
                 }
@@ -219,14 +246,34 @@ impl OpenCodeParser {
             .filter_map(|d| str_of(d, "text"))
             .collect();
         let summary = (!text.is_empty()).then(|| self.builder.summary(&text.join("\n")));
-        let (id, auto) = self.requested.take().unwrap_or((None, false));
-        let id = id.or_else(|| str_of(record, "id"));
+        let requested = self.requested.take();
+        let auto = requested.as_ref().is_some_and(|r| r.auto);
+        // The tail kept verbatim: from its first message up to the compaction request.
+        let tail = requested
+            .as_ref()
+            .and_then(|r| r.tail_start.as_ref())
+            .and_then(|id| self.first_event_of.get(id).copied());
+        let carried: Vec<_> = tail
+            .map(|from| {
+                self.builder
+                    .session
+                    .events_in(from..self.builder.session.events.len())
+                    .filter_map(|e| e.kind.region_text())
+                    .flat_map(|digest| digest.tokens.iter().copied())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let id = requested
+            .and_then(|r| r.id)
+            .or_else(|| str_of(record, "id"));
         let first_in_file = self.builder.compaction_of_an_earlier_file();
         let at = self
             .builder
             .compaction(line, ts, id, summary, first_in_file);
         if let Some(extra) = self.builder.compaction_extra_mut(at) {
             extra.trigger = Some(if auto { "auto" } else { "manual" }.to_owned());
+            extra.carried = carried;
         }
+        self.first_event_of.clear();
     }
 }
