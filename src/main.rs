@@ -1,6 +1,7 @@
 use clap::Parser;
 use ctxlens::cli::args::{
-    ClaudeHook, Cli, CodexHook, Command, CopilotHook, HookAgent, QwenHook, SpillCommand,
+    ClaudeHook, Cli, CodexHook, Command, CopilotHook, HookAgent, OpenCodeHook, QwenHook,
+    SpillCommand,
 };
 use ctxlens::cli::{self, human::Style, CliError};
 use std::io::IsTerminal;
@@ -44,6 +45,7 @@ fn main() -> ExitCode {
         Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::QwenCode(hook))) => qwen_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::CopilotCli(hook))) => copilot_hook(hook, &mut out),
+        Some(Command::Hook(HookAgent::Opencode(hook))) => opencode_hook(hook, &mut out),
         Some(Command::Demo) => ctxlens::tui::demo::run()
             .map(|()| 0)
             .map_err(CliError::from),
@@ -156,5 +158,21 @@ fn copilot_hook(hook: &CopilotHook, out: &mut impl std::io::Write) -> Result<u8,
         CopilotHook::Install(args) => setup::install(agent, args, out),
         CopilotHook::Uninstall(args) => setup::uninstall(agent, args, out),
         CopilotHook::Status(args) => setup::status(agent, args, out),
+    }
+}
+
+fn opencode_hook(hook: &OpenCodeHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {
+    use ctxlens::cli::hook::{self, setup, Agent, HookEvent};
+    let agent = Agent::OpenCode;
+    match hook {
+        OpenCodeHook::PreCompact(h) => Ok(hook::run_from_stdin(
+            agent,
+            HookEvent::PreCompact,
+            Some(h),
+            out,
+        )),
+        OpenCodeHook::Install(args) => setup::install(agent, args, out),
+        OpenCodeHook::Uninstall(args) => setup::uninstall(agent, args, out),
+        OpenCodeHook::Status(args) => setup::status(agent, args, out),
     }
 }

@@ -126,6 +126,40 @@ pub enum HookAgent {
     /// cannot block, so its compactions are observed, never held.
     #[command(subcommand)]
     CopilotCli(CopilotHook),
+    /// OpenCode plugin (experimental.session.compacting): a held compaction waits, and
+    /// a preserve or spill reaches its summariser; OpenCode cannot be made to refuse one.
+    #[command(subcommand)]
+    Opencode(OpenCodeHook),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OpenCodeHook {
+    /// What ctxlens's plugin runs on each compaction, with {"sessionID": …} on stdin: it
+    /// brings ctxlens's copy of the session up to date, stores the region, records the
+    /// identifiers at risk and, with --hold, waits for an operator. It answers
+    /// {"context": […]}: the identifiers at risk, the spill's read-back command and a
+    /// preserved contract, which the plugin adds to the summariser's prompt.
+    ///
+    /// Exit status: 0.
+    #[command(
+        after_help = "Example:\n  echo '{\"sessionID\":\"ses_…\"}' | ctxlens hook opencode pre-compact --hold"
+    )]
+    PreCompact(HoldArgs),
+    /// Writes ctxlens's plugin, ctxlens.js, into $XDG_CONFIG_HOME/opencode/plugins
+    /// (~/.config/opencode/plugins), or with --project into DIR/.opencode/plugins.
+    ///
+    /// Exit status: 0 written (or already there), 2 the file could not be written, or a
+    /// ctxlens.js ctxlens did not write is there.
+    #[command(after_help = "Example:\n  ctxlens hook opencode install --hold")]
+    Install(InstallArgs),
+    /// Removes the plugin install wrote.
+    ///
+    /// Exit status: 0 removed (or none there), 2 it could not be removed.
+    Uninstall(ProjectArgs),
+    /// Whether the plugin is installed, and current (it runs this binary, which exists).
+    ///
+    /// Exit status: 0 installed and current, 1 not.
+    Status(ProjectArgs),
 }
 
 #[derive(Debug, Subcommand)]

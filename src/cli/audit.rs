@@ -186,14 +186,17 @@ fn sources(
     out
 }
 
-/// A session of an OpenCode database as it stands, with the decisions recorded for it
-/// beside ctxlens's copy of it (which the TUI and the hooks use).
+/// A session of an OpenCode database as it stands, with the decisions and the hooks'
+/// ledger recorded beside ctxlens's copy of it (which the TUI and the hooks use).
 fn from_database(db: &std::path::Path, session: &str, strict: bool) -> Result<Loaded, CliError> {
     let bytes = crate::ingest::opencode::session_lines(db, session)
         .map_err(|e| CliError::unusable(e.to_string()))?;
-    let parsed = crate::ingest::parse_bytes(&bytes);
+    let mut parsed = crate::ingest::parse_bytes(&bytes);
     let copy = crate::session::mirror::copy_of(db, session)
         .map_err(|e| CliError::unusable(e.to_string()))?;
+    // The hooks' ledger lies beside the copy, whose lines these are.
+    crate::session::attach_sidecars(&mut parsed, &copy)
+        .map_err(|e| CliError::unusable(format!("{}: {e}", copy.display())))?;
     let backend = crate::store::channel::Backend::files(&copy);
     super::analyze_with(parsed, &*backend.channel, strict)
 }

@@ -7,7 +7,7 @@
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The 16 bytes every SQLite database starts with.
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
@@ -18,6 +18,22 @@ pub fn is_database(path: &Path) -> bool {
     super::open_log(path)
         .and_then(|mut file| file.read_exact(&mut head))
         .is_ok_and(|()| &head == SQLITE_HEADER)
+}
+
+/// OpenCode's database, where OpenCode keeps it: `$OPENCODE_DB`, or `opencode.db`
+/// under `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode`); when it is one.
+pub fn default_database() -> Option<PathBuf> {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let db = var("OPENCODE_DB").or_else(|| {
+        var("XDG_DATA_HOME")
+            .or_else(|| var("HOME").map(|h| h.join(".local/share")))
+            .map(|d| d.join("opencode/opencode.db"))
+    })?;
+    is_database(&db).then_some(db)
 }
 
 /// A session of the database: its id and title.

@@ -10,14 +10,20 @@ use sha2::{Digest, Sha256};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The folder of the copies of `source`'s sessions: named after the source's absolute
-/// path, so two databases never share one.
-pub fn folder_for(source: &Path) -> io::Result<PathBuf> {
+/// The folder all copies are under: `$XDG_STATE_HOME/ctxlens/mirror`
+/// (`~/.local/state/ctxlens/mirror`).
+pub fn root() -> io::Result<PathBuf> {
     let base = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
         .ok_or_else(|| io::Error::other("neither XDG_STATE_HOME nor HOME is set"))?;
+    Ok(base.join("ctxlens").join("mirror"))
+}
+
+/// The folder of the copies of `source`'s sessions: named after the source's absolute
+/// path, so two databases never share one.
+pub fn folder_for(source: &Path) -> io::Result<PathBuf> {
     let absolute = source.canonicalize()?;
     let digest = Sha256::digest(absolute.as_os_str().as_encoded_bytes());
     let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
@@ -25,10 +31,7 @@ pub fn folder_for(source: &Path) -> io::Result<PathBuf> {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    Ok(base
-        .join("ctxlens")
-        .join("mirror")
-        .join(format!("{stem}-{name}")))
+    Ok(root()?.join(format!("{stem}-{name}")))
 }
 
 /// Makes `folder` (from [`folder_for`]) and the folders above it up to the state

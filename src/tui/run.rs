@@ -132,24 +132,11 @@ pub fn own_session_folders() -> Vec<PathBuf> {
     .into_iter()
     .flatten()
     .filter(|d| d.is_dir())
-    .chain(opencode_database().and_then(|db| crate::session::mirror::follow(&db).ok()))
+    .chain(
+        crate::ingest::opencode::default_database()
+            .and_then(|db| crate::session::mirror::follow(&db).ok()),
+    )
     .collect()
-}
-
-/// OpenCode's database, where OpenCode keeps it: `$OPENCODE_DB`, or `opencode.db`
-/// under `$XDG_DATA_HOME/opencode` (`~/.local/share/opencode`); when it is one.
-pub fn opencode_database() -> Option<PathBuf> {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    let db = var("OPENCODE_DB").or_else(|| {
-        var("XDG_DATA_HOME")
-            .or_else(|| var("HOME").map(|h| h.join(".local/share")))
-            .map(|d| d.join("opencode/opencode.db"))
-    })?;
-    crate::ingest::opencode::is_database(&db).then_some(db)
 }
 
 /// Folder mode over the operator's own sessions.

@@ -59,6 +59,7 @@ def asks_for_summary(text):
     low = text.lower()
     return any(p in low for p in ("summary of the conversation", "summarize the conversation",
                                   "create a detailed summary of the conversation",
+                                  "create a new anchored summary", "<prior-summary>",
                                   "create a detailed summary", "create a summary")) \
         or ("checkpoint" in low and "compaction" in low) or ("summary" in low and "handoff" in low)
 

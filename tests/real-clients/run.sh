@@ -12,7 +12,8 @@
 #   Codex puts the spill handle and a preserved contract back into the model's context;
 #   Qwen Code's held compression waits, a preserve reaches its summariser, and a refuse
 #   (which it cannot carry out) is not recorded;
-#   Copilot CLI's compaction is recorded by the observing hook as it starts.
+#   Copilot CLI's compaction is recorded by the observing hook as it starts;
+#   OpenCode's compaction is held by ctxlens's plugin, and a preserve reaches its summariser.
 #
 #   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
 #
@@ -26,23 +27,26 @@ CLAUDE_CODE_VERSION=2.1.332
 CODEX_VERSION=0.171.0
 QWEN_CODE_VERSION=0.24.4
 COPILOT_VERSION=1.0.102
+OPENCODE_VERSION=1.18.33
 NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
 STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
 
 skip() { echo "real clients: skipped: $*"; exit 0; }
 
 if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
-  for tool in npm node python3 jq unshare ip pgrep; do
+  for tool in npm node python3 jq unshare ip pgrep curl; do
     command -v "$tool" >/dev/null || skip "no $tool on this machine"
   done
   unshare -n true 2>/dev/null || skip "cannot make a network namespace here (unshare -n)"
   [ -x "$CTXLENS" ] || { echo "real clients: no ctxlens at $CTXLENS (cargo build first)"; exit 1; }
   if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ] \
-     || [ ! -x "$NPM/node_modules/.bin/qwen" ] || [ ! -x "$NPM/node_modules/.bin/copilot" ]; then
+     || [ ! -x "$NPM/node_modules/.bin/qwen" ] || [ ! -x "$NPM/node_modules/.bin/copilot" ] \
+     || [ ! -x "$NPM/node_modules/opencode-linux-x64/bin/opencode" ]; then
     mkdir -p "$NPM"
     npm install --silent --no-audit --no-fund --prefix "$NPM" \
       "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
-      "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "@github/copilot@$COPILOT_VERSION" >/dev/null 2>&1 \
+      "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "@github/copilot@$COPILOT_VERSION" \
+      "opencode-ai@$OPENCODE_VERSION" >/dev/null 2>&1 \
       || skip "npm could not install the pinned clients"
   fi
   exec unshare -n env CTXLENS_REAL_CLIENTS_NETNS=1 CTXLENS="$CTXLENS" NPM="$NPM" STATE="$STATE" bash "$0" "$@"
@@ -343,6 +347,59 @@ check "copilot-cli: audit reads copilot-cli, one compaction, $REV dropped and na
     and any(.findings[]; (.message|contains($r)))' "$L/cp.audit.json"
 "$CTXLENS" hook copilot-cli uninstall > /dev/null 2>&1
 check "copilot-cli: uninstall removes the file install wrote" test ! -e "$HOME/.copilot/hooks/ctxlens.json"
+
+# ============================================================ OpenCode
+# Its bundled Anthropic provider pointed at the model server; no fetch at run time.
+OPENCODE=$NPM/node_modules/opencode-linux-x64/bin/opencode
+export OPENCODE_DISABLE_MODELS_FETCH=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_LSP_DOWNLOAD=1 \
+       OPENCODE_DISABLE_SHARE=1
+QWORK=$STATE/qwork/oc; mkdir -p "$QWORK" "$HOME/.config/opencode"
+serve oc "$QWORK"
+cat > "$HOME/.config/opencode/opencode.json" <<JSON
+{"autoupdate": false, "share": "disabled", "model": "fake/claude-fake", "small_model": "fake/claude-fake",
+ "provider": {"fake": {"npm": "@ai-sdk/anthropic", "name": "Fake",
+   "options": {"baseURL": "http://127.0.0.1:$PORT/v1", "apiKey": "sk-test"},
+   "models": {"claude-fake": {"name": "Fake", "tool_call": true, "limit": {"context": 200000, "output": 8000}}}}},
+ "permission": {"bash": "allow", "edit": "allow"}}
+JSON
+"$CTXLENS" hook opencode install --hold --timeout 60 > "$L/oc-install.out" 2>&1
+check "opencode: install --hold writes the plugin, which runs the held hook" \
+  grep -q '"hook", "opencode", "pre-compact", "--hold", "--timeout", "60"' "$HOME/.config/opencode/plugins/ctxlens.js"
+( cd "$QWORK" && timeout 180 "$OPENCODE" run --format json "Please record the deploy revision now." \
+    < /dev/null > "$L/oc.task.jsonl" 2> "$L/oc.task.err" )
+SID=$(head -1 "$L/oc.task.jsonl" | jq -r .sessionID)
+# A manual compaction, as OpenCode's /compact asks its server for one.
+SPORT=$(python3 -c 'import socket;s=socket.socket();s.bind(("127.0.0.1",0));print(s.getsockname()[1])')
+( cd "$QWORK" && exec "$OPENCODE" serve --port "$SPORT" --hostname 127.0.0.1 > "$L/oc.serve.out" 2>&1 ) & OCS=$!
+wait_for 30 curl -sf --max-time 2 "http://127.0.0.1:$SPORT/global/health"
+curl -s --max-time 90 -o /dev/null "http://127.0.0.1:$SPORT/session?directory=$QWORK"
+curl -s -o "$L/oc.summarize.json" -w '%{http_code}' -X POST -H 'content-type: application/json' --max-time 120 \
+  "http://127.0.0.1:$SPORT/session/$SID/summarize?directory=$QWORK" \
+  -d '{"providerID":"fake","modelID":"claude-fake"}' > "$L/oc.summarize.http" & TURN=$!
+copy() { ls "$HOME"/.local/state/ctxlens/mirror/*/"$SID.jsonl" 2>/dev/null | head -1; }
+if wait_for 90 bash -c "ls $HOME/.local/state/ctxlens/mirror/*/$SID.jsonl.ctxlens-ledger.jsonl" && T=$(copy) && wait_held "$T" 1; then
+  PID=$(hook_pid opencode); sleep 0.5; T0=$(ticks "$PID"); sleep 3; T1=$(ticks "$PID")
+  check "opencode: the held hook sleeps (CPU ticks in 3 s: $((T1 - T0)), at most 3)" test $((T1 - T0)) -le 3
+  check "opencode: the compaction waits while held (no summary asked for)" \
+    bash -c "! jq -e 'select(.kind==\"compact\")' '$SLOG' > /dev/null"
+  "$CTXLENS" decide "$T" pre-compact-1 refuse --by ops > /dev/null 2> "$L/oc-refuse.err"; RC=$?
+  check "opencode: a refuse is not recorded (a plugin can only defer it), and says so" \
+    bash -c "[ $RC != 0 ] && grep -q 'cannot block' '$L/oc-refuse.err' && [ ! -s '$T.decisions.jsonl' ]"
+  "$CTXLENS" decide "$T" pre-compact-1 preserve --by ops > /dev/null
+  wait $TURN
+  check "opencode: the compaction goes ahead once decided (summarize answers 200)" \
+    grep -q 200 "$L/oc.summarize.http"
+  check "opencode: the preserved contract and $REV reach the summariser's prompt" \
+    bash -c "jq -s '[.[]|select(.kind==\"compact\")]|last|.body|tostring' '$SLOG' | grep -q 'Keep these identifiers verbatim:.*$REV'"
+  "$CTXLENS" audit --json "$HOME/.local/share/opencode/opencode.db" > "$L/oc.audit.json"
+  check "opencode: audit of the database shows the landed compaction with the preserve (held_as pre-compact-1)" \
+    jq -e '.format=="opencode" and .compactions[0].held_as=="pre-compact-1" and .compactions[0].decision.verdict=="preserve"' "$L/oc.audit.json"
+else
+  wait $TURN; check "opencode: the plugin holds the compaction" false
+fi
+kill "$OCS" 2>/dev/null; wait "$OCS" 2>/dev/null
+"$CTXLENS" hook opencode uninstall > /dev/null 2>&1
+check "opencode: uninstall removes the plugin" test ! -e "$HOME/.config/opencode/plugins/ctxlens.js"
 
 echo "real clients: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -1023,3 +1023,123 @@ fn the_copilot_cli_hook_records_the_compaction_as_it_starts() {
             && f["message"].as_str().unwrap().contains("4f9a2c81d0e7")
             && f["message"].as_str().unwrap().contains("binding ledger")));
 }
+
+/// The fixture's OpenCode database as it was when OpenCode asked for the compaction:
+/// the summary and what came after are not written yet.
+fn opencode_before_its_compaction(dir: &Path) -> PathBuf {
+    let db = opencode_database(dir);
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    connection
+        .execute_batch(
+            "DELETE FROM message WHERE time_created > (SELECT m.time_created FROM message m
+               JOIN part p ON p.message_id = m.id WHERE p.data LIKE '%\"type\": \"compaction\"%');
+             DELETE FROM part WHERE message_id NOT IN (SELECT id FROM message);",
+        )
+        .unwrap();
+    db
+}
+
+#[test]
+fn opencode_hears_each_decision_the_way_its_plugin_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let db = opencode_before_its_compaction(dir.path());
+    let (db_s, state_s) = (db.display().to_string(), state.path().display().to_string());
+    let env = [
+        ("OPENCODE_DB", db_s.as_str()),
+        ("XDG_STATE_HOME", state_s.as_str()),
+    ];
+    let input = r#"{"sessionID": "ses_dbf35cbc4ffexZCIwXw14GB2r3"}"#;
+    let child = spawn_with_stdin(
+        &[
+            "hook",
+            "opencode",
+            "pre-compact",
+            "--hold",
+            "--timeout",
+            "60",
+        ],
+        &env,
+        input,
+    );
+    // The hook holds the compaction on ctxlens's copy of the session.
+    let copy = || {
+        let mirror = state.path().join("ctxlens/mirror");
+        std::fs::read_dir(&mirror).ok()?.find_map(|d| {
+            let path = d.ok()?.path().join("ses_dbf35cbc4ffexZCIwXw14GB2r3.jsonl");
+            path.exists().then_some(path)
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let path = loop {
+        if let Some(path) = copy().filter(|p| !ledger(p).is_empty()) {
+            break path;
+        }
+        assert!(std::time::Instant::now() < deadline, "the hook never held");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    // Refuse: OpenCode cannot be made to refuse, so none is recorded.
+    let refused = decide(&path, "pre-compact-1", "refuse", "ops");
+    assert_exit(&refused, 2);
+    assert!(String::from_utf8_lossy(&refused.stderr)
+        .contains("OpenCode's pre-compact hook, which cannot block"));
+    assert_exit(&decide(&path, "pre-compact-1", "preserve", "ops"), 0);
+    let out = child.wait_with_output().unwrap();
+    assert_exit(&out, 0);
+    // The plugin adds `context` to the summariser's prompt: what is at risk, the
+    // read-back command, and the contract.
+    let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let context = answer["context"][0].as_str().unwrap();
+    assert!(
+        context.contains("Copy each into the summary verbatim:\n- 4f9a2c81d0e7"),
+        "{context}"
+    );
+    assert!(context.contains(" spill get "), "{context}");
+    assert!(
+        context.contains("Keep these identifiers verbatim:\n- 4f9a2c81d0e7"),
+        "{context}"
+    );
+    // Nothing was written beside the database.
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("opencode.db")));
+}
+
+#[test]
+fn the_opencode_plugin_is_a_file_of_its_own() {
+    let config = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        ctxlens()
+            .args(["hook", "opencode"])
+            .args(args)
+            .env("XDG_CONFIG_HOME", config.path())
+            .output()
+            .unwrap()
+    };
+    let plugin = config.path().join("opencode/plugins/ctxlens.js");
+    assert_exit(&run(&["status"]), 1);
+    assert_exit(&run(&["install", "--hold", "--timeout", "120"]), 0);
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    assert!(
+        text.contains("\"experimental.session.compacting\""),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""pre-compact", "--hold", "--timeout", "120""#),
+        "{text}"
+    );
+    let binary = assert_cmd::cargo::cargo_bin("ctxlens");
+    assert!(text.contains(&serde_json::Value::from(binary.display().to_string()).to_string()));
+    assert_exit(&run(&["status"]), 0);
+    assert_exit(&run(&["uninstall"]), 0);
+    assert!(!plugin.exists());
+    // Someone else's ctxlens.js is never touched.
+    std::fs::write(&plugin, "export const Mine = async () => ({})\n").unwrap();
+    assert_exit(&run(&["install"]), 2);
+    assert_exit(&run(&["uninstall"]), 2);
+    assert!(std::fs::read_to_string(&plugin)
+        .unwrap()
+        .starts_with("export const Mine"));
+}

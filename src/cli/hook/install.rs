@@ -12,6 +12,7 @@ pub enum Agent {
     Codex,
     QwenCode,
     CopilotCli,
+    OpenCode,
 }
 
 impl Agent {
@@ -21,6 +22,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::QwenCode => "qwen-code",
             Agent::CopilotCli => "copilot-cli",
+            Agent::OpenCode => "opencode",
         }
     }
 
@@ -31,6 +33,7 @@ impl Agent {
             Agent::Codex => "Codex",
             Agent::QwenCode => "Qwen Code",
             Agent::CopilotCli => "Copilot CLI",
+            Agent::OpenCode => "OpenCode",
         }
     }
 
@@ -61,6 +64,8 @@ impl Agent {
             // Copilot CLI's preCompact cannot block and it has no post-compaction
             // hook: the hook observes (it spills and records), never holds.
             Agent::CopilotCli => &[("preCompact", "", "pre-compact")],
+            // OpenCode's plugin handler, which runs the hook (`opencode::plugin`).
+            Agent::OpenCode => &[("experimental.session.compacting", "", "pre-compact")],
         }
     }
 }

@@ -5,6 +5,7 @@
 
 mod copilot;
 mod install;
+mod opencode;
 pub mod setup;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
 
@@ -143,6 +144,7 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
         home.as_ref().map(|h| h.join(".qwen/projects")),
         env_dir("COPILOT_HOME").map(|d| d.join("session-state")),
         home.as_ref().map(|h| h.join(".copilot/session-state")),
+        crate::store::mirror::root().ok(),
         input.get("cwd").and_then(Value::as_str).map(PathBuf::from),
     ];
     let real = path
@@ -156,7 +158,7 @@ fn transcript_of(input: &Value) -> Result<PathBuf, HookError> {
     if !inside {
         return Err(transcript_error(
             &path,
-            "not under the Claude Code projects folder, the Codex sessions folder, the Qwen Code projects folder, the Copilot CLI session state or the session's cwd",
+            "not under the Claude Code projects folder, the Codex sessions folder, the Qwen Code projects folder, the Copilot CLI session state, ctxlens's copies of OpenCode's sessions or the session's cwd",
         ));
     }
     Ok(path)
@@ -210,20 +212,25 @@ pub fn run(
     stdin: &mut impl Read,
     stdout: &mut impl std::io::Write,
 ) -> u8 {
-    let result = read_input(stdin).and_then(|input| match hook {
-        HookEvent::PreCompact => {
-            let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
-            pre_compact(&input, hold, timeout).map(|(decision, at_risk)| {
-                if agent == Agent::QwenCode {
-                    answer_qwen(decision, &at_risk, stdout)
-                } else {
-                    answer(agent, decision, manual, stdout)
-                }
-            })
-        }
-        HookEvent::SessionStart => session_start(&input, stdout).map(|()| Answer::Proceed),
-        HookEvent::PostCompact => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
-    });
+    let result = read_input(stdin)
+        .and_then(|input| match agent {
+            Agent::OpenCode => opencode_input(input),
+            _ => Ok(input),
+        })
+        .and_then(|input| match hook {
+            HookEvent::PreCompact => {
+                let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
+                pre_compact(&input, hold, timeout).map(|(decision, at_risk)| {
+                    if matches!(agent, Agent::QwenCode | Agent::OpenCode) {
+                        answer_summariser(agent, decision, &at_risk, stdout)
+                    } else {
+                        answer(agent, decision, manual, stdout)
+                    }
+                })
+            }
+            HookEvent::SessionStart => session_start(&input, stdout).map(|()| Answer::Proceed),
+            HookEvent::PostCompact => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
+        });
     match result {
         Ok(Answer::Proceed) => {
             flush_log(None);
@@ -311,11 +318,14 @@ fn answer(
 }
 
 /// Qwen Code adds a PreCompact hook's `additionalContext` (JSON, not plain stdout) to
-/// its summariser's instructions, and starts no session after a compression: the
+/// its summariser's instructions, and OpenCode's plugin adds the hook's `context` lines
+/// to the summariser's prompt; neither starts a session after a compaction. So the
 /// identifiers at risk, the spill handle and a preserved contract go to the summariser
-/// here. It ignores a block (exit 2 or `decision: block`), so a refuse cannot be
-/// recorded for its compactions (`Format::refuses_held`).
-fn answer_qwen(
+/// here. Neither can be made to refuse (Qwen Code ignores a block; an OpenCode plugin
+/// that throws only defers the compaction to the next turn), so a refuse is not
+/// recorded for their compactions (`Format::refuses_held`).
+fn answer_summariser(
+    agent: Agent,
     decision: Option<Decision>,
     at_risk: &str,
     stdout: &mut impl std::io::Write,
@@ -328,13 +338,48 @@ fn answer_qwen(
         context.push_str(&contract);
     }
     if !context.trim().is_empty() {
-        let output = json!({"hookSpecificOutput": {
-            "hookEventName": "PreCompact",
-            "additionalContext": crate::sanitize::block(&context),
-        }});
+        let context = crate::sanitize::block(&context);
+        let output = match agent {
+            Agent::OpenCode => json!({"context": [context]}),
+            _ => json!({"hookSpecificOutput": {
+                "hookEventName": "PreCompact",
+                "additionalContext": context,
+            }}),
+        };
         let _ = writeln!(stdout, "{}", crate::cli::json_line(&output));
     }
     Answer::Proceed
+}
+
+/// OpenCode's plugin names the session, not a file: its transcript is ctxlens's copy of
+/// the session, brought up to date first (the compaction request is in it by now).
+fn opencode_input(mut input: Value) -> Result<Value, HookError> {
+    let session = input
+        .get("sessionID")
+        .and_then(Value::as_str)
+        .ok_or(HookError::Missing("sessionID"))?
+        .to_owned();
+    let db = ingest::opencode::default_database().ok_or_else(|| HookError::Transcript {
+        path: PathBuf::from("opencode.db"),
+        why: "no OpenCode database at $OPENCODE_DB or $XDG_DATA_HOME/opencode/opencode.db"
+            .to_owned(),
+    })?;
+    let refresh = || -> Result<PathBuf, crate::session::mirror::MirrorError> {
+        let folder = crate::session::mirror::folder_of(&db)?;
+        let database = ingest::opencode::Database::open(&db)?;
+        crate::session::mirror::refresh(&database, &folder)?;
+        crate::session::mirror::copy_of(&db, &session)
+    };
+    let copy = refresh().map_err(|e| transcript_error(&db, e))?;
+    if let Some(object) = input.as_object_mut() {
+        object.insert(
+            "transcript_path".to_owned(),
+            Value::from(copy.display().to_string()),
+        );
+        // The copy is the transcript whatever the agent's cwd: no other root applies.
+        object.remove("cwd");
+    }
+    Ok(input)
 }
 
 /// How long a held hook waits. A bad --timeout (hand-written, or from an old install)

@@ -22,6 +22,7 @@ fn config_path(agent: Agent, project: Option<&Path>) -> Result<PathBuf, CliError
         Agent::Codex => install::codex_hooks_path(project)?,
         Agent::QwenCode => install::qwen_settings_path(project)?,
         Agent::CopilotCli => super::copilot::hooks_path(project)?,
+        Agent::OpenCode => super::opencode::plugin_path(project)?,
     })
 }
 
@@ -40,7 +41,7 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
     let program = super::program();
     let trusted_before = match agent {
         Agent::Codex => codex_trust(&path, &ours_in(agent, &install::read_json(&path)?)).recorded,
-        Agent::ClaudeCode | Agent::QwenCode | Agent::CopilotCli => 0,
+        Agent::ClaudeCode | Agent::QwenCode | Agent::CopilotCli | Agent::OpenCode => 0,
     };
     let installed = if agent == Agent::CopilotCli {
         if hold.is_some() {
@@ -49,6 +50,8 @@ pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result
             ));
         }
         super::copilot::install(&path, &program)?
+    } else if agent == Agent::OpenCode {
+        super::opencode::install(&path, &program, hold)?
     } else {
         install::install(agent, &path, &program, hold)?
     };
@@ -103,6 +106,8 @@ pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Resu
     let path = config_path(agent, args.project.as_deref())?;
     let removed = if agent == Agent::CopilotCli {
         super::copilot::uninstall(&path)?
+    } else if agent == Agent::OpenCode {
+        super::opencode::uninstall(&path)?
     } else {
         install::uninstall(agent, &path)?
     };
@@ -160,6 +165,9 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
 
 pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let path = config_path(agent, args.project.as_deref())?;
+    if agent == Agent::OpenCode {
+        return Ok(opencode_status(&path, out));
+    }
     let found = ours_in(agent, &install::read_json(&path)?);
     let program = super::program();
     let _ = writeln!(out, "{} ({})", agent.as_str(), shown(&path));
@@ -229,6 +237,38 @@ pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<
         );
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// Whether ctxlens's OpenCode plugin is there, and runs this binary.
+fn opencode_status(path: &Path, out: &mut impl Write) -> u8 {
+    let program = super::program();
+    let runs = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| super::opencode::ours(&text));
+    let _ = writeln!(out, "opencode ({})", shown(path));
+    let _ = writeln!(
+        out,
+        "  installed: {}",
+        if runs.is_some() { "yes" } else { "no" }
+    );
+    let current = runs.as_deref() == Some(program.as_str()) && Path::new(&program).is_file();
+    let _ = writeln!(
+        out,
+        "  current: {}",
+        match (&runs, current) {
+            (None, _) => "no".to_owned(),
+            (Some(_), true) => format!("yes (it runs {})", sanitize::line(&program)),
+            (Some(_), false) => format!(
+                "no: it runs another ctxlens binary; install again to point it at {}",
+                sanitize::line(&program)
+            ),
+        }
+    );
+    let _ = writeln!(
+        out,
+        "  trusted: not asked (OpenCode loads the plugins in its folders)"
+    );
+    u8::from(!current)
 }
 
 /// The trust entries Codex keeps in `$CODEX_HOME/config.toml`: how many of `found`

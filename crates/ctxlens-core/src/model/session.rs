@@ -41,23 +41,20 @@ impl Format {
     }
 
     /// Whether the agent that writes this format lets a hook hold a compaction for an
-    /// operator. Copilot CLI's and Gemini CLI's hooks cannot block one; OpenCode's
-    /// plugin hook could, and ctxlens installs none yet.
+    /// operator. Copilot CLI's and Gemini CLI's hooks cannot block one.
     pub fn holds(self) -> bool {
-        !matches!(
-            self,
-            Format::CopilotCli | Format::GeminiCli | Format::OpenCode
-        )
+        !matches!(self, Format::CopilotCli | Format::GeminiCli)
     }
 
     /// Whether the agent that writes this format carries out an operator's refuse of
     /// a compaction its hook holds. Qwen Code's PreCompact hook cannot block one (the
-    /// real client ignored exit 2 and `decision: block`); Copilot CLI's and Gemini
-    /// CLI's hooks hold nothing.
+    /// real client ignored exit 2 and `decision: block`); an OpenCode plugin that
+    /// throws only defers it to the next turn, which then runs it before the user's
+    /// prompt; Copilot CLI's and Gemini CLI's hooks hold nothing.
     pub fn refuses_held(self) -> bool {
         !matches!(
             self,
-            Format::QwenCode | Format::CopilotCli | Format::GeminiCli
+            Format::QwenCode | Format::OpenCode | Format::CopilotCli | Format::GeminiCli
         )
     }
 
