@@ -112,7 +112,8 @@ pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
 
 /// The folders an operator's own sessions live in: Claude Code's projects, Codex's
 /// sessions, Copilot CLI's session state, Gemini CLI's chats and Qwen Code's projects,
-/// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME` and `QWEN_HOME`, those
+/// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`, `GEMINI_CLI_HOME` and
+/// `QWEN_HOME`, those
 /// that exist; and the copies of OpenCode's database's sessions, kept up to date.
 pub fn own_session_folders() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -126,7 +127,12 @@ pub fn own_session_folders() -> Vec<PathBuf> {
         from_env("CLAUDE_CONFIG_DIR", ".claude").map(|d| d.join("projects")),
         from_env("CODEX_HOME", ".codex").map(|d| d.join("sessions")),
         from_env("COPILOT_HOME", ".copilot").map(|d| d.join("session-state")),
-        home.as_ref().map(|h| h.join(".gemini").join("tmp")),
+        // Gemini CLI's GEMINI_CLI_HOME stands for the home folder, `.gemini` under it.
+        std::env::var_os("GEMINI_CLI_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.clone())
+            .map(|h| h.join(".gemini").join("tmp")),
         from_env("QWEN_HOME", ".qwen").map(|d| d.join("projects")),
     ]
     .into_iter()

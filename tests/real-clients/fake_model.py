@@ -2,8 +2,10 @@
 """A scripted model API on loopback for the real Claude Code and Codex clients.
 
 It speaks Anthropic's Messages API (POST /v1/messages), OpenAI's Responses API
-(POST /v1/responses, /v1/responses/compact) and OpenAI's Chat Completions API (POST
-/v1/chat/completions, for Qwen Code), streamed or not. Replies depend on the
+(POST /v1/responses, /v1/responses/compact), OpenAI's Chat Completions API (POST
+/v1/chat/completions, for Qwen Code) and Gemini's generateContent (POST
+…:generateContent, …:streamGenerateContent, …:countTokens, for Gemini CLI), streamed or
+not. Replies depend on the
 request alone:
 
   task      the newest user text asks to "record the deploy revision": a shell call
@@ -142,6 +144,31 @@ def chat_reply(kind, body):
     return "OK, noted.", None
 
 
+def gemini_reply(body):
+    """(kind, parts, prompt tokens) of a Gemini answer. The shell call's output is long,
+    so that a low compression threshold compresses the history on the next turn."""
+    contents = body.get("contents") or []
+    last = contents[-1] if contents else {}
+    parts = last.get("parts") or []
+    system = json.dumps(body.get("systemInstruction", body.get("system_instruction", "")))
+    if "state_snapshot" in system or "state_snapshot" in json.dumps(contents[-1:]):
+        return "compact", [{"text": SNAPSHOT}], 1200
+    if "next_speaker" in json.dumps(body):
+        return "side", [{"text": json.dumps({"reasoning": "done", "next_speaker": "user"})}], 100
+    if any("functionResponse" in p for p in parts):
+        return "after", [{"text": "Done: the revision is recorded in rev.txt."}], 3000
+    text = " ".join(p.get("text", "") for p in parts).lower()
+    if "record the deploy revision" in text:
+        return "task", [{"functionCall": {"name": "run_shell_command", "args": {
+            "command": COMMAND + " && seq 100000 104000", "description": "Record the deploy revision"}}}], 2500
+    return "text", [{"text": "OK, noted."}], 3000
+
+
+SNAPSHOT = ("<state_snapshot>\n<overall_goal>Record the deploy revision in rev.txt before a migration, "
+            "for a rollback.</overall_goal>\n<task_state>Pending: roll back to the previous revision if "
+            "the smoke tests fail.</task_state>\n</state_snapshot>")
+
+
 def anthropic_reply(kind, body):
     if kind == "compact":
         return [{"type": "text", "text": SUMMARY}], "end_turn"
@@ -251,6 +278,26 @@ class Handler(BaseHTTPRequestHandler):
             entry["kind"] = anthropic_kind(body)
             record(entry)
             self.anthropic(body, entry["kind"])
+        elif ":countTokens" in path:
+            record(entry)
+            self.json_reply(200, {"totalTokens": 100})
+        elif ":generateContent" in path or ":streamGenerateContent" in path:
+            entry["kind"], parts, prompt = gemini_reply(body)
+            record(entry)
+            answer = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP",
+                                      "index": 0}],
+                      "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": 40,
+                                        "totalTokenCount": prompt + 40},
+                      "modelVersion": "gemini-2.5-flash"}
+            if ":streamGenerateContent" in path:
+                data = ("data: " + json.dumps(answer) + "\r\n\r\n").encode()
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            else:
+                self.json_reply(200, answer)
         elif path.endswith("/chat/completions"):
             entry["kind"] = chat_kind(body)
             record(entry)

@@ -13,7 +13,8 @@
 #   Qwen Code's held compression waits, a preserve reaches its summariser, and a refuse
 #   (which it cannot carry out) is not recorded;
 #   Copilot CLI's compaction is recorded by the observing hook as it starts;
-#   OpenCode's compaction is held by ctxlens's plugin, and a preserve reaches its summariser.
+#   OpenCode's compaction is held by ctxlens's plugin, and a preserve reaches its summariser;
+#   Gemini CLI's compression, which leaves no marker, is read as one compaction.
 #
 #   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
 #
@@ -28,6 +29,7 @@ CODEX_VERSION=0.171.0
 QWEN_CODE_VERSION=0.24.4
 COPILOT_VERSION=1.0.102
 OPENCODE_VERSION=1.18.33
+GEMINI_VERSION=0.61.0
 NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
 STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
 
@@ -41,12 +43,13 @@ if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
   [ -x "$CTXLENS" ] || { echo "real clients: no ctxlens at $CTXLENS (cargo build first)"; exit 1; }
   if [ ! -x "$NPM/node_modules/.bin/claude" ] || [ ! -x "$NPM/node_modules/.bin/codex" ] \
      || [ ! -x "$NPM/node_modules/.bin/qwen" ] || [ ! -x "$NPM/node_modules/.bin/copilot" ] \
-     || [ ! -x "$NPM/node_modules/opencode-linux-x64/bin/opencode" ]; then
+     || [ ! -x "$NPM/node_modules/opencode-linux-x64/bin/opencode" ] \
+     || [ ! -x "$NPM/node_modules/.bin/gemini" ]; then
     mkdir -p "$NPM"
     npm install --silent --no-audit --no-fund --prefix "$NPM" \
       "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" "@openai/codex@$CODEX_VERSION" \
       "@qwen-code/qwen-code@$QWEN_CODE_VERSION" "@github/copilot@$COPILOT_VERSION" \
-      "opencode-ai@$OPENCODE_VERSION" >/dev/null 2>&1 \
+      "opencode-ai@$OPENCODE_VERSION" "@google/gemini-cli@$GEMINI_VERSION" >/dev/null 2>&1 \
       || skip "npm could not install the pinned clients"
   fi
   exec unshare -n env CTXLENS_REAL_CLIENTS_NETNS=1 CTXLENS="$CTXLENS" NPM="$NPM" STATE="$STATE" bash "$0" "$@"
@@ -400,6 +403,29 @@ fi
 kill "$OCS" 2>/dev/null; wait "$OCS" 2>/dev/null
 "$CTXLENS" hook opencode uninstall > /dev/null 2>&1
 check "opencode: uninstall removes the plugin" test ! -e "$HOME/.config/opencode/plugins/ctxlens.js"
+
+# ============================================================ Gemini CLI
+# Its PreCompress hook cannot block and runs before every turn: nothing to install; the
+# recording is read. A low compression threshold compresses on the third turn.
+QWORK=$STATE/qwork/gm; mkdir -p "$QWORK" "$HOME/.gemini"
+serve gm "$QWORK"
+cat > "$HOME/.gemini/settings.json" <<JSON
+{"security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": false}},
+ "general": {"disableAutoUpdate": true}, "model": {"compressionThreshold": 0.002},
+ "privacy": {"usageStatisticsEnabled": false}, "telemetry": {"enabled": false}}
+JSON
+gm() { # gm NAME ARGS...
+  ( cd "$QWORK" && GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$PORT GEMINI_API_KEY=sk-test GEMINI_CLI_NO_RELAUNCH=true \
+      timeout 120 gemini -m gemini-2.5-flash --yolo "${@:2}" < /dev/null > "$L/$1.out" 2> "$L/$1.err" )
+}
+gm gm.task -p "Please record the deploy revision now."
+gm gm.next --resume latest -p "Continue with the smoke tests."
+gm gm.next2 --resume latest -p "Roll back if the smoke tests failed."
+T=$(ls "$HOME"/.gemini/tmp/*/chats/session-*.jsonl 2>/dev/null | head -1)
+"$CTXLENS" audit --json --tokens "$T" > "$L/gm.audit.json"
+check "gemini-cli: audit reads gemini-cli, one compression (a resume's message list is none), $REV dropped" \
+  jq -e --arg r "$REV" '.format=="gemini-cli" and (.compactions|length)==1
+    and any(.compactions[0].dropped_tokens[]; .token==$r and (.carried|not))' "$L/gm.audit.json"
 
 echo "real clients: $PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

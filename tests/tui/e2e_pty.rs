@@ -305,7 +305,8 @@ fn no_argument_opens_the_operators_own_sessions_of_every_agent() {
     let claude = home.path().join("claude-config");
     let codex = home.path().join("codex-home");
     // Copilot CLI's default place under $HOME, not an override.
-    let gemini = home.path().join(".gemini/tmp/shop/chats");
+    // Gemini CLI's GEMINI_CLI_HOME stands for the home folder.
+    let gemini = home.path().join("gemini-home/.gemini/tmp/shop/chats");
     std::fs::create_dir_all(&gemini).unwrap();
     std::fs::copy(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemini-cli-compression.jsonl"),
@@ -349,6 +350,7 @@ fn no_argument_opens_the_operators_own_sessions_of_every_agent() {
             ("CODEX_HOME", &codex),
             ("QWEN_HOME", &home.path().join("qwen-home")),
             ("OPENCODE_DB", &opencode),
+            ("GEMINI_CLI_HOME", &home.path().join("gemini-home")),
             ("XDG_STATE_HOME", &home.path().join("state")),
         ],
     );
@@ -419,6 +421,7 @@ fn no_argument_and_no_sessions_says_what_to_do() {
         .env_remove("CODEX_HOME")
         .env_remove("COPILOT_HOME")
         .env_remove("QWEN_HOME")
+        .env_remove("GEMINI_CLI_HOME")
         .env_remove("OPENCODE_DB")
         .env_remove("XDG_DATA_HOME")
         .output()
