@@ -6,7 +6,7 @@
 //! sets the whole list again, every message in it already known: that is no compaction.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, Builder};
+use super::transcript::{content_text, parse_record, str_of, todo_list, Builder};
 use crate::model::{EventKind, Format, TokenUsage};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -163,6 +163,11 @@ impl GeminiParser {
             let args = call.get("args").unwrap_or(&Value::Null);
             let event = self.builder.tool_call(id.clone(), &name, args);
             self.builder.push(line, part, ts.clone(), event);
+            // Its task list: the plan and the obligations, read from the call.
+            if name == "write_todos" {
+                let todos = todo_list(args, "todos", "description");
+                self.builder.todos(line, part, &ts, &todos);
+            }
             part += 1;
             let output: String = call
                 .get("result")
@@ -237,5 +242,31 @@ impl GeminiParser {
         };
         let meta = &mut self.builder.session.meta;
         meta.usage = meta.usage.plus(call);
+    }
+}
+
+#[cfg(test)]
+mod todo_tests {
+    #![allow(clippy::unwrap_used)]
+    use crate::model::{EventKind, Format};
+
+    #[test]
+    fn write_todos_is_the_plan_and_its_items_obligations() {
+        let log = concat!(
+            "{\"sessionId\":\"s\",\"projectHash\":\"p\",\"startTime\":\"t\"}\n",
+            "{\"id\":\"m1\",\"type\":\"gemini\",\"content\":\"\",\"toolCalls\":[{\"id\":\"c1\",",
+            "\"name\":\"write_todos\",\"args\":{\"todos\":[",
+            "{\"description\":\"Roll back to 4f9a2c81d0e7\",\"status\":\"pending\"}]}}]}\n",
+        );
+        let session = crate::parse::parse(log.as_bytes());
+        assert_eq!(session.format, Format::GeminiCli);
+        assert!(session
+            .events
+            .iter()
+            .any(|e| matches!(&e.kind, EventKind::Plan { steps } if steps.len() == 1)));
+        assert!(session
+            .events
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Obligation(_))));
     }
 }

@@ -6,7 +6,7 @@
 //! then on (the `<state_snapshot>` summary and what was kept); the earlier records stay.
 
 use super::lines::Line;
-use super::transcript::{content_text, parse_record, str_of, usage_of, Builder};
+use super::transcript::{content_text, parse_record, str_of, todo_list, usage_of, Builder};
 use crate::model::{EventKind, Format};
 use serde_json::Value;
 
@@ -197,6 +197,12 @@ impl QwenParser {
                 let args = call.get("args").unwrap_or(&Value::Null);
                 let event = self.builder.tool_call(str_of(call, "id"), &name, args);
                 pushed = push(&mut self.builder, event);
+                // Its task list: the plan and the obligations, read from the call.
+                if name == "todo_write" {
+                    let todos = todo_list(args, "todos", "content");
+                    self.builder
+                        .todos(line, pushed.saturating_sub(1), &ts, &todos);
+                }
             } else if let Some(response) = p.get("functionResponse") {
                 let output = response
                     .get("response")
@@ -253,5 +259,39 @@ impl QwenParser {
         call.input = call.input.saturating_sub(call.cache_read);
         let meta = &mut self.builder.session.meta;
         meta.usage = meta.usage.plus(call);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use crate::model::{EventKind, Format};
+
+    #[test]
+    fn a_todo_list_is_the_plan_and_its_open_items_obligations() {
+        let log = concat!(
+            "{\"uuid\":\"a\",\"parentUuid\":null,\"sessionId\":\"s\",\"type\":\"assistant\",",
+            "\"message\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"id\":\"c1\",",
+            "\"name\":\"todo_write\",\"args\":{\"todos\":[",
+            "{\"id\":\"1\",\"content\":\"Roll back to 4f9a2c81d0e7\",\"status\":\"pending\"},",
+            "{\"id\":\"2\",\"content\":\"Record the revision\",\"status\":\"completed\"}]}}}]}}\n",
+        );
+        let session = crate::parse::parse(log.as_bytes());
+        assert_eq!(session.format, Format::QwenCode);
+        let plan = session
+            .events
+            .iter()
+            .find_map(|e| match &e.kind {
+                EventKind::Plan { steps } => Some(steps.len()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(plan, 1, "the open item");
+        let obligations = session
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Obligation(_)))
+            .count();
+        assert_eq!(obligations, 2);
     }
 }
