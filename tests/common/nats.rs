@@ -220,6 +220,14 @@ impl NatsCluster {
             .join(",")
     }
 
+    /// The process ids of the nodes that run.
+    pub fn pids(&self) -> Vec<u32> {
+        self.nodes
+            .iter()
+            .filter_map(|n| n.child.as_ref().map(Child::id))
+            .collect()
+    }
+
     /// `kill -9` the node named `name`.
     pub fn kill(&mut self, name: &str) {
         for node in &mut self.nodes {

@@ -16,13 +16,7 @@ pub fn hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".github").join("hooks").join("ctxlens.json"));
     }
-    let home = std::env::var_os("COPILOT_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".copilot")))
-        .ok_or(InstallError::NoHome {
-            config: "COPILOT_HOME",
-        })?;
+    let home = super::install::env_or_home("COPILOT_HOME", ".copilot")?;
     Ok(home.join("hooks").join("ctxlens.json"))
 }
 

@@ -138,18 +138,16 @@ pub fn qwen_settings_path(project: Option<&Path>) -> Result<PathBuf, InstallErro
     if let Some(dir) = project {
         return Ok(dir.join(".qwen").join("settings.json"));
     }
-    let home = qwen_home().ok_or(InstallError::NoHome {
-        config: "QWEN_HOME",
-    })?;
-    Ok(home.join("settings.json"))
+    Ok(env_or_home("QWEN_HOME", ".qwen")?.join("settings.json"))
 }
 
-/// Qwen Code's own folder: `$QWEN_HOME`, or `~/.qwen`.
-pub fn qwen_home() -> Option<PathBuf> {
-    std::env::var_os("QWEN_HOME")
+/// The folder `$var` names, or `default` under the home folder.
+pub fn env_or_home(var: &'static str, default: &str) -> Result<PathBuf, InstallError> {
+    std::env::var_os(var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".qwen")))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(default)))
+        .ok_or(InstallError::NoHome { config: var })
 }
 
 /// Codex's own folder: `$CODEX_HOME`, or `~/.codex`.

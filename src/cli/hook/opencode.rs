@@ -20,13 +20,7 @@ pub fn plugin_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".opencode").join("plugins").join("ctxlens.js"));
     }
-    let config = std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))
-        .ok_or(InstallError::NoHome {
-            config: "XDG_CONFIG_HOME",
-        })?;
+    let config = super::install::env_or_home("XDG_CONFIG_HOME", ".config")?;
     Ok(config.join("opencode").join("plugins").join("ctxlens.js"))
 }
 

@@ -100,6 +100,18 @@ pub fn dropped_by<'c>(
         .collect()
 }
 
+/// One line per identifier: it, its class, and why the work depends on it.
+fn list(text: &mut String, candidates: &[&Candidate]) {
+    for c in candidates {
+        text.push_str(&format!(
+            "- {} ({}; {})\n",
+            c.token,
+            c.class.as_str(),
+            c.why
+        ));
+    }
+}
+
 /// The text a SessionStart hook adds to the context after a compaction; `read_back` is
 /// the command that prints a spilled region when given its handle.
 pub fn restore_context(
@@ -119,14 +131,7 @@ pub fn restore_context(
         } else {
             "ctxlens: these identifiers from before the compaction are what the work depends on. Use them verbatim; do not reconstruct them:\n"
         });
-        for c in dropped {
-            text.push_str(&format!(
-                "- {} ({}; {})\n",
-                c.token,
-                c.class.as_str(),
-                c.why
-            ));
-        }
+        list(&mut text, dropped);
     }
     if let Some(handle) = handle {
         text.push_str(&format!(
@@ -142,14 +147,7 @@ pub fn keep_instructions(at_risk: &[&Candidate], handle: Option<&str>, read_back
     let mut text = String::new();
     if !at_risk.is_empty() {
         text.push_str("ctxlens: the work depends on these identifiers. Copy each into the summary verbatim:\n");
-        for c in at_risk {
-            text.push_str(&format!(
-                "- {} ({}; {})\n",
-                c.token,
-                c.class.as_str(),
-                c.why
-            ));
-        }
+        list(&mut text, at_risk);
     }
     if let Some(handle) = handle {
         text.push_str(&format!(
