@@ -258,6 +258,30 @@ impl Drop for NatsCluster {
     }
 }
 
+/// The local port of the server process `pid` has a connection open to, among
+/// `ports`: its sockets (`/proc/PID/fd`) looked up in the kernel's TCP table. `None`
+/// where there is no `/proc`.
+pub fn connected_port(pid: u32, ports: &[u16]) -> Option<u16> {
+    let inodes: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter_map(|link| {
+            let link = link.to_string_lossy().into_owned();
+            Some(link.strip_prefix("socket:[")?.strip_suffix(']')?.to_owned())
+        })
+        .collect();
+    ["/proc/net/tcp", "/proc/net/tcp6"]
+        .iter()
+        .filter_map(|table| std::fs::read_to_string(table).ok())
+        .flat_map(|table| table.lines().skip(1).map(str::to_owned).collect::<Vec<_>>())
+        .find_map(|row| {
+            let fields: Vec<&str> = row.split_whitespace().collect();
+            let (remote, inode) = (fields.get(2)?, fields.get(9)?);
+            let port = u16::from_str_radix(remote.rsplit(':').next()?, 16).ok()?;
+            (inodes.iter().any(|i| i == inode) && ports.contains(&port)).then_some(port)
+        })
+}
+
 /// The outputs of deciders that raced on one compaction: exactly one recorded its
 /// decision (exit 0), and every other was told that one (exit 1). Returns it.
 pub fn the_one_standing_decision(outputs: &[std::process::Output]) -> serde_json::Value {
