@@ -52,15 +52,17 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let host = keys::host();
     // An OpenCode database ships as ctxlens's copy of each of its sessions, one log
     // each, kept up to date while OpenCode writes.
-    let paths =
-        args.paths
-            .iter()
-            .map(|path| match crate::ingest::opencode::is_database(path) {
-                true => crate::session::mirror::follow(path)
-                    .map_err(|e| CliError::unusable(e.to_string())),
-                false => Ok(path.clone()),
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+    let paths = args
+        .paths
+        .iter()
+        .map(|path| {
+            if crate::ingest::opencode::is_database(path) {
+                crate::session::mirror::follow(path).map_err(|e| CliError::unusable(e.to_string()))
+            } else {
+                Ok(path.clone())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let mut shippers: BTreeMap<PathBuf, Shipper> = BTreeMap::new();
     let mut reported = Instant::now();
     loop {

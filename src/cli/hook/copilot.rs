@@ -5,7 +5,10 @@
 //! own there, `ctxlens.json`, and touches no other; a `ctxlens.json` holding anything
 //! but ctxlens's entries is left as it is.
 
-use super::install::{backup_path, entries, is_ctxlens_command, Agent, InstallError, Installed};
+use super::install::{
+    backup_path, entries, io_error, is_ctxlens_command, read_if_there, unexpected, Agent,
+    InstallError, Installed,
+};
 use crate::store::atomic;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -52,18 +55,8 @@ fn only_ours(file: &Value) -> bool {
     entries == ours
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
-    move |source| InstallError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
 fn not_ours(path: &Path) -> InstallError {
-    InstallError::Unexpected {
-        path: path.to_owned(),
-        what: "it holds hooks ctxlens did not write".to_owned(),
-    }
+    unexpected(path, "it holds hooks ctxlens did not write")
 }
 
 /// Writes ctxlens's own hooks file for Copilot CLI (replacing an earlier one of
@@ -122,16 +115,12 @@ pub fn uninstall(path: &Path) -> Result<Installed, InstallError> {
 
 /// The file's JSON; `None` when there is none.
 fn read(path: &Path) -> Result<Option<Value>, InstallError> {
-    match std::fs::read(path) {
-        Ok(bytes) => {
-            serde_json::from_slice(&bytes)
-                .map(Some)
-                .map_err(|source| InstallError::NotJson {
-                    path: path.to_owned(),
-                    source,
-                })
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path)(e)),
-    }
+    read_if_there(path)?
+        .map(|bytes| {
+            serde_json::from_slice(&bytes).map_err(|source| InstallError::NotJson {
+                path: path.to_owned(),
+                source,
+            })
+        })
+        .transpose()
 }

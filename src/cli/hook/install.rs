@@ -95,7 +95,7 @@ pub enum InstallError {
     Unexpected { path: PathBuf, what: String },
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
+pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
     move |source| InstallError::Io {
         path: path.to_owned(),
         source,
@@ -343,11 +343,7 @@ fn read_config(path: &Path) -> Result<Config, InstallError> {
             });
         }
     }
-    let before = match std::fs::read(path) {
-        Ok(bytes) => Some(bytes),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io_error(path)(e)),
-    };
+    let before = read_if_there(path)?;
     let not_json = |source| InstallError::NotJson {
         path: path.to_owned(),
         source,
@@ -372,7 +368,16 @@ fn read_config(path: &Path) -> Result<Config, InstallError> {
     })
 }
 
-fn unexpected(path: &Path, what: &str) -> InstallError {
+/// The bytes of the file at `path`; `None` when there is none.
+pub(super) fn read_if_there(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
+    match std::fs::read(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io_error(path)(e)),
+    }
+}
+
+pub(super) fn unexpected(path: &Path, what: &str) -> InstallError {
     InstallError::Unexpected {
         path: path.to_owned(),
         what: what.to_owned(),

@@ -6,7 +6,7 @@
 //! pre-compact` and waits for it without using the CPU (a child process), then adds
 //! the lines the hook answers to `output.context`, which reaches the summariser's prompt.
 
-use super::install::{InstallError, Installed};
+use super::install::{io_error, read_if_there, unexpected, InstallError, Installed};
 use crate::store::atomic;
 use std::path::{Path, PathBuf};
 
@@ -89,27 +89,13 @@ pub fn ours(text: &str) -> Option<String> {
     serde_json::from_str(line.trim_start_matches("const PROGRAM = ")).ok()
 }
 
-fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallError + '_ {
-    move |source| InstallError::Io {
-        path: path.to_owned(),
-        source,
-    }
-}
-
 fn not_ours(path: &Path) -> InstallError {
-    InstallError::Unexpected {
-        path: path.to_owned(),
-        what: "a plugin ctxlens did not write".to_owned(),
-    }
+    unexpected(path, "a plugin ctxlens did not write")
 }
 
 /// The file's text; `None` when there is none.
 fn read(path: &Path) -> Result<Option<String>, InstallError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path)(e)),
-    }
+    read_if_there(path).map(|bytes| bytes.map(|b| String::from_utf8_lossy(&b).into_owned()))
 }
 
 /// Writes ctxlens's plugin, the hook holding each compaction `hold` seconds when given.

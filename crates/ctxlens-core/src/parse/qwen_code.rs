@@ -165,12 +165,6 @@ impl QwenParser {
             .and_then(|r| str_of(r, "status"))
             .is_some_and(|s| s == "error" || s == "cancelled");
         let mut part = 0;
-        let mut push = |builder: &mut Builder, event| {
-            builder.push(line, part, ts.clone(), event);
-            part += 1;
-            part
-        };
-        let mut pushed = 0;
         let thought: String = all
             .iter()
             .filter(|p| p.get("thought").and_then(Value::as_bool) == Some(true))
@@ -179,7 +173,8 @@ impl QwenParser {
             .join("\n");
         if !thought.trim().is_empty() {
             let event = self.builder.message("thinking", &thought);
-            pushed = push(&mut self.builder, event);
+            self.builder.push(line, part, ts.clone(), event);
+            part += 1;
         }
         let text = said(&all);
         if !text.trim().is_empty() {
@@ -189,19 +184,19 @@ impl QwenParser {
             let event = self
                 .builder
                 .message(if model { "assistant" } else { "user" }, &text);
-            pushed = push(&mut self.builder, event);
+            self.builder.push(line, part, ts.clone(), event);
+            part += 1;
         }
         for p in &all {
             if let Some(call) = p.get("functionCall") {
                 let name = str_of(call, "name").unwrap_or_default();
                 let args = call.get("args").unwrap_or(&Value::Null);
                 let event = self.builder.tool_call(str_of(call, "id"), &name, args);
-                pushed = push(&mut self.builder, event);
+                self.builder.push(line, part, ts.clone(), event);
                 // Its task list: the plan and the obligations, read from the call.
                 if name == "todo_write" {
                     let todos = todo_list(args, "todos", "content");
-                    self.builder
-                        .todos(line, pushed.saturating_sub(1), &ts, &todos);
+                    self.builder.todos(line, part, &ts, &todos);
                 }
             } else if let Some(response) = p.get("functionResponse") {
                 let output = response
@@ -211,14 +206,17 @@ impl QwenParser {
                 let event = self
                     .builder
                     .tool_result(str_of(response, "id"), &output, failed);
-                pushed = push(&mut self.builder, event);
+                self.builder.push(line, part, ts.clone(), event);
+            } else {
+                continue;
             }
+            part += 1;
         }
-        if pushed == 0 {
+        if part == 0 {
             let event = EventKind::Other {
                 type_name: kind.to_owned(),
             };
-            push(&mut self.builder, event);
+            self.builder.push(line, part, ts, event);
         }
     }
 
