@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     // clap's own messages quote what was typed: they go through the sanitizer too.
-    let args = match Cli::try_parse() {
+    let mut args = match Cli::try_parse() {
         Ok(args) => args,
         Err(e) => {
             let text = e.render().to_string();
@@ -22,6 +22,22 @@ fn main() -> ExitCode {
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
+    // An OpenCode database, one of its sessions (`db#ses_…`) or an export opens as
+    // ctxlens's copy of that session.
+    if let Some(log) = args.command.as_mut().and_then(Command::log_mut) {
+        match ctxlens::session::source::resolve(log) {
+            Ok(resolved) => *log = resolved,
+            Err(error) => return fail(&CliError::unusable(error.to_string())),
+        }
+    }
+    if let (None, Some(path)) = (&args.command, args.path.as_mut()) {
+        if !ctxlens::ingest::opencode::is_database(path) {
+            match ctxlens::session::source::resolve(path) {
+                Ok(resolved) => *path = resolved,
+                Err(error) => return fail(&CliError::unusable(error.to_string())),
+            }
+        }
+    }
     let stdout = std::io::stdout();
     let terminal = stdout.is_terminal();
     let style = Style {
@@ -60,11 +76,13 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => ExitCode::from(code),
-        Err(error) => {
-            eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.to_string()));
-            ExitCode::from(error.code())
-        }
+        Err(error) => fail(&error),
     }
+}
+
+fn fail(error: &CliError) -> ExitCode {
+    eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.to_string()));
+    ExitCode::from(error.code())
 }
 
 fn claude_hook(hook: &ClaudeHook, out: &mut impl std::io::Write) -> Result<u8, CliError> {

@@ -63,14 +63,15 @@ pub fn block(text: &str) -> Cow<'_, str> {
 
 /// Serialized JSON made safe for a terminal: serde_json already escapes C0 controls; this
 /// escapes DEL, C1 controls and bidi overrides too (they can only stand inside strings,
-/// so the result is the same JSON).
+/// so the result is the same JSON). A newline, tab or carriage return is left as it is:
+/// serde_json writes none inside a string, so there it is pretty-printing's whitespace.
 pub fn json(text: String) -> String {
     if all_safe(text.as_str()) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
-        if is_unsafe(c) {
+        if is_unsafe(c) && !matches!(c, '\n' | '\t' | '\r') {
             out.push_str(&format!("\\u{:04x}", c as u32));
         } else {
             out.push(c);

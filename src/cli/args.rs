@@ -510,3 +510,20 @@ pub enum SpillCommand {
         fleet: FleetArgs,
     },
 }
+
+impl Command {
+    /// The one log a command reads, when it reads one: made the log to open
+    /// (`session::source::resolve`) before the command runs.
+    pub fn log_mut(&mut self) -> Option<&mut PathBuf> {
+        match self {
+            Command::Gate(a) => Some(&mut a.log),
+            Command::Decide(a) => Some(&mut a.log),
+            Command::Await(a) => Some(&mut a.log),
+            Command::Contract(a) => Some(&mut a.log),
+            Command::Check(a) => Some(&mut a.log),
+            Command::Export(a) => Some(&mut a.log),
+            Command::Spill(SpillCommand::Get { log, .. }) => Some(log),
+            _ => None,
+        }
+    }
+}

@@ -39,7 +39,7 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 (path.display().to_string(), loaded)
             }
             Ok(Source::OpenCode(db, session)) => {
-                let name = format!("{}#{session}", db.display());
+                let name = crate::session::source::session_name(&db, &session);
                 (name, from_database(&db, &session, args.strict))
             }
             Ok(Source::Subject(subject)) => {
@@ -49,8 +49,23 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                     .and_then(|server| from_stream(server, &subject, args.strict));
                 (subject, loaded)
             }
-            Err(error) => {
+            Ok(Source::Empty(db)) => {
+                let name = db.display().to_string();
+                let note = "an OpenCode database with no sessions: nothing to audit";
+                if args.json {
+                    let line = serde_json::json!({"file": name, "sessions": 0, "note": note});
+                    let _ = writeln!(out, "{}", json_line(&line));
+                } else {
+                    let _ = writeln!(out, "{}: {note}", crate::sanitize::line(&name));
+                }
+                continue;
+            }
+            Err((name, error)) => {
                 eprintln!("ctxlens: {}", crate::sanitize::block(&error.to_string()));
+                if args.json {
+                    let line = serde_json::json!({"file": name, "error": error.to_string()});
+                    let _ = writeln!(out, "{}", json_line(&line));
+                }
                 worst = worst.max(error.code());
                 continue;
             }
@@ -115,6 +130,8 @@ fn starts_with_a_nul_byte(path: &std::path::Path) -> bool {
 /// Where a report's log comes from.
 enum Source {
     File(std::path::PathBuf),
+    /// An OpenCode database with no session.
+    Empty(std::path::PathBuf),
     /// A session of an OpenCode database.
     OpenCode(std::path::PathBuf, String),
     /// A subject of the events stream.
@@ -125,18 +142,38 @@ enum Source {
 fn sources(
     paths: &[std::path::PathBuf],
     server: Option<&crate::store::nats::Nats>,
-) -> Vec<Result<Source, CliError>> {
+) -> Vec<Result<Source, (String, CliError)>> {
     let mut out = Vec::new();
     for path in paths {
+        let name = path.display().to_string();
+        let failed =
+            |e: &dyn std::fmt::Display| Err((name.clone(), CliError::unusable(e.to_string())));
+        // A session of an OpenCode database by the name this command prints.
+        if let Some((db, session)) = crate::session::source::split_session_name(path) {
+            out.push(Ok(Source::OpenCode(db, session)));
+            continue;
+        }
+        // OpenCode's own export of a session: ctxlens's copy of it.
+        match crate::session::source::export_copy(path) {
+            Ok(Some(copy)) => {
+                out.push(Ok(Source::File(copy)));
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                out.push(failed(&e));
+                continue;
+            }
+        }
         // A folder: its session logs, as the TUI lists them.
         if path.is_dir() {
             let mut logs = crate::ingest::find_logs(path);
             logs.sort();
             if logs.is_empty() {
-                out.push(Err(CliError::unusable(format!(
+                out.push(failed(&format!(
                     "{}: no session logs (*.jsonl) under it",
-                    crate::sanitize::line(&path.display().to_string())
-                ))));
+                    crate::sanitize::line(&name)
+                )));
             }
             out.extend(logs.into_iter().map(|log| Ok(Source::File(log))));
             continue;
@@ -144,12 +181,13 @@ fn sources(
         // An OpenCode database: each of its sessions.
         if path.is_file() && crate::ingest::opencode::is_database(path) {
             match crate::ingest::opencode::sessions(path) {
+                Ok(sessions) if sessions.is_empty() => out.push(Ok(Source::Empty(path.clone()))),
                 Ok(sessions) => out.extend(
                     sessions
                         .into_iter()
                         .map(|s| Ok(Source::OpenCode(path.clone(), s.id))),
                 ),
-                Err(e) => out.push(Err(CliError::unusable(e.to_string()))),
+                Err(e) => out.push(failed(&e)),
             }
             continue;
         }
@@ -167,20 +205,17 @@ fn sources(
         };
         let filter = path.to_string_lossy();
         match server.subjects(&filter) {
-            Ok(subjects) if subjects.is_empty() => out.push(Err(CliError::unusable(format!(
+            Ok(subjects) if subjects.is_empty() => out.push(failed(&format!(
                 "{}: no such file, and no session on the events stream matches it",
                 crate::sanitize::line(&filter)
-            )))),
+            ))),
             Ok(subjects) => out.extend(
                 subjects
                     .into_iter()
                     .filter(|s| s.ends_with(".events"))
                     .map(|s| Ok(Source::Subject(s))),
             ),
-            Err(e) => out.push(Err(CliError::unusable(format!(
-                "{}: {e}",
-                crate::sanitize::line(&filter)
-            )))),
+            Err(e) => out.push(failed(&format!("{}: {e}", crate::sanitize::line(&filter)))),
         }
     }
     out

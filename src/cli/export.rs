@@ -15,8 +15,14 @@ pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<u8, CliError> {
     match &args.output {
         Some(path) => crate::store::atomic::write(path, text.as_bytes())
             .map_err(|e| CliError::unusable(format!("{}: {e}", path.display())))?,
+        // Standard output may be a terminal, now or at the end of a pipe: no control
+        // character from the log reaches it raw (`-o` writes the bytes as they are).
         None => {
-            let _ = out.write_all(text.as_bytes());
+            let safe = match args.format {
+                crate::export::ExportFormat::Json => crate::sanitize::json(text),
+                _ => crate::sanitize::block(&text).into_owned(),
+            };
+            let _ = out.write_all(safe.as_bytes());
         }
     }
     Ok(EXIT_OK)

@@ -29,6 +29,17 @@ struct Shipper {
     identity: Option<(u64, u64)>,
     lines: u64,
     bytes: u64,
+    /// Which file this is, as the fleet is told (`origin_of`).
+    origin: String,
+    /// Why its subject is refused: it holds another file's log.
+    refused: Option<String>,
+}
+
+/// Which file `log` is, for the fleet: this machine's ctxlens id and the log's
+/// absolute path. Two hosts of one name, or two logs of one fleet name, differ here.
+fn origin_of(machine: &str, log: &Path) -> String {
+    let path = std::path::absolute(log).unwrap_or_else(|_| log.to_owned());
+    format!("{machine} {}", keys::encode(&path.to_string_lossy()))
 }
 
 /// What to ship: each log, and its hooks' ledger when there is one (held compactions
@@ -50,6 +61,7 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let server = super::fleet::connect(&args.fleet)?
         .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
     let host = keys::host();
+    let machine = crate::store::machine_id().map_err(|e| CliError::unusable(e.to_string()))?;
     // An OpenCode database ships as ctxlens's copy of each of its sessions, one log
     // each, kept up to date while OpenCode writes.
     let paths = args
@@ -74,7 +86,12 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
                 identity: None,
                 lines: 0,
                 bytes: 0,
+                origin: origin_of(&machine, &log),
+                refused: None,
             });
+            if shipper.refused.is_some() {
+                continue;
+            }
             match ship(&server, &log, shipper) {
                 Ok(sent) => busy |= sent,
                 Err(e) => {
@@ -104,6 +121,12 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
         .flush()
         .map_err(|e| CliError::unusable(e.to_string()))?;
     progress(&shippers);
+    let refused = shippers.values().filter(|s| s.refused.is_some()).count();
+    if refused > 0 {
+        return Err(CliError::unusable(format!(
+            "{refused} log(s) not shipped: their subjects hold another file's log (above)"
+        )));
+    }
     Ok(EXIT_OK)
 }
 
@@ -143,7 +166,19 @@ fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
     let identity = (meta.dev(), meta.ino());
     let mut at = match shipper.at {
         Some(at) => at,
-        None => server.resume_point(&shipper.subject)?,
+        None => {
+            let resume = server.resume_point(&shipper.subject)?;
+            if let Some(other) = resume.origin.filter(|o| *o != shipper.origin) {
+                let why = format!(
+                    "refused: {} already holds the log of another file ({}); this one ({}) \
+                     would replace it. Give one of them another name (or path).",
+                    shipper.subject, other, shipper.origin
+                );
+                shipper.refused = Some(why.clone());
+                return Err(io::Error::other(why));
+            }
+            resume.at
+        }
     };
     let replaced = shipper.identity.is_some_and(|known| known != identity);
     if replaced || meta.len() < at.offset {
@@ -172,7 +207,7 @@ fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
     };
     bytes.truncate(end);
     let (chunks, lines) = chunks(at.offset, &bytes);
-    server.publish(&shipper.subject, at.epoch, chunks)?;
+    server.publish(&shipper.subject, &shipper.origin, at.epoch, chunks)?;
     at.offset += end as u64;
     shipper.at = Some(at);
     shipper.lines += lines;
@@ -227,7 +262,7 @@ fn ship_long_line(
         return Ok(false);
     }
     let (chunks, lines) = chunks(at.offset, &line);
-    server.publish(&shipper.subject, at.epoch, chunks)?;
+    server.publish(&shipper.subject, &shipper.origin, at.epoch, chunks)?;
     at.offset += line.len() as u64;
     shipper.at = Some(at);
     shipper.lines += lines;

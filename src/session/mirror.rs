@@ -2,9 +2,15 @@
 //! into a JSONL file of its own (`store::mirror`), in the lines the core's OpenCode
 //! parser reads, and kept up to date while OpenCode writes. A session's copy holds only
 //! settled messages, so it grows by appends and a follower reads each line once.
+//!
+//! Only the sessions whose rows changed are copied again: a [`Mirror`] keeps each
+//! session's signature (its row, and the count, newest rowid and latest update of its
+//! messages and parts) and the sessions whose last message was still being written.
 
-use crate::ingest::opencode::{Database, DatabaseError};
+use crate::ingest::opencode::{Database, DatabaseError, Signature};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// Why the copies could not be made.
@@ -37,37 +43,143 @@ pub fn copy_of(db: &Path, session: &str) -> Result<PathBuf, MirrorError> {
     Ok(folder_of(db)?.join(format!("{session}.jsonl")))
 }
 
+/// Whether `id` can name a file in the folder: OpenCode's ids are `ses_…`; one that
+/// could leave the folder is not copied.
+fn is_file_name(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The copies of one database's sessions, and what was copied last.
+#[derive(Default)]
+pub struct Mirror {
+    signatures: HashMap<String, Signature>,
+    /// Sessions whose last message was held back, still being written: read again on
+    /// every look, as a message completes in place.
+    unsettled: HashSet<String>,
+}
+
+/// What one refresh did.
+#[derive(Debug, Default)]
+pub struct Refreshed {
+    /// The copies, one per session.
+    pub copies: Vec<PathBuf>,
+    /// How many sessions were read from the database again.
+    pub read: usize,
+    /// Sessions that could not be read, with why (the others were).
+    pub failed: Vec<(String, DatabaseError)>,
+}
+
+impl Mirror {
+    /// Brings the copies in `folder` up to date with `database`: only the sessions
+    /// whose rows changed since the last refresh (every one on the first), or `only`
+    /// that one.
+    pub fn refresh(
+        &mut self,
+        database: &Database,
+        folder: &Path,
+        only: Option<&str>,
+    ) -> Result<Refreshed, MirrorError> {
+        crate::store::mirror::prepare(folder).map_err(copy_error(folder))?;
+        // One writer of a folder's copies at a time (the TUI's follower, a hook, ship).
+        let _lock = crate::store::mirror::lock(folder).map_err(copy_error(folder))?;
+        let signatures = database.signatures()?;
+        let mut out = Refreshed::default();
+        for session in database.sessions()? {
+            if !is_file_name(&session.id) || only.is_some_and(|o| o != session.id) {
+                continue;
+            }
+            let path = folder.join(format!("{}.jsonl", session.id));
+            let signature = signatures.get(&session.id).cloned().unwrap_or_default();
+            let unchanged = self.signatures.get(&session.id) == Some(&signature)
+                && !self.unsettled.contains(&session.id)
+                && path.is_file();
+            if unchanged {
+                out.copies.push(path);
+                continue;
+            }
+            out.read += 1;
+            let (lines, held_back) = match database.session_lines(&session.id, true) {
+                Ok(read) => read,
+                Err(e) => {
+                    self.signatures.remove(&session.id);
+                    if path.is_file() {
+                        out.copies.push(path);
+                    }
+                    out.failed.push((session.id, e));
+                    continue;
+                }
+            };
+            crate::store::mirror::sync(&path, &lines).map_err(copy_error(&path))?;
+            out.copies.push(path);
+            if held_back {
+                self.unsettled.insert(session.id.clone());
+            } else {
+                self.unsettled.remove(&session.id);
+            }
+            self.signatures.insert(session.id, signature);
+        }
+        Ok(out)
+    }
+}
+
 /// Brings the copy of every session of `database` in `folder` up to date: their paths.
 pub fn refresh(database: &Database, folder: &Path) -> Result<Vec<PathBuf>, MirrorError> {
-    crate::store::mirror::prepare(folder).map_err(copy_error(folder))?;
-    let mut out = Vec::new();
-    for session in database.sessions()? {
-        // An id is OpenCode's (`ses_…`); one that could leave the folder is skipped.
-        if session.id.is_empty()
-            || !session
-                .id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        {
-            continue;
-        }
-        let lines = database.session_lines(&session.id, true)?;
-        let path = folder.join(format!("{}.jsonl", session.id));
-        crate::store::mirror::sync(&path, &lines).map_err(copy_error(&path))?;
-        out.push(path);
+    Ok(Mirror::default().refresh(database, folder, None)?.copies)
+}
+
+/// Brings the copy of one session of `db` up to date: its path.
+pub fn refresh_one(db: &Path, session: &str) -> Result<PathBuf, MirrorError> {
+    let folder = folder_of(db)?;
+    let database = Database::open(db)?;
+    let refreshed = Mirror::default().refresh(&database, &folder, Some(session))?;
+    if let Some((_, e)) = refreshed.failed.into_iter().next() {
+        return Err(e.into());
     }
-    Ok(out)
+    copy_of(db, session)
+}
+
+/// Why each followed database's copies stopped being brought up to date, by folder:
+/// what the views show instead of "following" (a full disk, a database gone).
+static STALLED: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
+
+fn set_stalled(folder: &Path, why: Option<String>) {
+    if let Ok(mut stalled) = STALLED.lock() {
+        let map = stalled.get_or_insert_with(HashMap::new);
+        match why {
+            Some(why) => map.insert(folder.to_owned(), why),
+            None => map.remove(folder),
+        };
+    }
+}
+
+/// Why the copy at `path` is no longer kept up to date, when it is one of a followed
+/// database's copies that stalled.
+pub fn stalled(path: &Path) -> Option<String> {
+    let folder = path.parent()?;
+    STALLED.lock().ok()?.as_ref()?.get(folder).cloned()
+}
+
+/// The file `db` is now (device, inode): another one at the path was put in its place.
+fn identity(db: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(db).ok().map(|m| (m.dev(), m.ino()))
 }
 
 /// Makes the copies of `db`'s sessions now, then keeps them up to date on a thread of
 /// their own for as long as the process runs: it sleeps until a file beside the
 /// database changes, and copies again only when SQLite says another connection
-/// committed (`PRAGMA data_version`). The folder of the copies.
+/// committed (`PRAGMA data_version`), or the database was replaced. The folder of the
+/// copies.
 pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
     let folder = folder_of(db)?;
-    let database = Database::open(db)?;
-    refresh(&database, &folder)?;
+    let mut database = Database::open(db)?;
+    let mut mirror = Mirror::default();
+    mirror.refresh(&database, &folder, None)?;
     let mut seen = database.data_version()?;
+    let mut file = identity(db);
     let (db, into) = (db.to_owned(), folder.clone());
     std::thread::spawn(move || {
         let (wake, woken) = std::sync::mpsc::channel::<()>();
@@ -89,11 +201,38 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                 std::thread::sleep(FALLBACK_LOOK);
             }
             while woken.try_recv().is_ok() {}
-            let Ok(version) = database.data_version() else {
-                continue;
+            // A database replaced (moved over, restored) is opened again, as a rotated
+            // log is: the old file's connection would never see another commit.
+            let now = identity(&db);
+            if now != file {
+                match Database::open(&db) {
+                    Ok(reopened) => {
+                        database = reopened;
+                        file = now;
+                        seen = i64::MIN;
+                    }
+                    Err(e) => {
+                        set_stalled(&into, Some(e.to_string()));
+                        continue;
+                    }
+                }
+            }
+            let version = match database.data_version() {
+                Ok(version) => version,
+                Err(e) => {
+                    set_stalled(&into, Some(e.to_string()));
+                    continue;
+                }
             };
-            if version != seen && refresh(&database, &into).is_ok() {
-                seen = version;
+            if version == seen {
+                continue;
+            }
+            match mirror.refresh(&database, &into, None) {
+                Ok(_) => {
+                    seen = version;
+                    set_stalled(&into, None);
+                }
+                Err(e) => set_stalled(&into, Some(e.to_string())),
             }
         }
     });

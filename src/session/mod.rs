@@ -7,6 +7,7 @@ mod context;
 mod held;
 pub mod mirror;
 pub mod record;
+pub mod source;
 
 use crate::ingest::{self, progress::Reading, LoadError};
 use crate::store::channel::DecisionChannel;

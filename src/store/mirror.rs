@@ -21,13 +21,14 @@ pub fn root() -> io::Result<PathBuf> {
     Ok(base.join("ctxlens").join("mirror"))
 }
 
-/// The folder of the copies of `source`'s sessions: named after the source's absolute
-/// path, so two databases never share one.
+/// The folder of the copies of `source`'s sessions: named after the source's resolved
+/// path alone (its stem and a hash of it), so two databases never share one and every
+/// name of one database (a link to it, a relative path) finds the same.
 pub fn folder_for(source: &Path) -> io::Result<PathBuf> {
     let absolute = source.canonicalize()?;
     let digest = Sha256::digest(absolute.as_os_str().as_encoded_bytes());
     let name: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
-    let stem = source
+    let stem = absolute
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
@@ -46,6 +47,14 @@ pub fn prepare(folder: &Path) -> io::Result<()> {
         private::folder(dir)?;
     }
     Ok(())
+}
+
+/// Holds the folder's lock (`.lock` in it) until dropped: one writer of its copies at
+/// a time, across processes.
+pub fn lock(folder: &Path) -> io::Result<std::fs::File> {
+    let file = private::open_append(&folder.join(".lock"))?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+    Ok(file)
 }
 
 /// Makes the copy at `path` hold `bytes`: nothing when it does, the new end appended

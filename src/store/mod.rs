@@ -6,9 +6,12 @@
 pub mod atomic;
 pub mod channel;
 pub mod decisions;
+mod identity;
 pub mod ledger;
 pub mod mirror;
 pub mod nats;
 pub mod paths;
 pub mod private;
 pub mod spill;
+
+pub use identity::machine_id;

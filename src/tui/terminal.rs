@@ -1,6 +1,11 @@
 //! Entering and leaving the terminal's raw, alternate-screen mode. The terminal is
-//! restored on every way out: a normal return, a panic (then the previous panic hook
-//! runs), and SIGTERM / SIGINT / SIGHUP (the event loop ends and the guard drops).
+//! restored on every way out: a normal return, a panic on any thread (then the
+//! previous panic hook says what failed and the process exits 101), and SIGTERM /
+//! SIGINT / SIGHUP (the event loop ends and the guard drops).
+//!
+//! The restoring bytes are written to the terminal's file descriptor directly, never
+//! through `Stdout`'s lock: a panic on a background thread while the main thread holds
+//! that lock must not wait on it forever.
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
@@ -18,12 +23,26 @@ pub struct TerminalGuard;
 
 fn restore() {
     let _ = disable_raw_mode();
-    let _ = execute!(
-        io::stdout(),
+    let mut bytes = Vec::new();
+    let _ = crossterm::queue!(
+        bytes,
         DisableMouseCapture,
         LeaveAlternateScreen,
         crossterm::cursor::Show
     );
+    write_unlocked(&bytes);
+}
+
+/// Writes `bytes` to standard output's descriptor without taking `Stdout`'s lock.
+fn write_unlocked(mut bytes: &[u8]) {
+    use std::os::fd::AsFd;
+    let stdout = io::stdout();
+    while !bytes.is_empty() {
+        match rustix::io::write(stdout.as_fd(), bytes) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => bytes = bytes.get(n..).unwrap_or_default(),
+        }
+    }
 }
 
 impl TerminalGuard {
@@ -34,6 +53,9 @@ impl TerminalGuard {
             std::panic::set_hook(Box::new(move |info| {
                 restore();
                 previous(info);
+                eprintln!("ctxlens: stopped: a part of the viewer failed (above); the terminal is restored");
+                // A thread that died would leave the viewer waiting on it: end here.
+                std::process::exit(101);
             }));
         });
         enable_raw_mode()?;

@@ -166,3 +166,48 @@ fn a_transcript_exports_its_tool_calls_with_their_tools() {
         .unwrap()
         .contains("DEPLOY_HOST: 203.0.113.7"));
 }
+
+/// What `export` prints never carries a control sequence raw (a title set by OSC 0,
+/// the clipboard written by OSC 52, the screen cleared by CSI), in any format; a file
+/// written with `-o` keeps the bytes as the log had them.
+#[test]
+fn export_to_standard_output_neutralises_control_sequences() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("escapes.jsonl");
+    let hostile = "title \u{1b}]0;owned\u{7} clip \u{1b}]52;c;aGk=\u{7} clear \u{1b}[2J bidi \u{202e} c1 \u{9b}31m";
+    let lines = [
+        serde_json::json!({"type": "message", "seq": 1, "role": "user", "text": hostile}),
+        serde_json::json!({"type": "compaction", "seq": 2, "id": format!("k1{hostile}"),
+            "phase": "applied", "range": {"from": 1, "to": 1}, "summary": hostile}),
+    ];
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    for format in ["markdown", "html", "json"] {
+        let out = ctxlens()
+            .args(["export", "--format", format])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert_exit(&out, 0);
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !text
+                .chars()
+                .any(|c| ctxlens::sanitize::is_unsafe(c) && !"\n\t".contains(c)),
+            "{format}: {text:?}"
+        );
+        assert!(text.contains("owned"), "{format}: the text is still there");
+        if format == "json" {
+            serde_json::from_str::<Value>(&text).unwrap();
+        }
+    }
+    let file = dir.path().join("out.md");
+    let out = ctxlens()
+        .args(["export", "--format", "markdown", "-o"])
+        .arg(&file)
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert!(std::fs::read_to_string(&file).unwrap().contains('\u{1b}'));
+}

@@ -13,6 +13,7 @@ mod hostile_input;
 mod hostile_props;
 mod incremental;
 mod labelled_set;
+mod opencode_hostile;
 mod readme;
 mod remedies;
 mod samples;

@@ -303,6 +303,21 @@ pub fn opencode_database(dir: &Path) -> PathBuf {
     db
 }
 
+/// [`opencode_database`] as it stood when OpenCode asked for its compaction: the
+/// summary and what came after it not written yet.
+pub fn opencode_before_its_compaction(dir: &Path) -> PathBuf {
+    let db = opencode_database(dir);
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    connection
+        .execute_batch(
+            "DELETE FROM message WHERE time_created > (SELECT m.time_created FROM message m
+               JOIN part p ON p.message_id = m.id WHERE p.data LIKE '%\"type\": \"compaction\"%');
+             DELETE FROM part WHERE message_id NOT IN (SELECT id FROM message);",
+        )
+        .unwrap();
+    db
+}
+
 /// Adds a finished message with one text part to a session of an OpenCode database, as
 /// OpenCode writes it (another connection, one transaction).
 pub fn add_opencode_message(db: &Path, session: &str, id: &str, role: &str, text: &str) {

@@ -1026,19 +1026,6 @@ fn the_copilot_cli_hook_records_the_compaction_as_it_starts() {
 
 /// The fixture's OpenCode database as it was when OpenCode asked for the compaction:
 /// the summary and what came after are not written yet.
-fn opencode_before_its_compaction(dir: &Path) -> PathBuf {
-    let db = opencode_database(dir);
-    let connection = rusqlite::Connection::open(&db).unwrap();
-    connection
-        .execute_batch(
-            "DELETE FROM message WHERE time_created > (SELECT m.time_created FROM message m
-               JOIN part p ON p.message_id = m.id WHERE p.data LIKE '%\"type\": \"compaction\"%');
-             DELETE FROM part WHERE message_id NOT IN (SELECT id FROM message);",
-        )
-        .unwrap();
-    db
-}
-
 #[test]
 fn opencode_hears_each_decision_the_way_its_plugin_reads_it() {
     let dir = tempfile::tempdir().unwrap();

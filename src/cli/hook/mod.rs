@@ -74,6 +74,8 @@ pub enum HookError {
     Io(#[from] std::io::Error),
     #[error("no ledger entry: the pre-compact hook did not run")]
     NoLedgerEntry,
+    #[error("the hook failed: {0}")]
+    Failed(String),
 }
 
 fn transcript_error(path: &std::path::Path, why: impl std::fmt::Display) -> HookError {
@@ -212,7 +214,71 @@ pub fn run(
     stdin: &mut impl Read,
     stdout: &mut impl std::io::Write,
 ) -> u8 {
-    let result = read_input(stdin)
+    // A hook that fails, even by a bug of ours, answers as its failure policy says
+    // (docs/agents.md): never a crash the agent reads as "nothing to do".
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        hook_result(agent, hook, hold, timeout, stdin, stdout)
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(HookError::Failed(why))
+    });
+    match result {
+        Ok(Answer::Proceed) => {
+            flush_log(None);
+            0
+        }
+        Ok(Answer::Block(reason)) => {
+            flush_log(Some(&reason));
+            2
+        }
+        Err(e) => {
+            log(&format!("{e}; nothing done"));
+            if hook == HookEvent::PreCompact {
+                answer_failure(agent, &e, stdout);
+            }
+            flush_log(None);
+            0
+        }
+    }
+}
+
+/// The failure policy of a pre-compaction hook: the compaction goes ahead (a broken
+/// hook never stops the agent), the person is told why on stderr, and a summariser
+/// that can be told (Qwen Code's, OpenCode's) is asked to keep every identifier
+/// verbatim, since ctxlens could not say which are at risk.
+fn answer_failure(agent: Agent, error: &HookError, stdout: &mut impl std::io::Write) {
+    if !matches!(agent, Agent::QwenCode | Agent::OpenCode) {
+        return;
+    }
+    let context = format!(
+        "ctxlens could not check this compaction ({}). Keep every identifier, path, \
+         revision, id, host, port and name from the conversation verbatim in the summary.",
+        crate::sanitize::line(&error.to_string())
+    );
+    let output = match agent {
+        Agent::OpenCode => json!({"context": [context], "failed": true}),
+        _ => json!({"hookSpecificOutput": {
+            "hookEventName": "PreCompact",
+            "additionalContext": context,
+        }}),
+    };
+    let _ = writeln!(stdout, "{}", crate::cli::json_line(&output));
+}
+
+fn hook_result(
+    agent: Agent,
+    hook: HookEvent,
+    hold: bool,
+    timeout: Option<f64>,
+    stdin: &mut impl Read,
+    stdout: &mut impl std::io::Write,
+) -> Result<Answer, HookError> {
+    read_input(stdin)
         .and_then(|input| match agent {
             Agent::OpenCode => opencode_input(input),
             _ => Ok(input),
@@ -230,22 +296,7 @@ pub fn run(
             }
             HookEvent::SessionStart => session_start(&input, stdout).map(|()| Answer::Proceed),
             HookEvent::PostCompact => post_compact(agent, &input, stdout).map(|()| Answer::Proceed),
-        });
-    match result {
-        Ok(Answer::Proceed) => {
-            flush_log(None);
-            0
-        }
-        Ok(Answer::Block(reason)) => {
-            flush_log(Some(&reason));
-            2
-        }
-        Err(e) => {
-            log(&format!("{e}; nothing done"));
-            flush_log(None);
-            0
-        }
-    }
+        })
 }
 
 /// How the hook exits: 0, or 2 with one line that says why (Claude Code's block).
@@ -364,13 +415,8 @@ fn opencode_input(mut input: Value) -> Result<Value, HookError> {
         why: "no OpenCode database at $OPENCODE_DB or $XDG_DATA_HOME/opencode/opencode.db"
             .to_owned(),
     })?;
-    let refresh = || -> Result<PathBuf, crate::session::mirror::MirrorError> {
-        let folder = crate::session::mirror::folder_of(&db)?;
-        let database = ingest::opencode::Database::open(&db)?;
-        crate::session::mirror::refresh(&database, &folder)?;
-        crate::session::mirror::copy_of(&db, &session)
-    };
-    let copy = refresh().map_err(|e| transcript_error(&db, e))?;
+    let copy =
+        crate::session::mirror::refresh_one(&db, &session).map_err(|e| transcript_error(&db, e))?;
     if let Some(object) = input.as_object_mut() {
         object.insert(
             "transcript_path".to_owned(),

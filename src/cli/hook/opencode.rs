@@ -30,8 +30,10 @@ fn js_string(text: &str) -> String {
 }
 
 /// The plugin: it runs `program` with `args` on each compaction and adds what it
-/// answers to the summariser's context. A hook that cannot run, or answers nothing,
-/// lets the compaction go ahead as it would have.
+/// answers to the summariser's context. A hook that cannot run, crashes or answers
+/// what is not JSON is a failure, not "nothing to do": the compaction goes ahead (as
+/// the hook's own failure policy says), the summariser is asked to keep every
+/// identifier verbatim, and OpenCode's log says why.
 pub fn plugin(program: &str, args: &[String]) -> String {
     let args = args
         .iter()
@@ -48,28 +50,48 @@ import {{ spawn }} from "node:child_process"
 const PROGRAM = {program}
 const ARGS = [{args}]
 
+const FAILED =
+  "ctxlens could not check this compaction. Keep every identifier, path, revision, id, " +
+  "host, port and name from the conversation verbatim in the summary."
+
+// The hook's answer, or why it failed: it could not start, was killed, exited other
+// than 0, or answered what is not a JSON object.
 const ask = (input) =>
   new Promise((resolve) => {{
     let out = ""
+    let err = ""
     let child
     try {{
-      child = spawn(PROGRAM, ARGS, {{ stdio: ["pipe", "pipe", "ignore"] }})
-    }} catch {{
-      return resolve("")
+      child = spawn(PROGRAM, ARGS, {{ stdio: ["pipe", "pipe", "pipe"] }})
+    }} catch (e) {{
+      return resolve({{ failed: `cannot run ${{PROGRAM}}: ${{e}}` }})
     }}
     child.stdout.on("data", (d) => (out += d))
-    child.on("error", () => resolve(""))
-    child.on("close", () => resolve(out))
+    child.stderr.on("data", (d) => (err = (err + d).slice(-2000)))
+    child.on("error", (e) => resolve({{ failed: `cannot run ${{PROGRAM}}: ${{e}}` }}))
+    child.on("close", (code, signal) => {{
+      if (code !== 0) {{
+        return resolve({{ failed: `the hook ${{signal ? "was killed by " + signal : "exited " + code}}: ${{err.trim()}}` }})
+      }}
+      if (!out.trim()) return resolve({{ answer: {{}} }})
+      try {{
+        const answer = JSON.parse(out)
+        if (answer && typeof answer === "object") return resolve({{ answer }})
+      }} catch {{}}
+      resolve({{ failed: "the hook answered what is not JSON" }})
+    }})
     child.stdin.on("error", () => {{}})
     child.stdin.end(JSON.stringify(input))
   }})
 
 export const Ctxlens = async () => ({{
   "experimental.session.compacting": async (input, output) => {{
-    let answer = {{}}
-    try {{
-      answer = JSON.parse((await ask({{ sessionID: input.sessionID, cwd: process.cwd() }})) || "{{}}")
-    }} catch {{}}
+    const {{ answer, failed }} = await ask({{ sessionID: input.sessionID, cwd: process.cwd() }})
+    if (failed) {{
+      console.error(`ctxlens: ${{failed}}`)
+      output.context.push(FAILED)
+      return
+    }}
     for (const line of Array.isArray(answer.context) ? answer.context : []) {{
       output.context.push(String(line))
     }}

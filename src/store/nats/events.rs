@@ -16,6 +16,9 @@ use std::time::Duration;
 const OFFSET: &str = "Ctxlens-Offset";
 /// The epoch header.
 const EPOCH: &str = "Ctxlens-Epoch";
+/// Which file the lines came from: `<shipper's id> <absolute path>`. A shipper finds
+/// another file's origin on its subject and refuses to ship there.
+const ORIGIN: &str = "Ctxlens-Origin";
 /// The most of a line one message carries: longer lines take several.
 pub const MAX_CHUNK: usize = 256 * 1024;
 /// Messages a replay pulls at once: at up to `MAX_CHUNK` each, what the client buffers
@@ -30,6 +33,14 @@ pub struct Position {
     pub epoch: u64,
     /// The byte after the last one stored.
     pub offset: u64,
+}
+
+/// Where shipping a subject stands, and which file its last lines came from (`None`
+/// when nothing was shipped, or by a ctxlens that did not say).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Resume {
+    pub at: Position,
+    pub origin: Option<String>,
 }
 
 async fn events_stream(js: &jetstream::Context, replicas: usize) -> io::Result<stream::Stream> {
@@ -58,7 +69,7 @@ pub struct Chunk {
 
 impl Nats {
     /// Where shipping `subject` resumes: after its last stored message, or at the start.
-    pub fn resume_point(&self, subject: &str) -> io::Result<Position> {
+    pub fn resume_point(&self, subject: &str) -> io::Result<Resume> {
         let js = self.js();
         let replicas = self.replicas();
         let subject = subject.to_owned();
@@ -68,25 +79,36 @@ impl Nats {
                 Ok(message) => {
                     let headers = Some(&message.headers);
                     let offset = header_u64(headers, OFFSET).unwrap_or(0);
-                    Ok(Position {
-                        epoch: header_u64(headers, EPOCH).unwrap_or(0),
-                        offset: offset + message.payload.len() as u64,
+                    Ok(Resume {
+                        at: Position {
+                            epoch: header_u64(headers, EPOCH).unwrap_or(0),
+                            offset: offset + message.payload.len() as u64,
+                        },
+                        origin: message.headers.get(ORIGIN).map(|v| v.as_str().to_owned()),
                     })
                 }
                 Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
-                    Ok(Position::default())
+                    Ok(Resume::default())
                 }
                 Err(e) => Err(failed("cannot read where shipping stopped", e)),
             }
         })
     }
 
-    /// Publishes `chunks` of `subject` in `epoch`, and waits until the server has
-    /// acknowledged every one. Returns how many it already had.
-    pub fn publish(&self, subject: &str, epoch: u64, chunks: Vec<Chunk>) -> io::Result<usize> {
+    /// Publishes `chunks` of `subject` in `epoch`, from the file `origin` names, and
+    /// waits until the server has acknowledged every one. Returns how many it already
+    /// had.
+    pub fn publish(
+        &self,
+        subject: &str,
+        origin: &str,
+        epoch: u64,
+        chunks: Vec<Chunk>,
+    ) -> io::Result<usize> {
         let js = self.js();
         let replicas = self.replicas();
         let subject = subject.to_owned();
+        let origin = origin.to_owned();
         self.run(async move {
             events_stream(&js, replicas).await?;
             // The subject without its `ctxlens.` prefix names the file uniquely.
@@ -101,6 +123,7 @@ impl Nats {
                     .message_id(format!("{session}.{epoch}.{}", chunk.offset))
                     .header(OFFSET, chunk.offset.to_string().as_str())
                     .header(EPOCH, epoch.to_string().as_str())
+                    .header(ORIGIN, origin.as_str())
                     .payload(chunk.bytes.into());
                 let ack = js
                     .send_publish(subject.clone(), message)

@@ -50,14 +50,41 @@ pub fn host() -> String {
         .into_owned()
 }
 
-/// The session key of a local log: `<host>.<file name without .jsonl>`, encoded.
+/// The session key of a local log: `<host>.<its fleet name>`, encoded.
 pub fn session_of_log(host: &str, log: &Path) -> String {
+    format!("{}.{}", encode(host), encode(&fleet_name(log)))
+}
+
+/// The name a log has in the fleet: its file name without `.jsonl` when that names the
+/// session (it holds an id: Claude Code's, Codex's, Qwen Code's, OpenCode's), else
+/// with the folders above it that do, joined by `/`: Copilot CLI's
+/// `<session-id>/events.jsonl` is `<session-id>/events`, never plain `events`, so two
+/// sessions of one host never share a subject, a spill or a decision.
+pub fn fleet_name(log: &Path) -> String {
     let name = log
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let stem = name.strip_suffix(".jsonl").unwrap_or(&name);
-    format!("{}.{}", encode(host), encode(stem))
+    let stem = name.strip_suffix(".jsonl").unwrap_or(&name).to_owned();
+    let mut parts = vec![stem];
+    let mut folders = log.parent().into_iter().flat_map(Path::components).rev();
+    while !parts.iter().any(|p| names_a_session(p)) && parts.len() < 4 {
+        let Some(folder) = folders.next() else { break };
+        match folder {
+            std::path::Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            _ => break,
+        }
+    }
+    parts.reverse();
+    parts.join("/")
+}
+
+/// Whether `part` of a path names one session: it holds a run of at least eight
+/// letters and digits with a digit in it (a UUID, `ses_…`, a timestamp), which
+/// `events`, `chats` or `session-state` do not.
+fn names_a_session(part: &str) -> bool {
+    part.split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|run| run.len() >= 8 && run.bytes().any(|b| b.is_ascii_digit()))
 }
 
 /// The subject a session's log lines are published on.
@@ -116,16 +143,32 @@ mod tests {
     }
 
     #[test]
+    fn a_generic_file_name_is_named_with_the_folders_that_name_its_session() {
+        let copilot = |id: &str| format!("/h/.copilot/session-state/{id}/events.jsonl");
+        let a = fleet_name(Path::new(&copilot("3f1c2b9e-8d4a-4e0f-9a6b-1c2d3e4f5a6b")));
+        let b = fleet_name(Path::new(&copilot("77aa0c1d-0000-4e0f-9a6b-1c2d3e4f5a6b")));
+        assert_eq!(a, "3f1c2b9e-8d4a-4e0f-9a6b-1c2d3e4f5a6b/events");
+        assert_ne!(a, b);
+        assert_eq!(
+            fleet_name(Path::new("/p/rollout-2026-01-02T03-04-05-4f2a.jsonl")),
+            "rollout-2026-01-02T03-04-05-4f2a"
+        );
+        // No folder names it: the last folders still tell two apart.
+        assert_eq!(fleet_name(Path::new("/a/b/c/d/e/log.jsonl")), "c/d/e/log");
+        assert_eq!(fleet_name(Path::new("log.jsonl")), "log");
+    }
+
+    #[test]
     fn subjects_and_keys() {
-        let session = session_of_log("build-7", Path::new("/x/4f2a.jsonl"));
-        assert_eq!(session, "build-7.4f2a");
+        let session = session_of_log("build-7", Path::new("/x/4f2a0b1c.jsonl"));
+        assert_eq!(session, "build-7.4f2a0b1c");
         let subject = events_subject(&session);
-        assert_eq!(subject, "ctxlens.build-7.4f2a.events");
+        assert_eq!(subject, "ctxlens.build-7.4f2a0b1c.events");
         assert_eq!(
             session_of_subject(&subject).as_deref(),
-            Some("build-7.4f2a")
+            Some("build-7.4f2a0b1c")
         );
-        assert_eq!(decision_key(&session, "k.1"), "build-7.4f2a.k_2E1");
+        assert_eq!(decision_key(&session, "k.1"), "build-7.4f2a0b1c.k_2E1");
         // An id too long for a key is named by its hash, which no encoding can equal.
         let long = "k".repeat(10_000);
         let key = decision_key(&session, &long);

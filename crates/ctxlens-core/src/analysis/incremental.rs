@@ -197,9 +197,17 @@ enum Planned {
 
 /// The window of each compaction of `infos`.
 fn windows(session: &Session, infos: &[CompactionInfo]) -> Vec<Window> {
+    // The compactions are in event order: each window ends at the next one's event.
+    let mut ends: Vec<usize> = infos.iter().map(|info| info.at).collect();
+    ends.sort_unstable();
+    let ranges = compaction::AppliedRanges::of(infos);
     infos
         .iter()
-        .map(|info| compaction::window(session, infos, info))
+        .map(|info| {
+            let next = ends.partition_point(|&at| at <= info.at);
+            let until = ends.get(next).copied().unwrap_or(session.events.len());
+            (ranges.meeting(infos, info), until)
+        })
         .collect()
 }
 

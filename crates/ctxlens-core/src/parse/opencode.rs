@@ -109,11 +109,36 @@ impl OpenCodeParser {
         match str_of(&record, "type").as_deref() {
             Some("opencode.session") => self.session(line, ts, &record),
             Some("opencode.message") => self.message(line, ts, &record),
+            Some("opencode.unreadable") => self.unreadable(line, ts, &record),
             other => {
                 let type_name = other.unwrap_or_default().to_owned();
                 self.builder
                     .push(line, 0, ts, EventKind::Other { type_name });
             }
+        }
+    }
+
+    /// A row the main crate could not read: a malformed line where it stood, which may
+    /// have held anything (a binding, the summary). A message that cannot be read right
+    /// after a compaction was asked for is taken as its summary: the compaction counts,
+    /// with nothing known to be kept.
+    fn unreadable(&mut self, line: &Line, ts: Option<String>, record: &Value) {
+        let table = str_of(record, "table").unwrap_or_default();
+        let id = str_of(record, "id");
+        let why = str_of(record, "why").unwrap_or_default();
+        self.builder
+            .session
+            .malformed
+            .push_may_declare(crate::model::Malformed {
+                line: line.number,
+                offset: line.offset,
+                reason: format!(
+                    "OpenCode {table} row {} cannot be read: {why}",
+                    id.as_deref().unwrap_or("(no id)")
+                ),
+            });
+        if table == "message" && id.is_none() && self.requested.is_some() {
+            self.compaction(line, ts, record);
         }
     }
 
@@ -156,8 +181,11 @@ impl OpenCodeParser {
         if let Some(id) = str_of(record, "id") {
             self.first_event_of.entry(id).or_insert(first_event);
         }
-        let is_summary = data.get("summary").and_then(Value::as_bool) == Some(true)
-            && str_of(data, "mode").as_deref() == Some("compaction");
+        // A message whose data could not be read (no role) right after a compaction
+        // was asked for is its summary.
+        let is_summary = (data.get("summary").and_then(Value::as_bool) == Some(true)
+            && str_of(data, "mode").as_deref() == Some("compaction"))
+            || (self.requested.is_some() && data.get("role").is_none());
         if is_summary {
             self.compaction(line, ts, record);
             return;

@@ -20,6 +20,8 @@ pub(crate) struct Builder {
     compactions: u64,
     /// Todo ids that are open, so a todo list that drops one closes it.
     open_todos: BTreeMap<String, ()>,
+    /// The ids of the compactions so far: a repeated id is told apart at once.
+    compaction_ids: std::collections::HashSet<String>,
 }
 
 /// A usage object's counts, under the names an agent gives them: input (not from the
@@ -49,6 +51,7 @@ impl Builder {
             segment_start: 1,
             compactions: 0,
             open_todos: BTreeMap::new(),
+            compaction_ids: std::collections::HashSet::new(),
         }
     }
 
@@ -221,11 +224,7 @@ impl Builder {
         };
         let id = id.unwrap_or_else(|| format!("compacted-{}", self.compactions));
         // Two boundaries with one id (trimmed fixtures) must stay two compactions.
-        let taken = self
-            .session
-            .events
-            .iter()
-            .any(|e| matches!(&e.kind, EventKind::Compaction(other) if other.id == id));
+        let taken = !self.compaction_ids.insert(id.clone());
         let id = if taken {
             format!("{id}#{}", self.compactions)
         } else {

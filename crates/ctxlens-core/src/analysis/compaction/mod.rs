@@ -199,17 +199,93 @@ pub(super) type Window = (Vec<(String, RangeSpec)>, usize);
 
 /// The window of `info`, one of `infos`.
 pub(super) fn window(session: &Session, infos: &[CompactionInfo], info: &CompactionInfo) -> Window {
-    let applied = infos
-        .iter()
-        .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
-        .map(|other| (other.id.clone(), other.range))
-        .collect();
+    let applied = applied_before(infos, info);
     let until = infos
         .iter()
         .map(|other| other.at)
         .find(|&at| at > info.at)
         .unwrap_or(session.events.len());
     (applied, until)
+}
+
+/// The compactions of `infos` applied before `info` whose range meets its own: the
+/// only ones the coverage checks compare it with. Kept to those, a log of thousands of
+/// compactions does not hold a list of all the earlier ones for each of them.
+pub(super) fn applied_before(
+    infos: &[CompactionInfo],
+    info: &CompactionInfo,
+) -> Vec<(String, RangeSpec)> {
+    AppliedRanges::of(infos).meeting(infos, info)
+}
+
+/// The applied compactions' ranges, to find those that meet a range without a pass
+/// over all of them (a transcript's ranges follow one another: none meets another).
+pub(super) struct AppliedRanges {
+    /// (from, to, index into the compactions), by `from`.
+    by_from: Vec<(u64, u64, usize)>,
+    /// The greatest `to` among `by_from[..=i]`.
+    reach: Vec<u64>,
+}
+
+impl AppliedRanges {
+    pub(super) fn of(infos: &[CompactionInfo]) -> AppliedRanges {
+        let mut by_from: Vec<(u64, u64, usize)> = infos
+            .iter()
+            .enumerate()
+            .filter(|(_, info)| info.applied_at.is_some())
+            .filter_map(|(i, info)| match info.range {
+                RangeSpec::Seqs { from, to } => Some((from, to, i)),
+                _ => None,
+            })
+            .collect();
+        by_from.sort_unstable();
+        let reach = by_from
+            .iter()
+            .scan(0u64, |reach, &(_, to, _)| {
+                *reach = (*reach).max(to);
+                Some(*reach)
+            })
+            .collect();
+        AppliedRanges { by_from, reach }
+    }
+
+    /// The compactions applied before `info` whose ranges meet its own, in the order
+    /// of `infos`.
+    pub(super) fn meeting(
+        &self,
+        infos: &[CompactionInfo],
+        info: &CompactionInfo,
+    ) -> Vec<(String, RangeSpec)> {
+        let RangeSpec::Seqs { from, to } = info.range else {
+            return Vec::new();
+        };
+        // Those that start inside the range, then those before it that reach into it.
+        let start = self.by_from.partition_point(|r| r.0 < from);
+        let end = self.by_from.partition_point(|r| r.0 <= to);
+        let mut found: Vec<usize> = self
+            .by_from
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|r| r.2)
+            .collect();
+        let mut j = start;
+        while j > 0 && self.reach.get(j - 1).is_some_and(|&reach| reach >= from) {
+            j -= 1;
+            if let Some(&(_, t, i)) = self.by_from.get(j) {
+                if t >= from {
+                    found.push(i);
+                }
+            }
+        }
+        found.sort_unstable();
+        found
+            .into_iter()
+            .filter_map(|i| infos.get(i))
+            .filter(|other| other.id != info.id && other.applied_at.is_some_and(|a| a < info.at))
+            .map(|other| (other.id.clone(), other.range))
+            .collect()
+    }
 }
 
 /// The part of a compaction's analysis that events after it cannot change: coverage,

@@ -23,9 +23,19 @@ pub struct ProposedAction {
 
 /// Divergences of every applied compaction, each returned with its compaction's index.
 pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(usize, Finding)> {
+    // Where each applied compaction's window ends, found by one sort, not a pass over
+    // every compaction for each.
+    let mut applied: Vec<usize> = analyses.iter().filter_map(|a| a.info.applied_at).collect();
+    applied.sort_unstable();
     (0..analyses.len())
         .flat_map(|index| {
-            check(session, analyses, index, None)
+            let end = analyses
+                .get(index)
+                .and_then(|a| a.info.applied_at)
+                .and_then(|at| applied.get(applied.partition_point(|&other| other <= at)))
+                .copied()
+                .unwrap_or(session.events.len());
+            check(session, analyses, index, end, None)
                 .into_iter()
                 .map(move |f| (index, f))
         })
@@ -46,7 +56,7 @@ pub fn tripwire(
         .filter_map(|(i, a)| a.info.applied_at.map(|at| (at, i)))
         .max()?
         .1;
-    check(session, analyses, latest, Some(next))
+    check(session, analyses, latest, session.events.len(), Some(next))
         .into_iter()
         .next()
         .map(|f| (latest, f))
@@ -59,6 +69,9 @@ fn check(
     session: &Session,
     analyses: &[CompactionAnalysis],
     index: usize,
+    // A divergence belongs to the most recent applied compaction: where the next one
+    // was applied (the end of the log after the last).
+    end: usize,
     next: Option<&ProposedAction>,
 ) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -68,13 +81,6 @@ fn check(
     let Some(applied) = analysis.info.applied_at else {
         return out;
     };
-    // A divergence belongs to the most recent applied compaction.
-    let end = analyses
-        .iter()
-        .filter_map(|a| a.info.applied_at)
-        .filter(|&other| other > applied)
-        .min()
-        .unwrap_or(session.events.len());
     let mut pending = analysis.state.pending.clone();
     // Actions while the compaction waited for its decision are not checked, but they do
     // act on their steps.

@@ -1,0 +1,150 @@
+//! Guards that work grows linearly with the input, at small sizes and without a clock:
+//! memory is counted by this binary's allocator, SQLite's work by its own step counter.
+//! The figures at size live in `cargo bench --bench scale`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Counts the bytes live and the most live since the last reset.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+#[allow(unsafe_code)]
+// SAFETY: every call is passed on to the system allocator unchanged; only counted.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+        PEAK.fetch_max(now, Ordering::Relaxed);
+        // SAFETY: the caller's layout, as GlobalAlloc::alloc requires.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: `ptr` came from `alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// One measurement at a time: the counters are the whole process's.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// The most bytes live while `f` ran, beyond those live before it.
+fn peak_of<T>(f: impl FnOnce() -> T) -> usize {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = f();
+    let peak = PEAK.load(Ordering::Relaxed) - before;
+    drop(out);
+    peak
+}
+
+/// A Copilot CLI log of `n` compactions, each after a message naming a revision.
+fn copilot_log(n: usize) -> Vec<u8> {
+    let mut out = String::from(
+        r#"{"type":"session.start","data":{"sessionId":"157d0ca2-5895-403c-9d82-5f4d2a10f923","selectedModel":"m","context":{"cwd":"/w"}},"id":"s","timestamp":"2026-12-04T09:08:10.131Z","parentId":null}"#,
+    );
+    out.push('\n');
+    for i in 0..n {
+        let record = |kind: &str, data: String| {
+            format!(
+                r#"{{"type":"{kind}","data":{data},"id":"{kind}-{i}","timestamp":"2026-12-04T09:08:11.511Z","parentId":null}}"#
+            )
+        };
+        out += &record(
+            "user.message",
+            format!(r#"{{"content":"record revision {i:012x}abcd now","messageId":"m{i}"}}"#),
+        );
+        out.push('\n');
+        out += &record(
+            "session.compaction_start",
+            format!(r#"{{"compactionAttemptId":"c{i}","trigger":"auto"}}"#),
+        );
+        out.push('\n');
+        out += &record(
+            "session.compaction_complete",
+            format!(
+                r###"{{"success":true,"outcome":"applied","compactionAttemptId":"c{i}","summaryContent":"## Objective\n- keep going"}}"###
+            ),
+        );
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+/// Memory grows with the number of compactions, not its square (each compaction's
+/// window once held the list of every compaction before it).
+#[test]
+fn memory_grows_linearly_with_the_compactions() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let measure = |n: usize| {
+        let log = copilot_log(n);
+        peak_of(|| {
+            let session = ctxlens_core::parse::parse(&log);
+            let analysis = ctxlens_core::analysis::report::Analyzer::with_threads(1).analyze(
+                &session,
+                &[],
+                false,
+            );
+            assert_eq!(analysis.compactions.len(), n);
+            (session, analysis)
+        })
+    };
+    let small = measure(300);
+    let large = measure(1200);
+    let ratio = large as f64 / small as f64;
+    // Four times the compactions: about four times the memory; sixteen if quadratic.
+    assert!(ratio < 7.0, "{small} B then {large} B: {ratio:.1}×");
+}
+
+/// An OpenCode database without the indexes OpenCode makes is read in work linear in
+/// its rows: never a query per message over every part.
+#[test]
+fn an_opencode_session_without_indexes_is_read_in_linear_work() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let work = |n: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("opencode.db");
+        let connection = rusqlite::Connection::open(&db).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE session (id text PRIMARY KEY, directory text, title text, time_created integer);
+                 CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
+                 CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, data text);
+                 INSERT INTO session VALUES ('ses_1', '/w', 't', 1);",
+            )
+            .unwrap();
+        let tx = connection.unchecked_transaction().unwrap();
+        for i in 0..n {
+            tx.execute(
+                "INSERT INTO message VALUES (?1, 'ses_1', ?2, '{\"role\":\"user\"}')",
+                rusqlite::params![format!("msg_{i:06}"), i as i64],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO part VALUES (?1, ?2, 'ses_1', ?3, '{\"type\":\"text\",\"text\":\"go on\"}')",
+                rusqlite::params![format!("prt_{i:06}"), format!("msg_{i:06}"), i as i64],
+            )
+            .unwrap();
+        }
+        tx.commit().unwrap();
+        let database = ctxlens::ingest::opencode::Database::open(&db).unwrap();
+        let before = database.work();
+        let (lines, _) = database.session_lines("ses_1", false).unwrap();
+        assert_eq!(lines.iter().filter(|&&b| b == b'\n').count(), n + 1);
+        database.work() - before
+    };
+    let small = work(500).max(1);
+    let large = work(2000);
+    let ratio = large as f64 / small as f64;
+    assert!(
+        ratio < 7.0,
+        "{small} then {large} thousand steps: {ratio:.1}×"
+    );
+}
