@@ -505,3 +505,98 @@ fn an_opencode_database_ships_one_log_per_session() {
         .to_string_lossy()
         .starts_with("opencode.db")));
 }
+
+/// A Copilot CLI session is `<session-id>/events.jsonl`: two of them on one host are two
+/// fleet sessions. Shipped together, each keeps its own subject; a decision on one is
+/// never read by the other.
+#[test]
+fn two_sessions_with_one_file_name_never_share_a_subject_or_a_decision() {
+    let Some(server) = NatsServer::start("two_sessions_with_one_file_name_never_share_a_subject_or_a_decision") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/copilot-cli-compaction.jsonl"),
+    )
+    .unwrap();
+    let logs: Vec<_> = [
+        "3f1c2b9e-8d4a-4e0f-9a6b-1c2d3e4f5a6b",
+        "77aa0c1d-0000-4e0f-9a6b-1c2d3e4f5a6b",
+    ]
+    .iter()
+    .map(|id| {
+        let folder = dir.path().join("session-state").join(id);
+        std::fs::create_dir_all(&folder).unwrap();
+        let log = folder.join("events.jsonl");
+        std::fs::write(&log, &fixture).unwrap();
+        log
+    })
+    .collect();
+    let (a, b) = (&logs[0], &logs[1]);
+    // Different content, so a mixed subject would show.
+    let mut extra = std::fs::OpenOptions::new().append(true).open(b).unwrap();
+    writeln!(extra, r#"{{"type":"user.message","data":{{"content":"only in b"}},"id":"x","timestamp":"2026-12-04T09:09:00.000Z","parentId":null}}"#).unwrap();
+    let out = on(&server)
+        .args(["ship", "--once"])
+        .arg(dir.path().join("session-state"))
+        .env("XDG_STATE_HOME", state.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    assert_ne!(
+        keys::session_of_log(&keys::host(), a),
+        keys::session_of_log(&keys::host(), b)
+    );
+    assert_eq!(replayed(&server, a), std::fs::read(a).unwrap());
+    assert_eq!(replayed(&server, b), std::fs::read(b).unwrap());
+    // A refuse on A is A's alone.
+    let id = "compacted-1";
+    let audit = |log: &Path| {
+        let out = on(&server)
+            .args(["gate", "--json"])
+            .arg(log)
+            .arg(id)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout).unwrap_or(Value::Null)
+    };
+    let before = audit(b);
+    let decided = decide_on(&server, a, id, "approve", "ops");
+    assert_exit(&decided, 0);
+    assert_eq!(audit(b), before, "B reads no decision of A's");
+    assert_ne!(audit(a), before, "A reads its own");
+}
+
+/// A subject that holds another file's log (two hosts of one name shipping one path)
+/// is refused loudly, and what it holds is left as it was.
+#[test]
+fn a_shipper_refuses_a_subject_that_holds_another_files_log() {
+    let Some(server) = NatsServer::start("a_shipper_refuses_a_subject_that_holds_another_files_log") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("3f2a0b1c-0000-4e0f-9a6b-1c2d3e4f5a6b.jsonl");
+    std::fs::write(&log, "{\"type\":\"message\",\"seq\":1,\"text\":\"first host\"}\n").unwrap();
+    let ship = |state: &Path| {
+        on(&server)
+            .args(["ship", "--once"])
+            .arg(&log)
+            .env("XDG_STATE_HOME", state)
+            .output()
+            .unwrap()
+    };
+    let first = tempfile::tempdir().unwrap();
+    assert_exit(&ship(first.path()), 0);
+    let shipped = replayed(&server, &log);
+    // Another machine (another ctxlens id) with the same host name and path.
+    std::fs::write(&log, "{\"type\":\"message\",\"seq\":1,\"text\":\"second host, longer\"}\n").unwrap();
+    let second = tempfile::tempdir().unwrap();
+    let refused = ship(second.path());
+    assert_exit(&refused, 2);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("refused") && stderr.contains("another file"), "{stderr}");
+    assert_eq!(replayed(&server, &log), shipped, "the first host's log stands");
+    // The first machine goes on shipping its own.
+    assert_exit(&ship(first.path()), 0);
+}
