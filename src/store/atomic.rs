@@ -9,9 +9,13 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Replaces the file at `path` with `bytes`: a new file beside it (created 0600,
-/// exclusively), flushed, given the old file's mode, renamed over it, the folder
-/// flushed. A link at `path` is written through to its target, which is what a person
-/// who linked their settings file expects; a file nobody may write is refused.
+/// exclusively), flushed, given the old file's mode and owner, renamed over it, the
+/// folder flushed. A link at `path` is written through to its target, which is what a
+/// person who linked their settings file expects; a file nobody may write is refused.
+///
+/// Run as root (`sudo -E ctxlens hook … install`), the file keeps its owner (a new one
+/// gets its folder's), so the agent can still read its own settings; run as anyone
+/// else, a file another user owns is refused rather than taken over.
 pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let path = resolve_link(path)?;
     let folder = path
@@ -23,15 +27,27 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .recursive(true)
         .mode(0o700)
         .create(&folder)?;
-    let mode = match fs::metadata(&path) {
+    let me = private::euid();
+    let (mode, owner) = match fs::metadata(&path) {
         Ok(meta) if meta.mode() & 0o200 == 0 => {
             return Err(io::Error::new(
                 io::ErrorKind::PermissionDenied,
                 format!("{}: read-only; not touched", path.display()),
             ))
         }
-        Ok(meta) => meta.mode() & 0o7777,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => 0o600,
+        Ok(meta) if meta.uid() != me && me != 0 => return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{}: owned by user {}, not by you (user {me}); not touched: run this as its owner",
+                path.display(),
+                meta.uid()
+            ),
+        )),
+        Ok(meta) => (meta.mode() & 0o7777, (meta.uid(), meta.gid())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let folder = fs::metadata(&folder)?;
+            (0o600, (folder.uid(), folder.gid()))
+        }
         Err(e) => return Err(e),
     };
     let name = path
@@ -46,6 +62,13 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let result = (|| {
         let mut file = private::create_new(&temp)?;
         file.write_all(bytes)?;
+        if me == 0 && owner != (me, 0) {
+            rustix::fs::fchown(
+                &file,
+                Some(rustix::fs::Uid::from_raw(owner.0)),
+                Some(rustix::fs::Gid::from_raw(owner.1)),
+            )?;
+        }
         file.set_permissions(fs::Permissions::from_mode(mode))?;
         file.sync_all()?;
         fs::rename(&temp, &path)?;

@@ -511,7 +511,9 @@ fn an_opencode_database_ships_one_log_per_session() {
 /// never read by the other.
 #[test]
 fn two_sessions_with_one_file_name_never_share_a_subject_or_a_decision() {
-    let Some(server) = NatsServer::start("two_sessions_with_one_file_name_never_share_a_subject_or_a_decision") else {
+    let Some(server) =
+        NatsServer::start("two_sessions_with_one_file_name_never_share_a_subject_or_a_decision")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -572,12 +574,20 @@ fn two_sessions_with_one_file_name_never_share_a_subject_or_a_decision() {
 /// is refused loudly, and what it holds is left as it was.
 #[test]
 fn a_shipper_refuses_a_subject_that_holds_another_files_log() {
-    let Some(server) = NatsServer::start("a_shipper_refuses_a_subject_that_holds_another_files_log") else {
+    let Some(server) =
+        NatsServer::start("a_shipper_refuses_a_subject_that_holds_another_files_log")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("3f2a0b1c-0000-4e0f-9a6b-1c2d3e4f5a6b.jsonl");
-    std::fs::write(&log, "{\"type\":\"message\",\"seq\":1,\"text\":\"first host\"}\n").unwrap();
+    let log = dir
+        .path()
+        .join("3f2a0b1c-0000-4e0f-9a6b-1c2d3e4f5a6b.jsonl");
+    std::fs::write(
+        &log,
+        "{\"type\":\"message\",\"seq\":1,\"text\":\"first host\"}\n",
+    )
+    .unwrap();
     let ship = |state: &Path| {
         on(&server)
             .args(["ship", "--once"])
@@ -590,13 +600,24 @@ fn a_shipper_refuses_a_subject_that_holds_another_files_log() {
     assert_exit(&ship(first.path()), 0);
     let shipped = replayed(&server, &log);
     // Another machine (another ctxlens id) with the same host name and path.
-    std::fs::write(&log, "{\"type\":\"message\",\"seq\":1,\"text\":\"second host, longer\"}\n").unwrap();
+    std::fs::write(
+        &log,
+        "{\"type\":\"message\",\"seq\":1,\"text\":\"second host, longer\"}\n",
+    )
+    .unwrap();
     let second = tempfile::tempdir().unwrap();
     let refused = ship(second.path());
     assert_exit(&refused, 2);
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("refused") && stderr.contains("another file"), "{stderr}");
-    assert_eq!(replayed(&server, &log), shipped, "the first host's log stands");
+    assert!(
+        stderr.contains("refused") && stderr.contains("another file"),
+        "{stderr}"
+    );
+    assert_eq!(
+        replayed(&server, &log),
+        shipped,
+        "the first host's log stands"
+    );
     // The first machine goes on shipping its own.
     assert_exit(&ship(first.path()), 0);
 }

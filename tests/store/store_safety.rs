@@ -429,3 +429,139 @@ fn a_decide_killed_at_any_moment_leaves_no_torn_line_and_no_decision_without_its
         }
     }
 }
+
+/// Run as root (`sudo -E ctxlens hook … install`), a user's settings file keeps its
+/// owner and mode, through a link too, and so does uninstall: the agent can still read
+/// its own settings. (As any other user, a file someone else owns cannot be made here;
+/// `store::atomic::write` refuses such a file, which the unit tests cover.)
+#[test]
+fn install_as_root_keeps_the_owner_and_the_mode_of_a_users_settings() {
+    if ctxlens::store::private::euid() != 0 {
+        eprintln!(
+            "note: not root: the owner-keeping half of this test needs root (CI runs as root)"
+        );
+        return;
+    }
+    let home = tempfile::tempdir().unwrap();
+    let real = home.path().join("dotfiles/settings.json");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    std::fs::write(&real, "{\n  \"model\": \"opus\"\n}\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&real, &settings).unwrap();
+    for dir in [home.path().join(".claude"), home.path().join("dotfiles")] {
+        std::os::unix::fs::chown(&dir, Some(1000), Some(1000)).unwrap();
+    }
+    std::os::unix::fs::chown(&real, Some(1000), Some(1000)).unwrap();
+    let run = |verb: &str| {
+        ctxlens()
+            .args(["hook", "claude-code", verb])
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .output()
+            .unwrap()
+    };
+    let owner = |p: &Path| {
+        let meta = std::fs::metadata(p).unwrap();
+        (
+            std::os::unix::fs::MetadataExt::uid(&meta),
+            std::os::unix::fs::MetadataExt::gid(&meta),
+            mode(p),
+        )
+    };
+    assert_exit(&run("install"), 0);
+    assert_eq!(owner(&real), (1000, 1000, 0o644));
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .contains("PreCompact"));
+    // The backup install keeps beside it is the user's too.
+    assert_eq!(
+        owner(&home.path().join(".claude/settings.json.before-ctxlens")).0,
+        1000
+    );
+    assert_exit(&run("uninstall"), 0);
+    assert_eq!(owner(&real), (1000, 1000, 0o644));
+}
+
+/// A FIFO where the settings file should be is refused at once by install and
+/// status, never waited on.
+#[test]
+fn a_fifo_at_the_settings_path_is_refused_at_once() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &settings,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    for verb in ["install", "status"] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+            .args(["hook", "claude-code", verb])
+            .env("HOME", home.path())
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{verb} waited on the FIFO");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(
+            said.contains("not a regular file"),
+            "{verb}: {status:?} {said}"
+        );
+    }
+}
+
+/// Install changes only the `"hooks"` value: every other byte stays, number and
+/// string spellings, comments (which Qwen Code's settings may hold, as the real client
+/// accepts them) and all; a huge file prints a bounded diff.
+#[test]
+fn install_keeps_every_other_byte_and_prints_a_bounded_diff() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".qwen/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let original = "{\n  // the model I use\n  \"n\": 1e3,\n  \"s\": \"\\u00e9\",\n  /* ui */ \"ui\": {\"theme\": \"dark\"}\n}\n";
+    std::fs::write(&settings, original).unwrap();
+    let run = |verb: &str| {
+        ctxlens()
+            .args(["hook", "qwen-code", verb])
+            .env("QWEN_HOME", settings.parent().unwrap())
+            .output()
+            .unwrap()
+    };
+    assert_exit(&run("install"), 0);
+    let text = std::fs::read_to_string(&settings).unwrap();
+    assert!(
+        text.starts_with("{\n  // the model I use\n  \"n\": 1e3,\n  \"s\": \"\\u00e9\",\n  /* ui */ \"ui\": {\"theme\": \"dark\"},\n  \"hooks\": {"),
+        "{text}"
+    );
+    assert_exit(&run("uninstall"), 0);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    // Twenty megabytes on one line: the diff printed stays small.
+    let big = format!("{{\"blob\": \"{}\"}}", "x".repeat(20 << 20));
+    std::fs::write(&settings, &big).unwrap();
+    let out = run("install");
+    assert_exit(&out, 0);
+    assert!(
+        out.stdout.len() < 64 << 10,
+        "{} bytes printed",
+        out.stdout.len()
+    );
+}

@@ -329,6 +329,30 @@ struct Config {
     layout: Layout,
 }
 
+impl Config {
+    /// The file's text with its `"hooks"` as `value` has them (none: removed), every
+    /// other byte as it was (`splice`); a new file laid out whole.
+    fn with_hooks(&self, value: &Value, path: &Path) -> Result<String, InstallError> {
+        let original = self
+            .before
+            .as_deref()
+            .and_then(|b| std::str::from_utf8(b).ok());
+        let newline = if self.layout.crlf { "\r\n" } else { "\n" };
+        if let Some(text) = original.and_then(|original| {
+            super::splice::set_member(
+                original,
+                "hooks",
+                value.get("hooks"),
+                &self.layout.indent,
+                newline,
+            )
+        }) {
+            return Ok(text);
+        }
+        self.layout.write(value, path)
+    }
+}
+
 /// The JSON of the configuration at `path` as install reads it (a missing file is
 /// `{}`); what `status` looks at too.
 pub fn read_json(path: &Path) -> Result<Value, InstallError> {
@@ -348,10 +372,14 @@ fn read_config(path: &Path) -> Result<Config, InstallError> {
         path: path.to_owned(),
         source,
     };
+    // Comments are read as white space, as Qwen Code and Gemini CLI read their
+    // settings (`strip-json-comments`); a rewrite keeps them (`splice`).
     let value = match &before {
         Some(bytes) => {
-            serde_json::from_slice::<NoDuplicateKeys>(bytes).map_err(not_json)?;
-            serde_json::from_slice(bytes).map_err(not_json)?
+            let text = String::from_utf8_lossy(bytes);
+            let text = super::splice::blank_comments(&text);
+            serde_json::from_str::<NoDuplicateKeys>(&text).map_err(not_json)?;
+            serde_json::from_str(&text).map_err(not_json)?
         }
         None => json!({}),
     };
@@ -369,12 +397,21 @@ fn read_config(path: &Path) -> Result<Config, InstallError> {
 }
 
 /// The bytes of the file at `path`; `None` when there is none.
+/// A FIFO, a device or a folder at the path is refused, never read (a FIFO would
+/// block install and status forever): opened without blocking, as logs are.
 pub(super) fn read_if_there(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io_error(path)(e)),
+    use std::io::Read;
+    let mut file = match crate::ingest::open_log(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io_error(path)(e)),
+    };
+    if !file.metadata().map_err(io_error(path))?.is_file() {
+        return Err(unexpected(path, "not a regular file"));
     }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io_error(path))?;
+    Ok(Some(bytes))
 }
 
 pub(super) fn unexpected(path: &Path, what: &str) -> InstallError {
@@ -405,11 +442,38 @@ pub struct Installed {
     pub restored: bool,
 }
 
+/// The most of a diff `install` prints: a settings file of megabytes (or of one long
+/// line) must not print megabytes; the whole file as it was is in the backup.
+const DIFF_LINES: usize = 80;
+const DIFF_LINE_CHARS: usize = 240;
+
 fn diff(old: &[u8], new: &str) -> String {
-    similar::TextDiff::from_lines(String::from_utf8_lossy(old).as_ref(), new)
+    let whole = similar::TextDiff::from_lines(String::from_utf8_lossy(old).as_ref(), new)
         .unified_diff()
+        .context_radius(2)
         .header("before", "after")
-        .to_string()
+        .to_string();
+    let mut out = String::new();
+    let total = whole.lines().count();
+    for line in whole.lines().take(DIFF_LINES) {
+        match line.char_indices().nth(DIFF_LINE_CHARS) {
+            Some((cut, _)) => {
+                out.push_str(line.get(..cut).unwrap_or(line));
+                out.push_str(" …(line cut)\n");
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    if total > DIFF_LINES {
+        out.push_str(&format!(
+            "… {} more lines of diff not shown\n",
+            total - DIFF_LINES
+        ));
+    }
+    out
 }
 
 /// The hook entries (event, command, timeout) `install` writes for `agent`.
@@ -492,11 +556,9 @@ pub fn install(
     program: &str,
     hold: Option<u64>,
 ) -> Result<Installed, InstallError> {
-    let Config {
-        before,
-        mut value,
-        layout,
-    } = read_config(path)?;
+    let config = read_config(path)?;
+    let mut value = config.value.clone();
+    let before = config.before.clone();
     let not_touched = |what: &str| unexpected(path, what);
     let wanted = entries(agent, program, hold);
     let root = value
@@ -540,7 +602,7 @@ pub fn install(
         }
         added.push(format!("{event}: {command} (timeout {timeout} s)"));
     }
-    let text = layout.write(&value, path)?;
+    let text = config.with_hooks(&value, path)?;
     // The file as the user had it, before any ctxlens hook: kept once, so uninstall
     // can give it back.
     let backup = match &before {
@@ -564,18 +626,16 @@ pub fn install(
 /// When nothing else changed since install, the file is given back byte for byte (a
 /// file install created is removed); otherwise only ctxlens's entries go.
 pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
-    let Config {
-        before,
-        mut value,
-        layout,
-    } = read_config(path)?;
-    let Some(before) = before else {
+    let config = read_config(path)?;
+    let mut value = config.value.clone();
+    let Some(before) = config.before.clone() else {
         return Ok(Installed::default());
     };
     let backup = backup_path(path);
-    let kept: Option<(Vec<u8>, Value)> = std::fs::read(&backup)
-        .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok().map(|v| (bytes, v)));
+    let kept: Option<(Vec<u8>, Value)> = read_if_there(&backup).ok().flatten().and_then(|bytes| {
+        let text = super::splice::blank_comments(&String::from_utf8_lossy(&bytes));
+        serde_json::from_str(&text).ok().map(|v| (bytes, v))
+    });
     let Some(hooks) = value.get_mut("hooks").and_then(Value::as_object_mut) else {
         return Ok(Installed::default());
     };
@@ -598,7 +658,7 @@ pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
     let after = match &as_before {
         Some(bytes) => bytes.clone(),
         None if made_by_install => Vec::new(),
-        None => layout.write(&value, path)?.into_bytes(),
+        None => config.with_hooks(&value, path)?.into_bytes(),
     };
     if made_by_install {
         std::fs::remove_file(path).map_err(io_error(path))?;

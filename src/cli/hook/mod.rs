@@ -7,6 +7,7 @@ mod copilot;
 mod install;
 mod opencode;
 pub mod setup;
+mod splice;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
 
 use crate::ingest;
