@@ -35,14 +35,16 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
                 format!("{}: read-only; not touched", path.display()),
             ))
         }
-        Ok(meta) if meta.uid() != me && me != 0 => return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
+        Ok(meta) if meta.uid() != me && me != 0 => {
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
                 "{}: owned by user {}, not by you (user {me}); not touched: run this as its owner",
                 path.display(),
                 meta.uid()
             ),
-        )),
+            ))
+        }
         Ok(meta) => (meta.mode() & 0o7777, (meta.uid(), meta.gid())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             let folder = fs::metadata(&folder)?;

@@ -97,6 +97,30 @@ impl NatsServer {
         panic!("nats-server found no free port in five tries");
     }
 
+    /// A server of the same binary with JetStream off (`-js` left out).
+    pub fn start_without_jetstream(test: &str) -> Option<NatsServer> {
+        let bin = server_binary(test)?;
+        let store = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let child = Command::new(&bin)
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nats-server starts");
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(20), "no listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Some(NatsServer {
+            bin,
+            child,
+            port,
+            store,
+        })
+    }
+
     pub fn url(&self) -> String {
         format!("nats://127.0.0.1:{}", self.port)
     }

@@ -621,3 +621,42 @@ fn a_shipper_refuses_a_subject_that_holds_another_files_log() {
     // The first machine goes on shipping its own.
     assert_exit(&ship(first.path()), 0);
 }
+
+/// A server without JetStream fails every fleet command within seconds, saying which
+/// server ctxlens needs and how to get it: never an election's wait, never a parse
+/// error. A hook on such a server adds no such wait to the agent's turn.
+#[test]
+fn a_server_without_jetstream_is_refused_at_once_with_what_to_do() {
+    let Some(server) = NatsServer::start_without_jetstream(
+        "a_server_without_jetstream_is_refused_at_once_with_what_to_do",
+    ) else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    for args in [
+        vec!["audit".to_owned(), log.display().to_string()],
+        vec![
+            "await".to_owned(),
+            log.display().to_string(),
+            "k1".to_owned(),
+            "--timeout".to_owned(),
+            "3".to_owned(),
+        ],
+    ] {
+        let started = Instant::now();
+        let out = on(&server).args(&args).output().unwrap();
+        let took = started.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("without JetStream"), "{args:?}: {stderr}");
+        assert!(stderr.contains("scripts/install-nats-server"), "{stderr}");
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    }
+    let started = Instant::now();
+    let hook = on(&server)
+        .args(["hook", "claude-code", "pre-compact"])
+        .write_stdin(hook_payload("pre-compact.json", &log))
+        .output()
+        .unwrap();
+    assert_exit(&hook, 0);
+    assert!(started.elapsed() < Duration::from_secs(10));
+}

@@ -197,6 +197,42 @@ pub struct Nats {
     replicas: usize,
 }
 
+/// The oldest nats-server whose JetStream API the client speaks.
+pub const OLDEST_SERVER: (u64, u64) = (2, 10);
+
+/// Why the server that answered cannot hold ctxlens's stores: it runs without
+/// JetStream, or is older than [`OLDEST_SERVER`]. `Ok` when it can.
+pub fn server_fit(info: &async_nats::ServerInfo, url: &str) -> io::Result<()> {
+    let how = "ctxlens needs nats-server 2.10 or newer with JetStream on (`nats-server -js`); \
+               scripts/install-nats-server installs one";
+    let numbers: Vec<u64> = info
+        .version
+        .trim_start_matches('v')
+        .split(['.', '-'])
+        .map_while(|n| n.parse().ok())
+        .collect();
+    let (major, minor) = (
+        numbers.first().copied().unwrap_or(0),
+        numbers.get(1).copied().unwrap_or(0),
+    );
+    if (major, minor) < OLDEST_SERVER {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!("{url}: nats-server {} is too old: {how}", info.version),
+        ));
+    }
+    if !info.jetstream {
+        return Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "{url}: nats-server {} runs without JetStream: {how}",
+                info.version
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Any client error, as an I/O error that says what failed.
 pub(crate) fn failed(what: &str, e: impl std::fmt::Display) -> io::Error {
     io::Error::other(format!("{what}: {e}"))
@@ -239,6 +275,9 @@ impl Nats {
                 .connect(servers)
                 .await
                 .map_err(|e| failed(&format!("cannot reach NATS at {url}"), e))?;
+            // A server without JetStream, or older than the API the client speaks,
+            // never answers as a store: said at once, not after an election's wait.
+            server_fit(&client.server_info(), &url)?;
             let js = async_nats::jetstream::new(client.clone());
             // A cluster that lost its JetStream leader answers again once it elected
             // another: wait for that, not longer.
@@ -388,5 +427,26 @@ pub fn backend(nats: &Arc<Nats>, session: &str) -> Backend {
     Backend {
         channel: Box::new(NatsChannel::new(nats.clone(), session)),
         spills: Box::new(NatsSpills::new(nats.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_too_old_or_without_jetstream_is_named_with_what_to_do() {
+        let info = |version: &str, jetstream: bool| async_nats::ServerInfo {
+            version: version.to_owned(),
+            jetstream,
+            ..Default::default()
+        };
+        assert!(server_fit(&info("2.10.0", true), "u").is_ok());
+        assert!(server_fit(&info("2.15.1-beta", true), "u").is_ok());
+        let old = server_fit(&info("2.9.10", true), "u").map_err(|e| e.to_string());
+        assert!(old
+            .is_err_and(|e| e.contains("2.9.10 is too old") && e.contains("install-nats-server")));
+        let off = server_fit(&info("2.11.0", false), "u").map_err(|e| e.to_string());
+        assert!(off.is_err_and(|e| e.contains("without JetStream")));
     }
 }
