@@ -145,13 +145,30 @@ pub fn refresh_one(db: &Path, session: &str) -> Result<PathBuf, MirrorError> {
 /// what the views show instead of "following" (a full disk, a database gone).
 static STALLED: Mutex<Option<HashMap<PathBuf, String>>> = Mutex::new(None);
 
+/// Who is told when a folder's copies stall: a view following one of them.
+type StallListener = (PathBuf, Box<dyn Fn(Option<&str>) + Send>);
+static LISTENERS: Mutex<Vec<StallListener>> = Mutex::new(Vec::new());
+
 fn set_stalled(folder: &Path, why: Option<String>) {
-    if let Ok(mut stalled) = STALLED.lock() {
-        let map = stalled.get_or_insert_with(HashMap::new);
-        match why {
-            Some(why) => map.insert(folder.to_owned(), why),
-            None => map.remove(folder),
-        };
+    let Ok(mut stalled) = STALLED.lock() else {
+        return;
+    };
+    let map = stalled.get_or_insert_with(HashMap::new);
+    // Said when it changes, not on every look that finds it as it was.
+    if map.get(folder) == why.as_ref() {
+        return;
+    }
+    let said = why.as_ref().map(|why| {
+        format!("stalled: ctxlens's copy of the database is not kept up to date: {why}")
+    });
+    match why {
+        Some(why) => map.insert(folder.to_owned(), why),
+        None => map.remove(folder),
+    };
+    if let Ok(listeners) = LISTENERS.lock() {
+        for (_, tell) in listeners.iter().filter(|(f, _)| f == folder) {
+            tell(said.as_deref());
+        }
     }
 }
 
@@ -162,7 +179,18 @@ pub fn stalled(path: &Path) -> Option<String> {
     STALLED.lock().ok()?.as_ref()?.get(folder).cloned()
 }
 
-/// The file `db` is now (device, inode): another one at the path was put in its place.
+/// Calls `tell` with what to show each time the copies beside `copy` stall, and with
+/// `None` when they are kept up to date again (nothing happens for a log that is no
+/// such copy).
+pub fn on_stall(copy: &Path, tell: impl Fn(Option<&str>) + Send + 'static) {
+    // One view follows a database's copies at a time: the newest replaces the last.
+    if let (Some(folder), Ok(mut listeners)) = (copy.parent(), LISTENERS.lock()) {
+        listeners.retain(|(f, _)| f != folder);
+        listeners.push((folder.to_owned(), Box::new(tell)));
+    }
+}
+
+/// The file `db` is now (device, inode): another database put in its place.
 fn identity(db: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(db).ok().map(|m| (m.dev(), m.ino()))
@@ -175,10 +203,11 @@ fn identity(db: &Path) -> Option<(u64, u64)> {
 /// copies.
 pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
     let folder = folder_of(db)?;
-    let mut database = Database::open(db)?;
+    let first = Database::open(db)?;
     let mut mirror = Mirror::default();
-    mirror.refresh(&database, &folder, None)?;
-    let mut seen = database.data_version()?;
+    mirror.refresh(&first, &folder, None)?;
+    let mut seen = first.data_version()?;
+    let mut database = Some(first);
     let mut file = identity(db);
     let (db, into) = (db.to_owned(), folder.clone());
     std::thread::spawn(move || {
@@ -202,38 +231,40 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
             }
             while woken.try_recv().is_ok() {}
             // A database replaced (moved over, restored) is opened again, as a rotated
-            // log is: the old file's connection would never see another commit.
+            // log is: the old connection would never see another commit. The old connection is closed first: closed after the
+            // new one opened, SQLite would tidy the WAL files by their names, from
+            // under the new one.
             let now = identity(&db);
             if now != file {
-                match Database::open(&db) {
-                    Ok(reopened) => {
-                        database = reopened;
-                        file = now;
+                database = None;
+                file = now;
+            }
+            let connection = match database.take() {
+                Some(connection) => connection,
+                None => match Database::open(&db) {
+                    Ok(connection) => {
                         seen = i64::MIN;
+                        connection
                     }
                     Err(e) => {
                         set_stalled(&into, Some(e.to_string()));
                         continue;
                     }
-                }
-            }
-            let version = match database.data_version() {
-                Ok(version) => version,
-                Err(e) => {
-                    set_stalled(&into, Some(e.to_string()));
-                    continue;
-                }
+                },
             };
-            if version == seen {
-                continue;
-            }
-            match mirror.refresh(&database, &into, None) {
-                Ok(_) => {
-                    seen = version;
-                    set_stalled(&into, None);
-                }
+            let version = connection.data_version();
+            let refreshed = match version {
+                Ok(version) if version == seen => Ok(()),
+                Ok(version) => mirror
+                    .refresh(&connection, &into, None)
+                    .map(|_| seen = version),
+                Err(e) => Err(e.into()),
+            };
+            match refreshed {
+                Ok(()) => set_stalled(&into, None),
                 Err(e) => set_stalled(&into, Some(e.to_string())),
             }
+            database = Some(connection);
         }
     });
     Ok(folder)
@@ -241,3 +272,30 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
 
 /// How often the database is asked when no file event came.
 const FALLBACK_LOOK: Duration = Duration::from_secs(2);
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_stall_is_told_once_and_its_end_too() {
+        let folder = PathBuf::from("/nowhere/mirror/db-1");
+        let heard = std::sync::Arc::new(Mutex::new(Vec::new()));
+        let into = std::sync::Arc::clone(&heard);
+        on_stall(&folder.join("ses_1.jsonl"), move |why| {
+            into.lock().unwrap().push(why.map(str::to_owned));
+        });
+        set_stalled(&folder, Some("No space left on device".into()));
+        set_stalled(&folder, Some("No space left on device".into()));
+        assert!(stalled(&folder.join("ses_1.jsonl")).is_some());
+        set_stalled(&folder, None);
+        let heard = heard.lock().unwrap().clone();
+        assert_eq!(heard.len(), 2, "{heard:?}");
+        assert!(heard[0]
+            .as_deref()
+            .is_some_and(|w| w.starts_with("stalled: ") && w.contains("No space")));
+        assert_eq!(heard[1], None);
+        assert_eq!(stalled(&folder.join("ses_1.jsonl")), None);
+    }
+}

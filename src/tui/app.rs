@@ -117,6 +117,8 @@ pub struct App {
     /// Events that arrived while follow was paused.
     pub unseen: usize,
     pub file_event: FileEvent,
+    /// Why the log (a copy of a database session) is no longer kept up to date.
+    pub stalled: Option<String>,
     pub focus: Pane,
     /// The pane the lower half shows when the screen is too narrow for all four.
     pub lower: Pane,
@@ -166,6 +168,7 @@ impl App {
             follow: true,
             unseen: 0,
             file_event: FileEvent::None,
+            stalled: None,
             focus: Pane::Timeline,
             lower: Pane::Compaction,
             overlay: None,
@@ -699,6 +702,7 @@ impl App {
                 })
             }
             Update::Error(e) => self.file_event = FileEvent::Error(e),
+            Update::Stalled(why) => self.stalled = why,
             // Built in the shown snapshot: the next frame draws it.
             Update::ViewBuilt => {}
             Update::Reading(reading) => {

@@ -70,6 +70,12 @@ impl Session {
         app.color = color_allowed();
         app.subagents = crate::ingest::subagents_of(path).len();
         app.file_event = FileEvent::Reading(None);
+        // A copy of an OpenCode session that stops being kept up to date (a full disk)
+        // says so where "following" would.
+        let told = tx.clone();
+        crate::session::mirror::on_stall(path, move |why| {
+            let _ = told.send(Msg::Worker(worker::Update::Stalled(why.map(str::to_owned))));
+        });
         let worker = worker::spawn(path.to_owned(), tx, stores);
         Ok(Session { app, worker })
     }
@@ -183,6 +189,7 @@ fn run_screen(
     stores: Stores,
 ) -> Result<(), TuiError> {
     let (guard, mut terminal) = TerminalGuard::enter().map_err(TuiError::Terminal)?;
+    fail_a_thread_for_tests();
     spawn_input(tx.clone());
     spawn_signals(tx.clone());
     let result = event_loop(&mut terminal, screen, &rx, &tx, &stores);
@@ -294,5 +301,21 @@ fn open_from_folder(screen: Screen, path: &Path, tx: &Sender<Msg>, stores: &Stor
             folder.message = Some(e.to_string());
             Screen::Folder(folder)
         }
+    }
+}
+
+/// In a debug build only: a background thread that panics after
+/// `CTXLENS_TEST_PANIC_AFTER_MS`, so a test in a real terminal can hold the viewer to
+/// its promise (it restores the terminal, says what failed and exits, never hangs).
+fn fail_a_thread_for_tests() {
+    #[cfg(debug_assertions)]
+    if let Some(after) = std::env::var("CTXLENS_TEST_PANIC_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(after));
+            panic!("a background task failed on purpose (CTXLENS_TEST_PANIC_AFTER_MS)");
+        });
     }
 }

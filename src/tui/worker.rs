@@ -79,6 +79,9 @@ pub enum Update {
     },
     Decided(Result<Outcome, RecordError>),
     Error(String),
+    /// The log is ctxlens's copy of a database session, and it stopped (with why) or
+    /// went on (`None`) being kept up to date.
+    Stalled(Option<String>),
     /// How far the first read of the log has got.
     Reading(crate::ingest::progress::Reading),
     /// The view model asked for is built (in the snapshot the app holds).

@@ -333,3 +333,52 @@ fn a_link_to_a_database_finds_the_same_copies() {
         ctxlens::store::mirror::folder_for(&link).unwrap()
     );
 }
+
+/// The follower copies again only the sessions whose rows changed: a commit to one
+/// session of many reads that one; a message completed in place (no new row) is read
+/// again too, since the copy held it back unsettled.
+#[test]
+fn only_the_sessions_whose_rows_changed_are_copied_again() {
+    use ctxlens::ingest::opencode::Database;
+    use ctxlens::session::mirror::Mirror;
+    let dir = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    for n in 0..20 {
+        let id = format!("ses_other{n:02}");
+        sql(
+            &db,
+            &format!("INSERT INTO session (id, directory, title, time_created) VALUES ('{id}', '/w', 't', {n});"),
+        );
+        add_opencode_message(&db, &id, &format!("msg_o{n:02}"), "user", "hello");
+    }
+    let folder = dir.path().join("state/ctxlens/mirror/opencode-test");
+    let database = Database::open(&db).unwrap();
+    let mut mirror = Mirror::default();
+    let first = mirror.refresh(&database, &folder, None).unwrap();
+    assert_eq!((first.copies.len(), first.read), (21, 21));
+    assert_eq!(mirror.refresh(&database, &folder, None).unwrap().read, 0);
+    add_opencode_message(&db, "ses_other07", "msg_o07b", "user", "again");
+    let again = mirror.refresh(&database, &folder, None).unwrap();
+    assert_eq!((again.copies.len(), again.read), (21, 1));
+    // An answer still being written is held back, then read when it completes in place.
+    sql(
+        &db,
+        r#"INSERT INTO message (id, session_id, time_created, data) VALUES ('msg_o07c', 'ses_other07', 1796383340001,
+             '{"role":"assistant","time":{"created":1}}');
+           INSERT INTO part (id, message_id, session_id, time_created, data) VALUES ('prt_o07c', 'msg_o07c', 'ses_other07', 1,
+             '{"type":"text","text":"answer 7c1f2e3d4a5b"}');"#,
+    );
+    mirror.refresh(&database, &folder, None).unwrap();
+    let copy = folder.join("ses_other07.jsonl");
+    assert!(!std::fs::read_to_string(&copy)
+        .unwrap()
+        .contains("7c1f2e3d4a5b"));
+    sql(
+        &db,
+        r#"UPDATE message SET data = '{"role":"assistant","time":{"created":1,"completed":2}}' WHERE id = 'msg_o07c';"#,
+    );
+    assert_eq!(mirror.refresh(&database, &folder, None).unwrap().read, 1);
+    assert!(std::fs::read_to_string(&copy)
+        .unwrap()
+        .contains("7c1f2e3d4a5b"));
+}

@@ -904,3 +904,52 @@ fn a_session_names_its_subagents_transcripts() {
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
+
+/// A panic on a background thread, while the main thread holds standard output, ends
+/// the viewer: the terminal is given back, what failed is said, the status is not 0.
+/// (It once waited on standard output's lock for ever, and only Ctrl-C ended it.)
+#[test]
+fn a_background_thread_that_panics_ends_the_viewer_with_the_terminal_restored() {
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let mut tui = Tui::start_with_env(
+        &[&log],
+        &[("CTXLENS_TEST_PANIC_AFTER_MS", Path::new("1500"))],
+    );
+    tui.wait_for("1 PENDING");
+    let (success, restored) = tui.wait_exit();
+    assert!(!success, "exits non-zero");
+    assert!(restored, "the terminal is restored:\n{}", tui.screen());
+    assert!(
+        tui.screen().contains("failed on purpose"),
+        "{}",
+        tui.screen()
+    );
+}
+
+/// Following an OpenCode database: a database replaced under it (moved over, as a
+/// restore does) is opened again and read, as a rotated log is.
+#[test]
+fn a_followed_database_replaced_is_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    let mut tui = Tui::start_with_env(&[&db], &[("XDG_STATE_HOME", state.path())]);
+    tui.wait_for("1 session ");
+    tui.keys("\r");
+    tui.wait_for("● following  12 events");
+    let next = dir.path().join("next.db");
+    std::fs::copy(&db, &next).unwrap();
+    add_opencode_message(
+        &next,
+        "ses_dbf35cbc4ffexZCIwXw14GB2r3",
+        "msg_zzzzzzzzzzzzzzzzzzzzzzzzz1",
+        "user",
+        "After the restore.",
+    );
+    std::fs::rename(&next, &db).unwrap();
+    tui.wait_for("13 events");
+    tui.keys("G");
+    tui.wait_for("user        After the restore");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

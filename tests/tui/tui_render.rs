@@ -537,3 +537,25 @@ fn conversation_view_of_a_claude_code_session() {
     key(&mut app, 'c');
     insta::assert_snapshot!(settle(&mut app, &mut term, &path));
 }
+
+/// A copy of a database session that is no longer kept up to date (a full disk) says
+/// so where "following" was, survives the file's own events, and goes when it ends.
+#[test]
+fn a_stalled_copy_says_stalled_not_following() {
+    let path = sample("pending-compaction.jsonl");
+    let (mut app, mut term) = open(&path, 200, 24);
+    let why = "stalled: ctxlens's copy of the database is not kept up to date: No space left on device (os error 28)";
+    app.update(Action::Worker(Update::Stalled(Some(why.to_owned()))));
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let bar = styled_text(term.backend().buffer());
+    let bar = bar.lines().next().unwrap().to_owned();
+    assert!(
+        bar.contains("◌ stalled") && bar.contains("No space left"),
+        "{bar}"
+    );
+    assert!(!bar.contains("● following"), "{bar}");
+    app.update(Action::Worker(Update::Stalled(None)));
+    term.draw(|f| view::draw(&app, f)).unwrap();
+    let bar = styled_text(term.backend().buffer());
+    assert!(bar.lines().next().unwrap().contains("● following"), "{bar}");
+}

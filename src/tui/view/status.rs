@@ -95,7 +95,9 @@ const ALWAYS: u8 = u8::MAX;
 
 /// Following or paused, and what happened to the file.
 fn live_spans(app: &App, theme: Theme) -> Vec<Span<'static>> {
-    let follow = if app.follow {
+    let follow = if app.follow && app.stalled.is_some() {
+        Span::styled("◌ stalled", theme.red())
+    } else if app.follow {
         Span::styled("● following", theme.green())
     } else if app.unseen > 0 {
         Span::styled(format!("‖ paused (+{} new)", app.unseen), theme.yellow())
@@ -164,7 +166,10 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     );
     describe_session(snapshot, &mut bar);
     bar.push(8, live_spans(app, theme));
-    if let FileEvent::Error(e) = &app.file_event {
+    if let Some(e) = app.stalled.as_ref().or(match &app.file_event {
+        FileEvent::Error(e) => Some(e),
+        _ => None,
+    }) {
         bar.push_shrinkable(Span::styled(
             format!("  ✖ {}", sanitize::line(e)),
             theme.red(),
