@@ -229,6 +229,69 @@ fn growth_row(big: f64, rows: &mut Vec<Row>) {
     ));
 }
 
+/// A Copilot CLI log of `n` compactions, each after a message naming a revision.
+fn many_compactions(n: usize) -> PathBuf {
+    let path = data_dir().join(format!("copilot-{n}-compactions.jsonl"));
+    if path.exists() {
+        return path;
+    }
+    let mut out = String::from(
+        r#"{"type":"session.start","data":{"sessionId":"157d0ca2-5895-403c-9d82-5f4d2a10f923","selectedModel":"m","context":{"cwd":"/w"}},"id":"s","timestamp":"2026-12-04T09:08:10.131Z","parentId":null}"#,
+    );
+    out.push('\n');
+    for i in 0..n {
+        let record = |kind: &str, data: String| {
+            format!(
+                r#"{{"type":"{kind}","data":{data},"id":"{kind}-{i}","timestamp":"2026-12-04T09:08:11.511Z","parentId":null}}"#
+            )
+        };
+        out += &record(
+            "user.message",
+            format!(r#"{{"content":"record revision {i:012x}abcd now"}}"#),
+        );
+        out.push('\n');
+        out += &record(
+            "session.compaction_start",
+            format!(r#"{{"compactionAttemptId":"c{i}","trigger":"auto"}}"#),
+        );
+        out.push('\n');
+        out += &record(
+            "session.compaction_complete",
+            format!(
+                r###"{{"success":true,"outcome":"applied","compactionAttemptId":"c{i}","summaryContent":"## Objective\n- keep going"}}"###
+            ),
+        );
+        out.push('\n');
+    }
+    std::fs::write(&path, out).expect("write the bench log");
+    path
+}
+
+/// Memory and time against the number of compactions: four times as many should cost
+/// about four times as much (each window once held every compaction before it).
+fn compactions_row(rows: &mut Vec<Row>) {
+    let small = many_compactions(2000);
+    let large = many_compactions(8000);
+    let turns = three_turns(&mut [
+        ctxlens(&["audit", "--json"], &small),
+        ctxlens(&["audit", "--json"], &large),
+    ]);
+    let (memory, time) = (
+        turns[1].peak / turns[0].peak.max(1.0),
+        turns[1].wall / turns[0].wall.max(1e-6),
+    );
+    rows.push(row(
+        "growth with compactions: 8,000 vs 2,000 in one log (peak `RssAnon`, time)",
+        "≤ 5x each (linear: 4x)",
+        format!(
+            "{:.0} MiB, {:.2} s: {memory:.1}x, {time:.1}x",
+            turns[1].peak, turns[1].wall
+        ),
+        format!("{:.0} MiB, {:.2} s at 2,000", turns[0].peak, turns[0].wall),
+        Some(memory <= 5.0 && time <= 5.0),
+    ));
+}
+
 fn gate_row(rows: &mut Vec<Row>) {
     let path = log("gate-10m", 10.0, Shape::OneRegion);
     // Both timed by their exit: the memory sampler's 5 ms step was a tenth of `gate`.
@@ -574,6 +637,9 @@ fn main() {
     }
     if wanted("gate") {
         gate_row(&mut rows);
+    }
+    if wanted("compactions") {
+        compactions_row(&mut rows);
     }
     if wanted("first") {
         first_screen_row(big * 4.0, &mut rows);

@@ -255,7 +255,10 @@ check "codex: uninstall removes the hooks.json install made" test ! -e "$CODEX_H
 
 # ============================================================ Qwen Code
 mkdir -p "$HOME/.qwen"
+# A comment, which Qwen Code accepts in its settings: install keeps it, and the real
+# client goes on reading the file (every Qwen Code check below runs with it).
 cat > "$HOME/.qwen/settings.json" <<JSON
+// the operator's own note
 {"security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": false}},
  "general": {"disableAutoUpdate": true}, "privacy": {"usageStatisticsEnabled": false},
  "telemetry": {"enabled": false}}
@@ -275,7 +278,7 @@ compact_request_has() { jq -s --arg s "$2" '[.[]|select(.kind=="compact")]|last|
 
 "$CTXLENS" hook qwen-code install > "$L/qw-install.out" 2>&1
 check "qwen-code: install writes PreCompact and PostCompact into settings.json, keeping the rest" \
-  jq -e '(.hooks.PreCompact|length)==1 and (.hooks.PostCompact|length)==1 and .security.auth.selectedType=="openai"' "$HOME/.qwen/settings.json"
+  sh -c "grep -q '^// the operator' '$HOME/.qwen/settings.json' && grep -v '^//' '$HOME/.qwen/settings.json' | jq -e '(.hooks.PreCompact|length)==1 and (.hooks.PostCompact|length)==1 and .security.auth.selectedType==\"openai\"'"
 "$CTXLENS" hook qwen-code status > /dev/null 2>&1
 check "qwen-code: status says installed and current (exit 0)" test $? = 0
 
@@ -397,6 +400,11 @@ if wait_for 90 bash -c "ls $HOME/.local/state/ctxlens/mirror/*/$SID.jsonl.ctxlen
   "$CTXLENS" audit --json "$HOME/.local/share/opencode/opencode.db" > "$L/oc.audit.json"
   check "opencode: audit of the database shows the landed compaction with the preserve (held_as pre-compact-1)" \
     jq -e '.format=="opencode" and .compactions[0].held_as=="pre-compact-1" and .compactions[0].decision.verdict=="preserve"' "$L/oc.audit.json"
+  # OpenCode's own export of the session, as its users share one, reads as the database does.
+  ( cd "$QWORK" && timeout 60 "$OPENCODE" export "$SID" < /dev/null > "$L/oc.export.json" 2> "$L/oc.export.err" )
+  "$CTXLENS" audit --json --tokens "$L/oc.export.json" > "$L/oc.export.audit.json" 2> "$L/oc.export.audit.err"
+  check "opencode: its own export (opencode export) reads as the database: the compaction and $REV dropped" \
+    jq -e --arg rev "$REV" '.format=="opencode" and (.compactions|length)==1 and ([.compactions[0].dropped_tokens[].token]|index($rev))' "$L/oc.export.audit.json"
 else
   wait $TURN; check "opencode: the plugin holds the compaction" false
 fi

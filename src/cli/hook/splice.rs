@@ -1,9 +1,10 @@
 //! Edits one member of a settings file's top-level object in place: the `"hooks"`
 //! value is replaced (or added, or removed) and every other byte of the file is kept:
 //! other settings with their spellings (`1e3`, `"\u00e9"`), comments, key order,
-//! blank lines. Comments are what Qwen Code and Gemini CLI accept in their
-//! `settings.json` (they read it through `strip-json-comments`), so they are read as
-//! white space here.
+//! blank lines. Comments are what Qwen Code (0.24.4) and Gemini CLI accept in their
+//! `settings.json` (they parse `stripJsonComments(stripUtf8Bom(text))`), so comments
+//! and a byte order mark are read as white space here; trailing commas are not
+//! accepted, by them or here.
 
 use serde_json::Value;
 
@@ -13,6 +14,14 @@ pub fn blank_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
     let mut i = 0;
+    // A byte order mark, which Qwen Code also strips before it parses.
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        out.get_mut(..3)
+            .into_iter()
+            .flatten()
+            .for_each(|b| *b = b' ');
+        i = 3;
+    }
     let mut in_string = false;
     while let Some(&b) = bytes.get(i) {
         if in_string {
@@ -257,6 +266,19 @@ mod tests {
         );
         let first = set_member("{\"hooks\": 1, \"b\": 2}", "hooks", None, "  ", "\n").unwrap();
         assert_eq!(first, "{ \"b\": 2}");
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_white_space() {
+        let text = "\u{feff}{\"a\": 1}";
+        let blanked = blank_comments(text);
+        assert_eq!(blanked.len(), text.len());
+        assert_eq!(
+            serde_json::from_str::<Value>(&blanked).unwrap(),
+            json!({"a": 1})
+        );
+        let out = set_member(text, "hooks", Some(&json!(2)), "  ", "\n").unwrap();
+        assert!(out.starts_with('\u{feff}'), "{out:?}");
     }
 
     #[test]
