@@ -1130,3 +1130,93 @@ fn the_opencode_plugin_is_a_file_of_its_own() {
         .unwrap()
         .starts_with("export const Mine"));
 }
+
+/// The plugin, run by node as OpenCode runs it: a hook that crashes, is killed or
+/// answers what is not JSON is a failure, never "nothing to do": the summariser is
+/// asked to keep every identifier, and the reason goes to OpenCode's log; a hook that
+/// answers is passed on as it answered.
+#[test]
+fn the_opencode_plugin_treats_a_failed_hook_as_a_failure() {
+    let Some(node) = ["node", "nodejs"].into_iter().find(|n| {
+        std::process::Command::new(n)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }) else {
+        eprintln!("skipped: no node here (CI installs it)");
+        return;
+    };
+    let config = tempfile::tempdir().unwrap();
+    let out = ctxlens()
+        .args(["hook", "opencode", "install"])
+        .env("XDG_CONFIG_HOME", config.path())
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let plugin =
+        std::fs::read_to_string(config.path().join("opencode/plugins/ctxlens.js")).unwrap();
+    let binary = serde_json::Value::from(
+        assert_cmd::cargo::cargo_bin("ctxlens")
+            .display()
+            .to_string(),
+    )
+    .to_string();
+    let run_with = |program: &str| {
+        let module = config.path().join("plugin.mjs");
+        std::fs::write(
+            &module,
+            plugin.replace(&binary, &serde_json::Value::from(program).to_string()),
+        )
+        .unwrap();
+        let script = format!(
+            "const {{ Ctxlens }} = await import({module});\n\
+             const hooks = await Ctxlens();\n\
+             const output = {{ context: [] }};\n\
+             await hooks['experimental.session.compacting']({{ sessionID: 'ses_1' }}, output);\n\
+             console.log(JSON.stringify(output.context));",
+            module = serde_json::Value::from(module.display().to_string())
+        );
+        let out = std::process::Command::new(node)
+            .args(["--input-type=module", "-e", &script])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let context: Vec<String> = serde_json::from_slice(&out.stdout).unwrap();
+        (context, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let script = |name: &str, body: &str| {
+        let path = config.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        path.display().to_string()
+    };
+    for (name, body, why) in [
+        (
+            "crashes",
+            "cat > /dev/null; echo 'thread main panicked' >&2; exit 101",
+            "exited 101",
+        ),
+        ("killed", "cat > /dev/null; kill -9 $$", "killed by SIGKILL"),
+        ("garbled", "cat > /dev/null; echo 'not json'", "not JSON"),
+    ] {
+        let (context, stderr) = run_with(&script(name, body));
+        assert_eq!(context.len(), 1, "{name}: {context:?}");
+        assert!(
+            context[0].contains("Keep every identifier"),
+            "{name}: {context:?}"
+        );
+        assert!(stderr.contains(why), "{name}: {stderr}");
+    }
+    let (context, _) = run_with("/no/such/ctxlens");
+    assert!(context[0].contains("Keep every identifier"), "{context:?}");
+    let (context, stderr) = run_with(&script(
+        "answers",
+        r#"cat > /dev/null; echo '{"context": ["keep 4f9a2c81d0e7"]}'"#,
+    ));
+    assert_eq!(context, ["keep 4f9a2c81d0e7"], "{stderr}");
+}

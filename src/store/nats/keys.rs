@@ -80,11 +80,14 @@ pub fn fleet_name(log: &Path) -> String {
 }
 
 /// Whether `part` of a path names one session: it holds a run of at least eight
-/// letters and digits with a digit in it (a UUID, `ses_…`, a timestamp), which
-/// `events`, `chats` or `session-state` do not.
+/// letters and digits with a digit in it (a UUID, `ses_…`), or eight digits in all (a
+/// timestamp), which `events`, `chats` or `session-state` do not.
 fn names_a_session(part: &str) -> bool {
-    part.split(|c: char| !c.is_ascii_alphanumeric())
-        .any(|run| run.len() >= 8 && run.bytes().any(|b| b.is_ascii_digit()))
+    let digits = part.bytes().filter(u8::is_ascii_digit).count();
+    digits >= 8
+        || part
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|run| run.len() >= 8 && run.bytes().any(|b| b.is_ascii_digit()))
 }
 
 /// The subject a session's log lines are published on.

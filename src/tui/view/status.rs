@@ -93,6 +93,14 @@ impl<'a> Bar<'a> {
 /// Never dropped.
 const ALWAYS: u8 = u8::MAX;
 
+/// The error the status bar shows: why the copy stalled, or what the file did.
+fn shown_error(app: &App) -> Option<&String> {
+    app.stalled.as_ref().or(match &app.file_event {
+        FileEvent::Error(e) => Some(e),
+        _ => None,
+    })
+}
+
 /// Following or paused, and what happened to the file.
 fn live_spans(app: &App, theme: Theme) -> Vec<Span<'static>> {
     let follow = if app.follow && app.stalled.is_some() {
@@ -166,10 +174,7 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     );
     describe_session(snapshot, &mut bar);
     bar.push(8, live_spans(app, theme));
-    if let Some(e) = app.stalled.as_ref().or(match &app.file_event {
-        FileEvent::Error(e) => Some(e),
-        _ => None,
-    }) {
+    if let Some(e) = shown_error(app) {
         bar.push_shrinkable(Span::styled(
             format!("  ✖ {}", sanitize::line(e)),
             theme.red(),
