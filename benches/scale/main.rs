@@ -11,6 +11,8 @@ mod generate;
 mod measure;
 
 use generate::Shape;
+#[path = "../../tests/common/copilot_log.rs"]
+mod copilot_log;
 use measure::{installed, median, percentile, three_exits, three_runs, three_turns, Tui};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -235,34 +237,7 @@ fn many_compactions(n: usize) -> PathBuf {
     if path.exists() {
         return path;
     }
-    let mut out = String::from(
-        r#"{"type":"session.start","data":{"sessionId":"157d0ca2-5895-403c-9d82-5f4d2a10f923","selectedModel":"m","context":{"cwd":"/w"}},"id":"s","timestamp":"2026-12-04T09:08:10.131Z","parentId":null}"#,
-    );
-    out.push('\n');
-    for i in 0..n {
-        let record = |kind: &str, data: String| {
-            format!(
-                r#"{{"type":"{kind}","data":{data},"id":"{kind}-{i}","timestamp":"2026-12-04T09:08:11.511Z","parentId":null}}"#
-            )
-        };
-        out += &record(
-            "user.message",
-            format!(r#"{{"content":"record revision {i:012x}abcd now"}}"#),
-        );
-        out.push('\n');
-        out += &record(
-            "session.compaction_start",
-            format!(r#"{{"compactionAttemptId":"c{i}","trigger":"auto"}}"#),
-        );
-        out.push('\n');
-        out += &record(
-            "session.compaction_complete",
-            format!(
-                r###"{{"success":true,"outcome":"applied","compactionAttemptId":"c{i}","summaryContent":"## Objective\n- keep going"}}"###
-            ),
-        );
-        out.push('\n');
-    }
+    let out = copilot_log::copilot_log(n);
     std::fs::write(&path, out).expect("write the bench log");
     path
 }

@@ -53,10 +53,13 @@ fn free_port() -> u16 {
 /// Starts a server on `port` and waits until it listens. `None` when it exited instead:
 /// another test's server took the port between `free_port` and this start, and what
 /// answered on it was that one (tests run at once, each with a server of its own).
-fn spawn(bin: &Path, port: u16, store: &Path) -> Option<Child> {
-    let mut child = Command::new(bin)
-        .args(["-js", "-a", "127.0.0.1", "-p", &port.to_string(), "-sd"])
-        .arg(store)
+fn spawn(bin: &Path, port: u16, store: &Path, jetstream: bool) -> Option<Child> {
+    let mut command = Command::new(bin);
+    command.args(["-a", "127.0.0.1", "-p", &port.to_string()]);
+    if jetstream {
+        command.arg("-js").arg("-sd").arg(store);
+    }
+    let mut child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -81,11 +84,15 @@ fn spawn(bin: &Path, port: u16, store: &Path) -> Option<Child> {
 impl NatsServer {
     /// A server for `test`, or `None` (with a skip notice) when none is installed.
     pub fn start(test: &str) -> Option<NatsServer> {
+        NatsServer::start_with(test, true)
+    }
+
+    fn start_with(test: &str, jetstream: bool) -> Option<NatsServer> {
         let bin = server_binary(test)?;
         let store = tempfile::tempdir().unwrap();
         for _ in 0..5 {
             let port = free_port();
-            if let Some(child) = spawn(&bin, port, store.path()) {
+            if let Some(child) = spawn(&bin, port, store.path(), jetstream) {
                 return Some(NatsServer {
                     bin,
                     child,
@@ -99,26 +106,7 @@ impl NatsServer {
 
     /// A server of the same binary with JetStream off (`-js` left out).
     pub fn start_without_jetstream(test: &str) -> Option<NatsServer> {
-        let bin = server_binary(test)?;
-        let store = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let child = Command::new(&bin)
-            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("nats-server starts");
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "no listen");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(NatsServer {
-            bin,
-            child,
-            port,
-            store,
-        })
+        NatsServer::start_with(test, false)
     }
 
     pub fn url(&self) -> String {
@@ -134,7 +122,7 @@ impl NatsServer {
     /// Starts it again on the same port and store.
     pub fn restart(&mut self) {
         self.kill();
-        self.child = spawn(&self.bin, self.port, self.store.path())
+        self.child = spawn(&self.bin, self.port, self.store.path(), true)
             .expect("nats-server starts again on its port");
     }
 }

@@ -7,6 +7,10 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+#[path = "../common/copilot_log.rs"]
+mod copilot_log;
+use copilot_log::copilot_log;
+
 /// Counts the bytes live and the most live since the last reset.
 struct Counting;
 
@@ -45,46 +49,13 @@ fn peak_of<T>(f: impl FnOnce() -> T) -> usize {
     peak
 }
 
-/// A Copilot CLI log of `n` compactions, each after a message naming a revision.
-fn copilot_log(n: usize) -> Vec<u8> {
-    let mut out = String::from(
-        r#"{"type":"session.start","data":{"sessionId":"157d0ca2-5895-403c-9d82-5f4d2a10f923","selectedModel":"m","context":{"cwd":"/w"}},"id":"s","timestamp":"2026-12-04T09:08:10.131Z","parentId":null}"#,
-    );
-    out.push('\n');
-    for i in 0..n {
-        let record = |kind: &str, data: String| {
-            format!(
-                r#"{{"type":"{kind}","data":{data},"id":"{kind}-{i}","timestamp":"2026-12-04T09:08:11.511Z","parentId":null}}"#
-            )
-        };
-        out += &record(
-            "user.message",
-            format!(r#"{{"content":"record revision {i:012x}abcd now","messageId":"m{i}"}}"#),
-        );
-        out.push('\n');
-        out += &record(
-            "session.compaction_start",
-            format!(r#"{{"compactionAttemptId":"c{i}","trigger":"auto"}}"#),
-        );
-        out.push('\n');
-        out += &record(
-            "session.compaction_complete",
-            format!(
-                r###"{{"success":true,"outcome":"applied","compactionAttemptId":"c{i}","summaryContent":"## Objective\n- keep going"}}"###
-            ),
-        );
-        out.push('\n');
-    }
-    out.into_bytes()
-}
-
 /// Memory grows with the number of compactions, not its square (each compaction's
 /// window once held the list of every compaction before it).
 #[test]
 fn memory_grows_linearly_with_the_compactions() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let measure = |n: usize| {
-        let log = copilot_log(n);
+        let log = copilot_log(n).into_bytes();
         peak_of(|| {
             let session = ctxlens_core::parse::parse(&log);
             let analysis = ctxlens_core::analysis::report::Analyzer::with_threads(1).analyze(
