@@ -93,7 +93,7 @@ pub fn what_to_do(finding: &ctxlens_core::analysis::Finding) -> Option<&'static 
         return None;
     }
     Some(match &finding.kind {
-        K::DroppedBinding { .. } if finding.severity == Severity::Warning => {
+        K::DroppedBinding { .. } if finding.severity != Severity::Error => {
             "check the value the agent used against the transcript"
         }
         K::DroppedBinding { .. } => "spill or preserve before it lands, so the value is kept",

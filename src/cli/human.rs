@@ -57,8 +57,10 @@ impl Style {
         let (mark, label) = match (finding.severity, finding.resolved_by) {
             (Severity::Error, Some(_)) => (self.green("✔"), self.dim("error  ")),
             (Severity::Warning, Some(_)) => (self.green("✔"), self.dim("warning")),
+            (Severity::Note, Some(_)) => (self.green("✔"), self.dim("note   ")),
             (Severity::Error, None) => (self.red("✖"), self.red("error  ")),
             (Severity::Warning, None) => (self.yellow("⚠"), self.yellow("warning")),
+            (Severity::Note, None) => (self.dim("·"), self.dim("note   ")),
         };
         let resolved = finding
             .resolved_by
@@ -259,12 +261,21 @@ pub fn report(report: &Report, style: Style) -> String {
         .iter()
         .filter(|f| f.resolved_by.is_some())
         .count();
-    let warnings = report.findings.len() - errors - resolved;
+    // Notes are worth reading but claim no loss: counted apart from the alerts.
+    let notes = report
+        .findings
+        .iter()
+        .filter(|f| !f.is_alert() && f.resolved_by.is_none())
+        .count();
+    let warnings = report.findings.len() - errors - resolved - notes;
     let mut summary = format!(
         "{}, {}",
         plural(errors, "error", "errors"),
         plural(warnings, "warning", "warnings")
     );
+    if notes > 0 {
+        summary += &format!(", {}", plural(notes, "note", "notes"));
+    }
     if resolved > 0 {
         summary += &format!(", {resolved} resolved");
     }

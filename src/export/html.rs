@@ -135,6 +135,7 @@ fn compaction_section(
             let severity = match finding.severity {
                 Severity::Error => "error",
                 Severity::Warning => "warning",
+                Severity::Note => "note",
             };
             let class = if finding.resolved_by.is_some() {
                 "resolved"

@@ -78,6 +78,7 @@ pub fn page(export: &Export) -> String {
             let severity = match finding.severity {
                 Severity::Error => "**error**",
                 Severity::Warning => "warning",
+                Severity::Note => "note",
             };
             let resolved = finding
                 .resolved_by

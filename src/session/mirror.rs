@@ -218,15 +218,23 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
         let watcher = crate::ingest::watch::watch_folder_of(&db, move || {
             let _ = wake.send(());
         });
+        // Looks still to take after a file event that showed no commit: an event can
+        // come while a commit is half written (its frames in the WAL, the index in
+        // shared memory, which no event reports, not yet), and no other may follow.
+        let mut again: &[Duration] = &[];
         loop {
-            let woke = match &watcher {
-                Some(_) => woken.recv().is_ok(),
-                None => !matches!(
-                    woken.recv_timeout(FALLBACK_LOOK),
-                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected)
-                ),
+            let waited = match (again.split_first(), &watcher) {
+                (Some((wait, rest)), _) => {
+                    again = rest;
+                    woken.recv_timeout(*wait)
+                }
+                (None, Some(_)) => woken
+                    .recv()
+                    .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
+                (None, None) => woken.recv_timeout(FALLBACK_LOOK),
             };
-            if !woke {
+            let by_event = waited.is_ok();
+            if matches!(waited, Err(std::sync::mpsc::RecvTimeoutError::Disconnected)) {
                 std::thread::sleep(FALLBACK_LOOK);
             }
             while woken.try_recv().is_ok() {}
@@ -253,6 +261,9 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                 },
             };
             let version = connection.data_version();
+            if by_event && version.as_ref().is_ok_and(|v| *v == seen) {
+                again = &LOOK_AGAIN;
+            }
             let refreshed = match version {
                 Ok(version) if version == seen => Ok(()),
                 Ok(version) => mirror
@@ -269,6 +280,14 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
     });
     Ok(folder)
 }
+
+/// When the database is asked again after a file event that showed no commit, each
+/// wait after the last: a commit half written when its event came is seen soon after.
+const LOOK_AGAIN: [Duration; 3] = [
+    Duration::from_millis(100),
+    Duration::from_millis(400),
+    Duration::from_millis(1500),
+];
 
 /// How often the database is asked when no file event came.
 const FALLBACK_LOOK: Duration = Duration::from_secs(2);

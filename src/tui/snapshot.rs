@@ -208,6 +208,10 @@ impl Snapshot {
                     }
                     _ => Some(compaction.info.at),
                 };
+                // A note is no alert: it stays in the compaction's view, not here.
+                if !finding.is_alert() {
+                    continue;
+                }
                 // A resolved finding is shown, but no longer marks its event.
                 if let Some(event) = event.filter(|_| finding.resolved_by.is_none()) {
                     let worst = markers.entry(event).or_insert(finding.severity);

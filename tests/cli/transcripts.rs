@@ -92,7 +92,7 @@ fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
     let (report, code) = audit_json(&path, &[]);
     assert_eq!(
         code, 0,
-        "a verbatim use that worked is a warning, not an error"
+        "a verbatim use that worked is a note, not an error"
     );
     let finding = first_finding(&report, "dropped_binding");
     assert_eq!(
@@ -100,7 +100,7 @@ fn a_real_claude_session_reports_a_path_used_again_after_the_compaction() {
         "/home/testuser/compact-project/src/auth.py"
     );
     assert_eq!(finding["step"], "Edit toolu_c003 (seq 15)");
-    assert_eq!(finding["severity"], "warning");
+    assert_eq!(finding["severity"], "note", "a recalled use claims no loss");
     assert_eq!(finding["recalled"], true);
 }
 

@@ -953,3 +953,71 @@ fn a_followed_database_replaced_is_read_again() {
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
 }
+
+/// A disk too full to keep ctxlens's copy of a database session makes the view say it
+/// is stalled, and why, instead of "following"; once there is room, it follows again
+/// with nothing lost. Needs a small file system of its own, which the test mounts
+/// where the machine lets it (CI runs as root).
+#[test]
+fn a_full_disk_says_stalled_until_the_copy_can_be_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    let session = "ses_dbf35cbc4ffexZCIwXw14GB2r3";
+    let state = tempfile::tempdir().unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=256k", "tmpfs"])
+        .arg(state.path())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!(
+            "skipped: this machine lets the test mount no small file system (CI runs as root)"
+        );
+        return;
+    }
+    // Unmounted however the test ends.
+    struct Mounted<'a>(&'a Path);
+    impl Drop for Mounted<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount")
+                .arg("-l")
+                .arg(self.0)
+                .status();
+        }
+    }
+    let _mounted = Mounted(state.path());
+    let mut tui = Tui::start_with_env(&[&db], &[("XDG_STATE_HOME", state.path())]);
+    tui.wait_for("1 session ");
+    tui.keys("\r");
+    tui.wait_for("● following  12 events");
+    let filler = state.path().join("filler");
+    let mut file = std::fs::File::create(&filler).unwrap();
+    let block = vec![b'x'; 4096];
+    while file
+        .write_all(&block)
+        .and_then(|()| file.sync_all())
+        .is_ok()
+    {}
+    drop(file);
+    let long = "x".repeat(8192);
+    add_opencode_message(
+        &db,
+        session,
+        "msg_zzzzzzzzzzzzzzzzzzzzzzzzz2",
+        "user",
+        &long,
+    );
+    tui.wait_for("stalled");
+    std::fs::remove_file(&filler).unwrap();
+    add_opencode_message(
+        &db,
+        session,
+        "msg_zzzzzzzzzzzzzzzzzzzzzzzzz3",
+        "user",
+        "Room again.",
+    );
+    tui.wait_for("● following  14 events");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

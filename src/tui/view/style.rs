@@ -81,6 +81,7 @@ impl Theme {
         match severity {
             Severity::Error => self.red(),
             Severity::Warning => self.yellow(),
+            Severity::Note => self.dim(),
         }
     }
 
@@ -106,5 +107,6 @@ pub fn severity_glyph(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "✖",
         Severity::Warning => "⚠",
+        Severity::Note => "·",
     }
 }

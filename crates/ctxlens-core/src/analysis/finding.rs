@@ -5,9 +5,13 @@ use serde::Serialize;
 use serde_json::Value;
 
 /// How much a finding weighs: an error fails `audit` unless a decision resolves it.
+/// Errors and warnings are alerts: each claims the compaction lost something the
+/// agent needed. A note is worth reading and claims no loss (docs/signals.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
+    /// Worth reading, no claim of loss: not counted as an alert anywhere.
+    Note,
     /// Worth a look; never fails `audit`.
     Warning,
     /// A loss or a gap; fails `audit` while unresolved.
@@ -237,6 +241,12 @@ impl Finding {
     /// The finding is an error.
     pub fn is_error(&self) -> bool {
         self.severity == Severity::Error
+    }
+
+    /// An error or a warning: a claim that the compaction lost something the agent
+    /// needed. Notes are not alerts.
+    pub fn is_alert(&self) -> bool {
+        self.severity >= Severity::Warning
     }
 
     /// An error no standing decision resolves: what `audit` exits 1 for.

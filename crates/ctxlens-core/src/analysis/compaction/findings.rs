@@ -133,7 +133,9 @@ pub(super) fn recalled_finding(
             step: Some(step.clone()),
             recalled: Some(true),
         },
-        Severity::Warning,
+        // A use that worked is no evidence of loss: the value came from outside the
+        // transcript, or from the summary an encrypted compaction keeps.
+        Severity::Note,
         Some(id),
         message,
     )
