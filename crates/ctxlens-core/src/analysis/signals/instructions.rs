@@ -127,6 +127,66 @@ pub fn signal(
     }
 }
 
+/// How many of a message's words its match is made on: the opening of a message is
+/// what a summary that shortens it keeps (`"Implement the following plan: [plan …]"`),
+/// and a pasted document after it says nothing of whether it was listed.
+const DISTINCTIVE_WORDS: usize = 10;
+
+/// The words a message is matched on: its first [`DISTINCTIVE_WORDS`] distinct words,
+/// in order (the opening), from [`words`].
+fn distinctive(text: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    // The opening, a few hundred characters: `words` of the whole would be a set.
+    let opening: String = text.chars().take(600).collect();
+    for word in opening.unicode_words() {
+        for w in words(word) {
+            if seen.insert(w.clone()) {
+                out.push(w);
+            }
+        }
+        if out.len() >= DISTINCTIVE_WORDS {
+            break;
+        }
+    }
+    out
+}
+
+/// Whether `wanted` stands in one item, or in two items side by side (a message the
+/// summary split in two): at least half of its words, up to four.
+fn listed(wanted: &[String], items: &[HashSet<String>]) -> bool {
+    let needed = wanted.len().div_ceil(2).min(4);
+    let found = |item: &dyn Fn(&str) -> bool| wanted.iter().filter(|w| item(w)).count() >= needed;
+    items.iter().any(|item| found(&|w| item.contains(w)))
+        || items
+            .windows(2)
+            .any(|pair| found(&|w| pair.iter().any(|item| item.contains(w))))
+}
+
+/// The script most of `text`'s letters are in: 0 alphabets (Latin, Cyrillic, …), 1
+/// ideographs and kana, 2 Hangul; `None` without letters.
+fn script(text: &str) -> Option<usize> {
+    let mut counts = [0usize; 3];
+    for c in text.chars().filter(|c| c.is_alphabetic()) {
+        let kind = match c as u32 {
+            0x1100..=0x11FF | 0x3130..=0x318F | 0xAC00..=0xD7AF => 2,
+            _ if is_cjk(c) => 1,
+            _ => 0,
+        };
+        if let Some(n) = counts.get_mut(kind) {
+            *n += 1;
+        }
+    }
+    let most = counts.iter().enumerate().max_by_key(|&(_, n)| *n)?;
+    (*most.1 > 0).then_some(most.0)
+}
+
+/// Whether `text` is written in another script than `other`: a summary in another
+/// language than the message, whose words cannot be matched.
+fn other_language(text: &str, other: &str) -> bool {
+    matches!((script(text), script(other)), (Some(a), Some(b)) if a != b)
+}
+
 fn check(
     session: &Session,
     id: &str,
@@ -137,19 +197,35 @@ fn check(
     let Some(items) = user_message_items(summary) else {
         return;
     };
+    let listed_text = items.join("\n");
     let items: Vec<HashSet<String>> = items.iter().map(|i| words(i)).collect();
-    for prompt in session.prompts.iter().filter(|p| region.contains(&p.event)) {
-        let wanted = words(&prompt.text);
-        if wanted.is_empty() {
+    let typed: Vec<_> = session
+        .prompts
+        .iter()
+        .filter(|p| region.contains(&p.event))
+        .collect();
+    for (n, prompt) in typed.iter().enumerate() {
+        let wanted = distinctive(&prompt.text);
+        if wanted.is_empty() || listed(&wanted, &items) {
             continue;
         }
-        let needed = wanted.len().div_ceil(2).min(8);
-        let covered = items
-            .iter()
-            .any(|item| wanted.iter().filter(|w| item.contains(*w)).count() >= needed);
-        if covered {
-            continue;
-        }
+        // An alert claims the compaction lost work still to do. A message the person
+        // followed with another before the compaction was answered and acted on, and
+        // one in another language than the summary cannot be matched word for word:
+        // notes, worth reading, not alerts.
+        let acted_on = n + 1 < typed.len();
+        let untranslatable = other_language(&prompt.text, &listed_text);
+        let (severity, why) = match (acted_on, untranslatable) {
+            (true, _) => (
+                Severity::Note,
+                " (a later message followed it before the compaction: it was acted on)",
+            ),
+            (false, true) => (
+                Severity::Note,
+                " (in another language than the summary, which cannot be matched word for word)",
+            ),
+            (false, false) => (Severity::Warning, ""),
+        };
         let text: String = prompt.text.chars().take(200).collect();
         // Quoted on one line: a message's line breaks read as spaces.
         let start: String = text
@@ -162,10 +238,10 @@ fn check(
         let seq = session.seq_at(prompt.event);
         findings.push(Finding::new(
             FindingKind::InstructionDropped { text: text.clone() },
-            Severity::Warning,
+            severity,
             Some(id),
             format!(
-                "{id}'s summary lists the user's messages but not the one at seq {seq}: \"{start}\""
+                "{id}'s summary lists the user's messages but not the one at seq {seq}: \"{start}\"{why}"
             ),
         ));
     }
@@ -174,6 +250,36 @@ fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_message_shortened_or_split_by_the_summary_is_listed() {
+        let items = |list: &[&str]| list.iter().map(|i| words(i)).collect::<Vec<_>>();
+        // Shortened, a placeholder for the rest.
+        let plan = distinctive("Implement the following plan:\n\n# DB viewer and feedback tab fix\n\n## Context\nThe viewer crashes when the table is empty, and the deployment is out of sync with main. Steps: one, two, three.");
+        assert!(listed(
+            &plan,
+            &items(&["Implement the following plan: [plan for DB viewer/feedback tab fix]"])
+        ));
+        // Split in two.
+        let split = distinctive("I checked a bit more seems to work fine now. One other issue. How can we fix this timestamp discrepancy?");
+        assert!(listed(
+            &split,
+            &items(&[
+                "I checked a bit more seems to work fine now.",
+                "One other issue. How can we fix this?: [timestamp discrepancy]"
+            ])
+        ));
+        // Not there at all.
+        assert!(!listed(
+            &distinctive("Rotate the signing keys tonight"),
+            &items(&["Fix the typo in the README"])
+        ));
+        assert!(other_language(
+            "배포 상태를 확인해 주세요",
+            "Check the deployment state"
+        ));
+        assert!(!other_language("Deploy now", "Deploy it"));
+    }
 
     #[test]
     fn words_are_long_words_or_cjk_pairs() {
