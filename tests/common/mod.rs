@@ -97,16 +97,34 @@ pub fn spill_get(log: &Path, handle: &str) -> std::process::Output {
 /// `../shared/real-sessions`, or `None` with a skip notice on a plain clone that does not
 /// have it (CI has it and runs the tests that need it).
 pub fn real_sessions_dir(test: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/real-sessions");
+    shared_dir(test, "real-sessions")
+}
+
+/// `../shared/labelled`: the sessions labelled by `RULES.md`, or `None` with a skip
+/// notice on a plain clone.
+pub fn labelled_dir(test: &str) -> Option<PathBuf> {
+    shared_dir(test, "labelled")
+}
+
+/// `../shared/<name>`, or `None` with a skip notice on a plain clone. Under CI (`CI`
+/// set), where `../shared` is beside the clone, its absence fails the test instead.
+fn shared_dir(test: &str, name: &str) -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(name);
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "skipped {test}: {} is not here (a plain clone); CI runs it",
-            dir.display()
-        );
-        None
+        return Some(dir);
     }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: {} is not here, and CI must have it",
+        dir.display()
+    );
+    eprintln!(
+        "skipped {test}: {} is not here (a plain clone); CI runs it",
+        dir.display()
+    );
+    None
 }
 
 /// Every `.jsonl` file of the real sessions, sorted; empty (with a notice) without them.

@@ -205,8 +205,15 @@ fn check(
         .filter(|p| region.contains(&p.event))
         .collect();
     for (n, prompt) in typed.iter().enumerate() {
+        // Listed when its opening's distinctive words stand in an item (or two), or
+        // half of all its words do in one.
         let wanted = distinctive(&prompt.text);
-        if wanted.is_empty() || listed(&wanted, &items) {
+        let all: Vec<String> = words(&prompt.text).into_iter().collect();
+        let half_of_all = all.len().div_ceil(2).min(8);
+        let whole = items
+            .iter()
+            .any(|item| all.iter().filter(|w| item.contains(*w)).count() >= half_of_all);
+        if wanted.is_empty() || whole || listed(&wanted, &items) {
             continue;
         }
         // An alert claims the compaction lost work still to do. A message the person
