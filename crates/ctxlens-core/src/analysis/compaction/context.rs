@@ -364,12 +364,18 @@ impl<'a> Ctx<'a> {
         // its own shrinking is a collapse.
         if opaque < prose / 2.0 {
             out.flags.density_collapse = true;
+            // On a transcript nothing declares what was needed: the figures are worth
+            // reading, no claim of loss (a note; `--strict` still makes it an error).
+            let severity = match self.session.format {
+                crate::model::Format::Canonical => Severity::Warning,
+                _ => Severity::Note,
+            };
             Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::DensityCollapse {
                     opaque_ratio: opaque,
                     prose_ratio: prose,
                 },
-                Severity::Warning,
+                severity,
                 Some(id),
                 format!(
                     "{id} kept {kept} of {total} opaque tokens ({opaque:.2}) but {prose:.2} of the words: identifiers were dropped more than twice as fast as the text shrank"
