@@ -207,9 +207,47 @@ impl Database {
         Ok(out)
     }
 
-    /// Each session's [`Signature`], in one pass over each table.
-    pub fn signatures(&self) -> Result<HashMap<String, Signature>, DatabaseError> {
-        let mut out: HashMap<String, Signature> = HashMap::new();
+    /// The newest rowid of `message` and of `part`: rows added since have larger ones.
+    /// Asked of each table's B-tree, not a scan.
+    pub fn newest_rowids(&self) -> Result<[i64; 2], DatabaseError> {
+        let newest = |table: &str| -> Result<i64, DatabaseError> {
+            self.connection
+                .query_row(
+                    &format!("SELECT coalesce(max(rowid), 0) FROM {table}"),
+                    [],
+                    |row| row.get(0),
+                )
+                .map_err(|e| self.error(e))
+        };
+        Ok([newest("message")?, newest("part")?])
+    }
+
+    /// The sessions with a message or a part added after `rowids` (from
+    /// [`Self::newest_rowids`]): work in proportion to the rows added, not the table.
+    pub fn sessions_with_rows_after(
+        &self,
+        rowids: [i64; 2],
+    ) -> Result<std::collections::HashSet<String>, DatabaseError> {
+        let mut out = std::collections::HashSet::new();
+        for (table, after) in ["message", "part"].into_iter().zip(rowids) {
+            let mut statement = self
+                .connection
+                .prepare(&format!("SELECT session_id FROM {table} WHERE rowid > ?1"))
+                .map_err(|e| self.error(e))?;
+            let mut rows = statement.query([after]).map_err(|e| self.error(e))?;
+            while let Some(row) = rows.next().map_err(|e| self.error(e))? {
+                if let Some(id) = row.get_ref(0).ok().and_then(|v| text_of(v).ok()) {
+                    out.insert(id);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Each session's row, whole, as text: what tells a renamed session (the session
+    /// table is small; read whole each look).
+    pub fn session_rows(&self) -> Result<HashMap<String, String>, DatabaseError> {
+        let mut out = HashMap::new();
         let mut sessions = self
             .connection
             .prepare("SELECT * FROM session")
@@ -226,6 +264,15 @@ impl Database {
                     whole.push_str(&format!("{value:?}\u{1f}"));
                 }
             }
+            out.insert(id, whole);
+        }
+        Ok(out)
+    }
+
+    /// Each session's [`Signature`], in one pass over each table.
+    pub fn signatures(&self) -> Result<HashMap<String, Signature>, DatabaseError> {
+        let mut out: HashMap<String, Signature> = HashMap::new();
+        for (id, whole) in self.session_rows()? {
             out.entry(id).or_default().0 = whole;
         }
         for ((slot, table), has_updated) in [(0, "message"), (3, "part")]

@@ -55,11 +55,26 @@ fn is_file_name(id: &str) -> bool {
 /// The copies of one database's sessions, and what was copied last.
 #[derive(Default)]
 pub struct Mirror {
+    /// Each session's signature at the last full look.
     signatures: HashMap<String, Signature>,
+    /// Each session's row at the last look.
+    rows: HashMap<String, String>,
+    /// The newest rowids of `message` and `part` at the last look.
+    rowids: Option<[i64; 2]>,
+    /// When the last full look (every session's signature) was.
+    full_at: Option<std::time::Instant>,
+    /// A look since the last full one found a commit: rows may have changed in place,
+    /// which only a full look sees.
+    owes_full_look: bool,
     /// Sessions whose last message was held back, still being written: read again on
     /// every look, as a message completes in place.
     unsettled: HashSet<String>,
 }
+
+/// How often a look compares every session's signature, a pass over each table that
+/// finds rows changed in place (a pruned tool output, an edited message); the looks
+/// between find added rows by rowid alone, in work proportional to what was added.
+const FULL_LOOK_EVERY: Duration = Duration::from_secs(10);
 
 /// What one refresh did.
 #[derive(Debug, Default)]
@@ -85,15 +100,14 @@ impl Mirror {
         crate::store::mirror::prepare(folder).map_err(copy_error(folder))?;
         // One writer of a folder's copies at a time (the TUI's follower, a hook, ship).
         let _lock = crate::store::mirror::lock(folder).map_err(copy_error(folder))?;
-        let signatures = database.signatures()?;
+        let changed = self.changed(database, only.is_some())?;
         let mut out = Refreshed::default();
         for session in database.sessions()? {
             if !is_file_name(&session.id) || only.is_some_and(|o| o != session.id) {
                 continue;
             }
             let path = folder.join(format!("{}.jsonl", session.id));
-            let signature = signatures.get(&session.id).cloned().unwrap_or_default();
-            let unchanged = self.signatures.get(&session.id) == Some(&signature)
+            let unchanged = changed.as_ref().is_some_and(|c| !c.contains(&session.id))
                 && !self.unsettled.contains(&session.id)
                 && path.is_file();
             if unchanged {
@@ -104,7 +118,8 @@ impl Mirror {
             let (lines, held_back) = match database.session_lines(&session.id, true) {
                 Ok(read) => read,
                 Err(e) => {
-                    self.signatures.remove(&session.id);
+                    // Read again next look.
+                    self.unsettled.insert(session.id.clone());
                     if path.is_file() {
                         out.copies.push(path);
                     }
@@ -119,9 +134,66 @@ impl Mirror {
             } else {
                 self.unsettled.remove(&session.id);
             }
-            self.signatures.insert(session.id, signature);
         }
         Ok(out)
+    }
+
+    /// How long until a full look is owed (a commit was seen since the last one), if
+    /// one is: the follower looks then even if nothing else is committed.
+    pub fn full_look_due(&self) -> Option<Duration> {
+        let at = self.full_at?;
+        self.owes_full_look
+            .then(|| FULL_LOOK_EVERY.saturating_sub(at.elapsed()))
+    }
+
+    /// The sessions whose rows changed since the last look; `None`: read them all
+    /// (the first look, or one asked for one session). Added rows are found by rowid;
+    /// every [`FULL_LOOK_EVERY`], rows changed in place by every session's signature.
+    fn changed(
+        &mut self,
+        database: &Database,
+        one: bool,
+    ) -> Result<Option<HashSet<String>>, MirrorError> {
+        if one {
+            return Ok(None);
+        }
+        let rows = database.session_rows()?;
+        let newest = database.newest_rowids()?;
+        let full = self
+            .full_at
+            .is_none_or(|at| at.elapsed() >= FULL_LOOK_EVERY);
+        let mut changed = match (self.rowids, full) {
+            (Some(rowids), false) => {
+                self.owes_full_look = true;
+                database.sessions_with_rows_after(rowids)?
+            }
+            _ => {
+                self.owes_full_look = false;
+                let signatures = database.signatures()?;
+                let first = self.full_at.is_none();
+                let changed = signatures
+                    .iter()
+                    .filter(|(id, s)| self.signatures.get(*id) != Some(s))
+                    .map(|(id, _)| id.clone())
+                    .collect();
+                self.signatures = signatures;
+                self.full_at = Some(std::time::Instant::now());
+                if first {
+                    self.rows = rows;
+                    self.rowids = Some(newest);
+                    return Ok(None);
+                }
+                changed
+            }
+        };
+        changed.extend(
+            rows.iter()
+                .filter(|(id, row)| self.rows.get(*id) != Some(row))
+                .map(|(id, _)| id.clone()),
+        );
+        self.rows = rows;
+        self.rowids = Some(newest);
+        Ok(Some(changed))
     }
 }
 
@@ -228,6 +300,10 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                     again = rest;
                     woken.recv_timeout(*wait)
                 }
+                // A full look owed: taken when due, whatever is committed by then.
+                (None, _) if mirror.full_look_due().is_some() => {
+                    woken.recv_timeout(mirror.full_look_due().unwrap_or(FALLBACK_LOOK))
+                }
                 (None, Some(_)) => woken
                     .recv()
                     .map_err(|_| std::sync::mpsc::RecvTimeoutError::Disconnected),
@@ -264,8 +340,9 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
             if by_event && version.as_ref().is_ok_and(|v| *v == seen) {
                 again = &LOOK_AGAIN;
             }
+            let owed = mirror.full_look_due() == Some(Duration::ZERO);
             let refreshed = match version {
-                Ok(version) if version == seen => Ok(()),
+                Ok(version) if version == seen && !owed => Ok(()),
                 Ok(version) => mirror
                     .refresh(&connection, &into, None)
                     .map(|_| seen = version),

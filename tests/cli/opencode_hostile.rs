@@ -381,4 +381,7 @@ fn only_the_sessions_whose_rows_changed_are_copied_again() {
     assert!(std::fs::read_to_string(&copy)
         .unwrap()
         .contains("7c1f2e3d4a5b"));
+    // A settled row changed in place is found by the next full look, which is owed
+    // once a look found a commit.
+    assert!(mirror.full_look_due().is_some());
 }

@@ -119,3 +119,72 @@ fn an_opencode_session_without_indexes_is_read_in_linear_work() {
         "{small} then {large} thousand steps: {ratio:.1}×"
     );
 }
+
+/// Following a database, a commit of one message costs work in proportion to what
+/// was added, not to the database: a look between full looks finds added rows by
+/// rowid.
+#[test]
+fn a_commit_to_a_followed_database_costs_what_it_added() {
+    let _one = ONE_AT_A_TIME.lock().unwrap();
+    let look = |sessions: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("opencode.db");
+        let connection = rusqlite::Connection::open(&db).unwrap();
+        connection
+            .execute_batch(
+                "CREATE TABLE session (id text PRIMARY KEY, directory text, title text, time_created integer);
+                 CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
+                 CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, data text);
+                 CREATE INDEX message_session_idx ON message(session_id);
+                 CREATE INDEX part_session_idx ON part(session_id);",
+            )
+            .unwrap();
+        let tx = connection.unchecked_transaction().unwrap();
+        for n in 0..sessions {
+            let session = format!("ses_{n:05}");
+            tx.execute(
+                "INSERT INTO session VALUES (?1, '/w', 't', ?2)",
+                rusqlite::params![session, n as i64],
+            )
+            .unwrap();
+            for m in 0..20 {
+                let id = format!("msg_{n:05}_{m:02}");
+                tx.execute(
+                    r#"INSERT INTO message VALUES (?1, ?2, ?3, '{"role":"user"}')"#,
+                    rusqlite::params![id, session, m],
+                )
+                .unwrap();
+                tx.execute(
+                    r#"INSERT INTO part VALUES (?1, ?2, ?3, ?4, '{"type":"text","text":"go on"}')"#,
+                    rusqlite::params![format!("prt_{n:05}_{m:02}"), id, session, m],
+                )
+                .unwrap();
+            }
+        }
+        tx.commit().unwrap();
+        let folder = dir.path().join("state/ctxlens/mirror/opencode-test");
+        let database = ctxlens::ingest::opencode::Database::open(&db).unwrap();
+        let mut mirror = ctxlens::session::mirror::Mirror::default();
+        mirror.refresh(&database, &folder, None).unwrap();
+        connection
+            .execute_batch(
+                r#"INSERT INTO message VALUES ('msg_new', 'ses_00000', 99, '{"role":"user"}');
+                   INSERT INTO part VALUES ('prt_new', 'msg_new', 'ses_00000', 99, '{"type":"text","text":"one more"}');"#,
+            )
+            .unwrap();
+        let before = database.work();
+        let refreshed = mirror.refresh(&database, &folder, None).unwrap();
+        assert_eq!(refreshed.read, 1);
+        let look = database.work() - before;
+        let before = database.work();
+        database.signatures().unwrap();
+        (look, database.work() - before)
+    };
+    // Finding the added rows by rowid and reading the one session that has them costs a
+    // small share of one pass over the tables (the small session table is read whole).
+    let (look, pass) = look(800);
+    assert!(
+        look * 4 < pass,
+        "a look took {look} thousand steps, a pass {pass}"
+    );
+}
