@@ -74,23 +74,31 @@ fn memory_grows_linearly_with_the_compactions() {
     assert!(ratio < 7.0, "{small} B then {large} B: {ratio:.1}×");
 }
 
+/// A database of OpenCode's three tables (no index), then `more` run on it: its
+/// folder, its path and a connection.
+fn opencode_tables(more: &str) -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("opencode.db");
+    let connection = rusqlite::Connection::open(&db).unwrap();
+    connection
+        .execute_batch(
+            "CREATE TABLE session (id text PRIMARY KEY, directory text, title text, time_created integer);
+             CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
+             CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, data text);",
+        )
+        .unwrap();
+    connection.execute_batch(more).unwrap();
+    (dir, db, connection)
+}
+
 /// An OpenCode database without the indexes OpenCode makes is read in work linear in
 /// its rows: never a query per message over every part.
 #[test]
 fn an_opencode_session_without_indexes_is_read_in_linear_work() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let work = |n: usize| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("opencode.db");
-        let connection = rusqlite::Connection::open(&db).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE session (id text PRIMARY KEY, directory text, title text, time_created integer);
-                 CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
-                 CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, data text);
-                 INSERT INTO session VALUES ('ses_1', '/w', 't', 1);",
-            )
-            .unwrap();
+        let (_dir, db, connection) =
+            opencode_tables("INSERT INTO session VALUES ('ses_1', '/w', 't', 1);");
         let tx = connection.unchecked_transaction().unwrap();
         for i in 0..n {
             tx.execute(
@@ -127,18 +135,10 @@ fn an_opencode_session_without_indexes_is_read_in_linear_work() {
 fn a_commit_to_a_followed_database_costs_what_it_added() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
     let look = |sessions: usize| {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("opencode.db");
-        let connection = rusqlite::Connection::open(&db).unwrap();
-        connection
-            .execute_batch(
-                "CREATE TABLE session (id text PRIMARY KEY, directory text, title text, time_created integer);
-                 CREATE TABLE message (id text PRIMARY KEY, session_id text, time_created integer, data text);
-                 CREATE TABLE part (id text PRIMARY KEY, message_id text, session_id text, time_created integer, data text);
-                 CREATE INDEX message_session_idx ON message(session_id);
-                 CREATE INDEX part_session_idx ON part(session_id);",
-            )
-            .unwrap();
+        let (dir, db, connection) = opencode_tables(
+            "CREATE INDEX message_session_idx ON message(session_id);
+             CREATE INDEX part_session_idx ON part(session_id);",
+        );
         let tx = connection.unchecked_transaction().unwrap();
         for n in 0..sessions {
             let session = format!("ses_{n:05}");
