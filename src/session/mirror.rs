@@ -294,6 +294,9 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
         // come while a commit is half written (its frames in the WAL, the index in
         // shared memory, which no event reports, not yet), and no other may follow.
         let mut again: &[Duration] = &[];
+        // Whether the last look failed: an owed full look is then tried again after
+        // a pause, never at once in a loop.
+        let mut failing = false;
         loop {
             let waited = match (again.split_first(), &watcher) {
                 (Some((wait, rest)), _) => {
@@ -302,7 +305,8 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                 }
                 // A full look owed: taken when due, whatever is committed by then.
                 (None, _) if mirror.full_look_due().is_some() => {
-                    woken.recv_timeout(mirror.full_look_due().unwrap_or(FALLBACK_LOOK))
+                    let due = mirror.full_look_due().unwrap_or(FALLBACK_LOOK);
+                    woken.recv_timeout(if failing { due.max(FALLBACK_LOOK) } else { due })
                 }
                 (None, Some(_)) => woken
                     .recv()
@@ -315,9 +319,9 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
             }
             while woken.try_recv().is_ok() {}
             // A database replaced (moved over, restored) is opened again, as a rotated
-            // log is: the old connection would never see another commit. The old connection is closed first: closed after the
-            // new one opened, SQLite would tidy the WAL files by their names, from
-            // under the new one.
+            // log is: the old connection would never see another commit. The old
+            // connection is closed first: closed after the new one opened, SQLite
+            // would tidy the WAL files by their names, from under the new one.
             let now = identity(&db);
             if now != file {
                 database = None;
@@ -331,6 +335,7 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                         connection
                     }
                     Err(e) => {
+                        failing = true;
                         set_stalled(&into, Some(e.to_string()));
                         continue;
                     }
@@ -348,6 +353,7 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
                     .map(|_| seen = version),
                 Err(e) => Err(e.into()),
             };
+            failing = refreshed.is_err();
             match refreshed {
                 Ok(()) => set_stalled(&into, None),
                 Err(e) => set_stalled(&into, Some(e.to_string())),
