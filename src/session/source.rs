@@ -67,15 +67,17 @@ pub fn resolve(path: &Path) -> Result<PathBuf, SourceError> {
     Ok(path.to_owned())
 }
 
+/// ctxlens's copy of `session` of `db`, brought up to date: a session the database does
+/// not have makes no copy.
 fn one_session(db: &Path, session: &str) -> Result<PathBuf, SourceError> {
-    let sessions = opencode::sessions(db).map_err(MirrorError::from)?;
-    if !sessions.iter().any(|s| s.id == session) {
+    let copy = mirror::refresh_one(db, session)?;
+    if !copy.is_file() {
         return Err(SourceError::NoSuchSession {
             path: db.to_owned(),
             session: session.to_owned(),
         });
     }
-    Ok(mirror::refresh_one(db, session)?)
+    Ok(copy)
 }
 
 /// The most of a file read to tell whether it is an OpenCode export.

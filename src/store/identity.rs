@@ -8,10 +8,7 @@ use std::io::{self, Read};
 use std::path::PathBuf;
 
 fn path() -> io::Result<PathBuf> {
-    Ok(super::mirror::root()?
-        .parent()
-        .map_or_else(PathBuf::new, PathBuf::from)
-        .join("machine-id"))
+    Ok(super::mirror::state_folder()?.join("machine-id"))
 }
 
 /// The id, made on first use.

@@ -10,15 +10,20 @@ use sha2::{Digest, Sha256};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-/// The folder all copies are under: `$XDG_STATE_HOME/ctxlens/mirror`
-/// (`~/.local/state/ctxlens/mirror`).
-pub fn root() -> io::Result<PathBuf> {
+/// ctxlens's own state folder: `$XDG_STATE_HOME/ctxlens` (`~/.local/state/ctxlens`).
+pub fn state_folder() -> io::Result<PathBuf> {
     let base = std::env::var_os("XDG_STATE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))
         .ok_or_else(|| io::Error::other("neither XDG_STATE_HOME nor HOME is set"))?;
-    Ok(base.join("ctxlens").join("mirror"))
+    Ok(base.join("ctxlens"))
+}
+
+/// The folder all copies are under: `$XDG_STATE_HOME/ctxlens/mirror`
+/// (`~/.local/state/ctxlens/mirror`).
+pub fn root() -> io::Result<PathBuf> {
+    Ok(state_folder()?.join("mirror"))
 }
 
 /// The folder of the copies of `source`'s sessions: named after the source's resolved

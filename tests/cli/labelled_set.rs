@@ -45,6 +45,15 @@ fn precision((reported, true_ones): (usize, usize)) -> String {
     }
 }
 
+/// The README's "how far to trust an alarm" says `phrase` (its line breaks read as
+/// spaces): the run's own figures.
+fn the_readme_says(phrase: &str) {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains(phrase), "README.md lacks: {phrase}");
+}
+
 /// docs/signals.md's precision table holds each of these rows: the run's own figures.
 fn the_docs_show(table: &[String]) {
     let docs =
@@ -149,6 +158,10 @@ fn precision_on_the_labelled_real_sessions_holds() {
         format!("| `instruction_dropped` | {} | {} | {} |", instructions.0, instructions.1, precision(instructions)),
     ];
     the_docs_show(&table);
+    the_readme_says(&format!(
+        "**0 false errors**; {} of {} alerts true; `recalled` notes are true in {true_recalled} of {recalled} cases",
+        alerts.1, alerts.0
+    ));
     assert!(
         errors == 0 || true_errors * 10 >= errors * 9,
         "error precision"
@@ -264,6 +277,9 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
         }
     }
     eprintln!("labelled by RULES.md: {true_alerts}/{alerts} alerts true over {compactions} compactions; {notes} notes");
+    the_readme_says(&format!(
+        "{true_alerts} of {alerts} alerts true over {compactions} compactions"
+    ));
     the_docs_show(&[format!(
         "| alerts, labelled by `RULES.md` ({compactions} compactions) | {alerts} | {true_alerts} | {} |",
         precision((alerts, true_alerts))

@@ -115,16 +115,21 @@ fn shared_dir(test: &str, name: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{test}: {} is not here, and CI must have it",
-        dir.display()
-    );
-    eprintln!(
-        "skipped {test}: {} is not here (a plain clone); CI runs it",
-        dir.display()
+    skip(
+        test,
+        &format!("{} is not here (a plain clone)", dir.display()),
     );
     None
+}
+
+/// Says that `test` is skipped and why, on a machine without what it needs. Under CI
+/// (`CI` set), which installs everything the tests need, a skip fails the test.
+pub fn skip(test: &str, why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{test}: {why}, and CI must have it"
+    );
+    eprintln!("skipped {test}: {why}; CI runs it");
 }
 
 /// Every `.jsonl` file of the real sessions, sorted; empty (with a notice) without them.

@@ -248,6 +248,11 @@ pub fn run(
     }
 }
 
+/// What a summariser is asked when ctxlens could not say which identifiers are at
+/// risk: the hook's failure answer and the OpenCode plugin's, for a hook that crashed.
+pub(super) const KEEP_EVERY_IDENTIFIER: &str = "Keep every identifier, path, revision, id, \
+    host, port and name from the conversation verbatim in the summary.";
+
 /// The failure policy of a pre-compaction hook: the compaction goes ahead (a broken
 /// hook never stops the agent), the person is told why on stderr, and a summariser
 /// that can be told (Qwen Code's, OpenCode's) is asked to keep every identifier
@@ -257,8 +262,7 @@ fn answer_failure(agent: Agent, error: &HookError, stdout: &mut impl std::io::Wr
         return;
     }
     let context = format!(
-        "ctxlens could not check this compaction ({}). Keep every identifier, path, \
-         revision, id, host, port and name from the conversation verbatim in the summary.",
+        "ctxlens could not check this compaction ({}). {KEEP_EVERY_IDENTIFIER}",
         crate::sanitize::line(&error.to_string())
     );
     let output = match agent {

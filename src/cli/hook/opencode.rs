@@ -50,9 +50,7 @@ import {{ spawn }} from "node:child_process"
 const PROGRAM = {program}
 const ARGS = [{args}]
 
-const FAILED =
-  "ctxlens could not check this compaction. Keep every identifier, path, revision, id, " +
-  "host, port and name from the conversation verbatim in the summary."
+const FAILED = {failed}
 
 // The hook's answer, or why it failed: it could not start, was killed, exited other
 // than 0, or answered what is not a JSON object.
@@ -99,6 +97,10 @@ export const Ctxlens = async () => ({{
 }})
 "#,
         program = js_string(program),
+        failed = js_string(&format!(
+            "ctxlens could not check this compaction. {}",
+            super::KEEP_EVERY_IDENTIFIER
+        )),
     )
 }
 
