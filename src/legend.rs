@@ -282,6 +282,8 @@ mod tests {
             is_error,
             says_failed: false,
             says_not_found: false,
+            reports_failure: false,
+            background: None,
             text: TextDigest::default(),
         };
         let other = EventKind::Other {

@@ -106,6 +106,9 @@ fn compaction(out: &mut String, report: &Report, c: &CompactionReport, style: St
         (Some(pre), None) => about.push(format!("{pre} tokens before")),
         _ => {}
     }
+    if let Some(cost) = c.harm_cost {
+        about.push(format!("harm cost {}", cost.phrase()));
+    }
     if !about.is_empty() {
         let _ = writeln!(out, "  {}", about.join("  "));
     }
@@ -184,7 +187,15 @@ fn dropped(out: &mut String, c: &CompactionReport, style: Style) {
             TokenState::DroppedRegenerable | TokenState::Recalled => style.yellow(text),
             _ => style.dim(text),
         };
-        let state = paint(marked.label());
+        let state = match d.rederived_cost {
+            // What finding it again cost: the calls no other viewer counts.
+            Some(cost) => paint(&format!(
+                "{} (found again {} before this use)",
+                marked.label(),
+                cost.phrase()
+            )),
+            None => paint(marked.label()),
+        };
         let glyph = paint(marked.glyph());
         let needed = if d.required_by.is_empty() {
             String::new()

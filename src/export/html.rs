@@ -122,6 +122,9 @@ fn compaction_section(
         }
         None => out.push_str(". No decision."),
     }
+    if let Some(cost) = compaction.harm_cost {
+        let _ = write!(out, ". Harm cost: {}", escape(&cost.phrase()));
+    }
     out.push_str("</p>\n");
     let findings: Vec<_> = export
         .report

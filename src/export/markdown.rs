@@ -65,9 +65,13 @@ pub fn page(export: &Export) -> String {
             || "no decision".to_owned(),
             |d| format!("decision **{}**", d.verdict.as_str()),
         );
+        let harm = compaction
+            .harm_cost
+            .map(|cost| format!("; harm cost {}", cost.phrase()))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "Opaque tokens kept {} of {}; {decision}.\n",
+            "Opaque tokens kept {} of {}; {decision}{harm}.\n",
             compaction.opaque_kept, compaction.opaque_tokens
         );
         for finding in report

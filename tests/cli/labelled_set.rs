@@ -45,6 +45,44 @@ fn precision((reported, true_ones): (usize, usize)) -> String {
     }
 }
 
+/// (reported, true) of each finding kind in each tier, as docs/signals.md's per-kind
+/// table gives them for one labelled set.
+#[derive(Default)]
+struct ByKind(std::collections::BTreeMap<(String, String), (usize, usize)>);
+
+impl ByKind {
+    fn count(&mut self, finding: &Value, label: bool) {
+        let tier = match finding["severity"].as_str().unwrap() {
+            "note" => "note",
+            _ => "alert",
+        };
+        let row = self
+            .0
+            .entry((
+                finding["kind"].as_str().unwrap().to_owned(),
+                tier.to_owned(),
+            ))
+            .or_default();
+        row.0 += 1;
+        row.1 += usize::from(label);
+    }
+
+    /// The rows docs/signals.md must hold for the set named `set`.
+    fn rows(&self, set: &str) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|((kind, tier), &counts)| {
+                format!(
+                    "| {set} | `{kind}` | {tier} | {} | {} | {} |",
+                    counts.0,
+                    counts.1,
+                    precision(counts)
+                )
+            })
+            .collect()
+    }
+}
+
 /// The README's "how far to trust an alarm" says `phrase` (its line breaks read as
 /// spaces): the run's own figures.
 fn the_readme_says(phrase: &str) {
@@ -59,12 +97,15 @@ fn the_docs_show(table: &[String]) {
     let docs =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/signals.md"))
             .unwrap();
-    for row in table {
-        assert!(
-            docs.contains(row.as_str()),
-            "docs/signals.md lacks this row of the precision table:\n{row}"
-        );
-    }
+    let missing: Vec<&String> = table
+        .iter()
+        .filter(|row| !docs.contains(row.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "docs/signals.md lacks rows of this precision table:\n{}",
+        table.join("\n")
+    );
 }
 
 #[test]
@@ -88,8 +129,7 @@ fn precision_on_the_labelled_real_sessions_holds() {
     let (mut errors, mut true_errors, mut recalled, mut true_recalled) = (0, 0, 0, 0);
     // Alerts: errors and warnings, each a claim of loss (notes are not).
     let mut alerts = (0, 0);
-    // (reported, true) of the other rows of docs/signals.md's precision table.
-    let (mut about_the_summary, mut instructions) = ((0, 0), (0, 0));
+    let mut by_kind = ByKind::default();
     for session in set["sessions"].as_array().unwrap() {
         let file = session["file"].as_str().unwrap();
         let (report, code) = audit_json(&dir.join(file), &[]);
@@ -111,6 +151,7 @@ fn precision_on_the_labelled_real_sessions_holds() {
             let Some((_, label, _)) = labels.iter().find(|(l, _, _)| *l == k) else {
                 panic!("{k:?} is not in the labelled set: read the transcript and label it");
             };
+            by_kind.count(finding, *label);
             if finding["severity"] == "error" {
                 errors += 1;
                 true_errors += usize::from(*label);
@@ -131,17 +172,6 @@ fn precision_on_the_labelled_real_sessions_holds() {
                 recalled += 1;
                 true_recalled += usize::from(*label);
             }
-            let row = match finding["kind"].as_str().unwrap() {
-                "opaque_summary" | "region_elsewhere" | "density_collapse" => {
-                    Some(&mut about_the_summary)
-                }
-                "instruction_dropped" => Some(&mut instructions),
-                _ => None,
-            };
-            if let Some((reported, true_ones)) = row {
-                *reported += 1;
-                *true_ones += usize::from(*label);
-            }
         }
     }
     // The precision table in the docs is this run's.
@@ -154,10 +184,9 @@ fn precision_on_the_labelled_real_sessions_holds() {
         format!("| alerts (errors and warnings) | {} | {} | {} |", alerts.0, alerts.1, precision(alerts)),
         format!("| errors (`dropped_binding`, `regenerated_binding`, …) | {errors} | {true_errors} | {error_precision} |"),
         format!("| `dropped_binding` notes with `recalled: true` | {recalled} | {true_recalled} | {} |", precision((recalled, true_recalled))),
-        format!("| `opaque_summary`, `region_elsewhere`, `density_collapse` | {} | {} | {} |", about_the_summary.0, about_the_summary.1, precision(about_the_summary)),
-        format!("| `instruction_dropped` | {} | {} | {} |", instructions.0, instructions.1, precision(instructions)),
     ];
     the_docs_show(&table);
+    the_docs_show(&by_kind.rows("20 transcripts"));
     the_readme_says(&format!(
         "**0 false errors**; {} of {} alerts true; `recalled` notes are true in {true_recalled} of {recalled} cases",
         alerts.1, alerts.0
@@ -245,6 +274,8 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
     labels.sort();
     assert_eq!(labels.len(), 12, "the 12 labelled sessions");
     let (mut alerts, mut true_alerts, mut notes, mut compactions) = (0, 0, 0, 0);
+    let mut by_kind = ByKind::default();
+    let mut ssh_harm = None;
     for path in labels {
         let label: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let file = label["file"].as_str().unwrap();
@@ -262,13 +293,19 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
             if finding["kind"] == "malformed_line" {
                 continue;
             }
+            let verdict = rules_md_label(&label, finding)
+                .or_else(|| added_label(file, finding))
+                .unwrap_or_else(|| {
+                    panic!("{file}: {finding} has no label: label it by RULES.md, with its why")
+                });
+            by_kind.count(finding, verdict);
+            if finding["kind"] == "regenerated_binding" && finding["token"] == "65.108.24.131" {
+                ssh_harm = Some(finding.clone());
+            }
             if finding["severity"] == "note" {
                 notes += 1;
                 continue;
             }
-            let verdict = rules_md_label(&label, finding).unwrap_or_else(|| {
-                panic!("{file}: {finding} has no label: label it by RULES.md, with its why")
-            });
             if finding["severity"] == "error" {
                 assert!(verdict, "{file}: a false error: {finding}");
             }
@@ -276,6 +313,22 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
             true_alerts += usize::from(verdict);
         }
     }
+    // The one harm a reading found: a dropped SSH address, `ssh`/`scp` to the CDN's
+    // domain in its place in the background, the timeout read from their output, and
+    // the address used again after `deploy.yml` was read.
+    let harm = ssh_harm.expect("the SSH harm is named as regenerated_binding");
+    assert_eq!(harm["regenerated"], "simplemap.safecast.org");
+    assert_eq!(harm["severity"], "error");
+    assert_eq!(
+        harm["failed_steps"].as_array().map(Vec::len),
+        Some(2),
+        "{harm}"
+    );
+    assert!(harm["outcome"].is_string(), "the deferred outcome: {harm}");
+    assert!(harm["recovered"].is_string(), "the recovery: {harm}");
+    assert!(harm["cost"]["steps"].as_u64().unwrap() >= 2, "{harm}");
+    assert!(harm["cost"]["tokens"].as_u64().unwrap() > 0, "{harm}");
+    the_docs_show(&by_kind.rows("12 sessions"));
     eprintln!("labelled by RULES.md: {true_alerts}/{alerts} alerts true over {compactions} compactions; {notes} notes");
     the_readme_says(&format!(
         "{true_alerts} of {alerts} alerts true over {compactions} compactions"
@@ -288,6 +341,21 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
         true_alerts * 5 >= alerts * 4,
         "alert precision {true_alerts}/{alerts} is under 80%"
     );
+}
+
+/// The label this project gave, by `RULES.md`, a finding on `file` that the shared
+/// labels do not cover (tests/labelled/rules-md-additions.json).
+fn added_label(file: &str, finding: &Value) -> Option<bool> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labelled/rules-md-additions.json");
+    let added: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    added["findings"].as_array()?.iter().find_map(|l| {
+        let same = l["file"] == file
+            && l["compaction"] == finding["compaction"]
+            && l["kind"] == finding["kind"]
+            && l["token"] == finding["token"]
+            && (l["regenerated"].is_null() || l["regenerated"] == finding["regenerated"]);
+        same.then(|| l["label"] == "tp")
+    })
 }
 
 /// The label a `RULES.md` label file gives `finding`: a finding of its compaction of the
@@ -306,9 +374,11 @@ fn rules_md_label(label: &Value, finding: &Value) -> Option<bool> {
         return Some(true);
     }
     compaction["findings"].as_array()?.iter().find_map(|l| {
+        let opening = |v: &Value| v.as_str().map(|t| t.chars().take(40).collect::<String>());
         let same = l["kind"] == *kind
             && ((!l["token"].is_null() && l["token"] == finding["token"])
-                || (!l["seq"].is_null() && l["seq"] == finding["seq"]));
+                || (!l["seq"].is_null() && l["seq"] == finding["seq"])
+                || (!l["text"].is_null() && opening(&l["text"]) == opening(&finding["text"])));
         same.then(|| l["label"] == "tp")
     })
 }

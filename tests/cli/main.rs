@@ -9,6 +9,7 @@ mod commands;
 mod core_units;
 mod export;
 mod extractor_props;
+mod harm;
 mod hostile_input;
 mod hostile_props;
 mod incremental;

@@ -11,7 +11,7 @@ use crate::tui::view::marks::{Mark, TokenState};
 use crate::tui::view::token_rows::TokenRows;
 use ctxlens_core::analysis::compaction::{CompactionAnalysis, DroppedToken};
 use ctxlens_core::analysis::finding::{short_id, FindingKind};
-use ctxlens_core::model::RangeSpec;
+use ctxlens_core::model::{RangeSpec, Verdict};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
@@ -41,7 +41,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             .shown(c.decision.as_ref().map(|d| d.verdict))
             .to_owned(),
     };
-    let title = Line::from(vec![
+    let mut title = vec![
         Span::raw(format!(
             " Compaction {}{} · {phase} · {range} · gate: ",
             sanitize::line(short_id(&c.info.id)),
@@ -49,7 +49,15 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         )),
         Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)),
         Span::raw(" "),
-    ]);
+    ];
+    // What the harm it caused cost the agent: no other viewer shows it.
+    if let Some(cost) = ctxlens_core::analysis::harm_cost(c.findings.iter()) {
+        title.push(Span::styled(
+            format!("· harm cost {} ", cost.phrase()),
+            theme.verdict(Verdict::Refuse),
+        ));
+    }
+    let title = Line::from(title);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.focused_border(focused))

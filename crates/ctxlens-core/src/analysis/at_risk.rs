@@ -5,7 +5,7 @@ use super::extract::{classify, contains_whole_word, extract};
 use super::kept::text_key;
 use super::paths::path_key;
 use super::state::StateAt;
-use crate::model::{Event, EventKind, Session, TokenClass};
+use crate::model::{Event, EventKind, Session, TokenClass, TokenId};
 use std::collections::HashSet;
 
 /// A candidate binding: the token, its class, and what depends on it.
@@ -46,6 +46,14 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         }
     }
     let start = since.map_or(0, |i| i + 1);
+    for (id, uses) in reused_by_role(session, start) {
+        let info = session.tokens.get(id);
+        add(
+            info.text,
+            info.class,
+            format!("used as a {} by {uses} commands", info.class.as_str()),
+        );
+    }
     let recent: Vec<(usize, &Event)> = session
         .events_in(start..session.events.len())
         .enumerate()
@@ -72,10 +80,54 @@ pub fn candidates(session: &Session, since: Option<usize>) -> Vec<Candidate> {
         };
         for id in session.tokens_of(index, digest) {
             let info = session.tokens.get(id);
+            // A short name one call used is no identifier yet (two are, above).
+            if crate::parse::roles::learnt_from_use(info.class) {
+                continue;
+            }
             add(info.text, info.class, why.clone());
         }
     }
     out
+}
+
+/// The values known by their role (a host, a container, a database, a variable, a port,
+/// a service) that two or more tool calls from event `start` on used, with how many:
+/// identifiers of the session whatever their shape, however long ago they were used.
+fn reused_by_role(session: &Session, start: usize) -> Vec<(TokenId, usize)> {
+    let mut uses: Vec<(TokenId, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<TokenId, usize> = std::collections::HashMap::new();
+    for event in session.events_in(start..session.events.len()) {
+        let EventKind::ToolCall { targets, .. } = &event.kind else {
+            continue;
+        };
+        for &id in targets.iter() {
+            if !known_by_role(session.tokens.class(id)) {
+                continue;
+            }
+            let slot = *at.entry(id).or_insert_with(|| {
+                uses.push((id, 0));
+                uses.len() - 1
+            });
+            if let Some(entry) = uses.get_mut(slot) {
+                entry.1 += 1;
+            }
+        }
+    }
+    uses.retain(|&(_, n)| n >= 2);
+    uses
+}
+
+/// Classes a command's role gives (docs/transcripts.md, identifiers by role).
+fn known_by_role(class: TokenClass) -> bool {
+    matches!(
+        class,
+        TokenClass::Host
+            | TokenClass::Service
+            | TokenClass::Container
+            | TokenClass::Database
+            | TokenClass::Variable
+            | TokenClass::Port
+    )
 }
 
 /// The candidates `summary` does not hold (as a whole word, or a path as the same file).
@@ -160,6 +212,36 @@ pub fn keep_instructions(at_risk: &[&Candidate], handle: Option<&str>, read_back
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Claude Code transcript of Bash calls, each answered "ok".
+    fn transcript(commands: &[&str]) -> Session {
+        let mut lines = String::new();
+        for (n, command) in commands.iter().enumerate() {
+            let call = serde_json::json!({"type": "assistant", "uuid": format!("a{n}"), "sessionId": "s", "cwd": "/p",
+                "message": {"role": "assistant", "content": [{"type": "tool_use", "id": format!("t{n}"), "name": "Bash", "input": {"command": command}}]}});
+            let answer = serde_json::json!({"type": "user", "uuid": format!("u{n}"), "sessionId": "s", "cwd": "/p",
+                "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("t{n}"), "content": "ok"}]}});
+            lines.push_str(&format!("{call}\n{answer}\n"));
+        }
+        crate::parse::parse(lines.as_bytes())
+    }
+
+    /// A value two commands used in a role is at risk however long ago they ran; one
+    /// use of a short name is not.
+    #[test]
+    fn values_reused_in_a_role_are_at_risk_however_old() {
+        let mut commands = vec![
+            "ssh web-7 'systemctl status app'",
+            "scp dist.tar.gz root@web-7:/srv/",
+            "docker logs adelie-db",
+        ];
+        commands.extend(std::iter::repeat_n("cargo test", RECENT + 5));
+        let found = candidates(&transcript(&commands), None);
+        let host = found.iter().find(|c| c.token == "web-7").expect("the host");
+        assert_eq!(host.class, TokenClass::Host);
+        assert_eq!(host.why, "used as a host by 2 commands");
+        assert!(found.iter().all(|c| c.token != "adelie-db"), "{found:?}");
+    }
 
     #[test]
     fn dropped_means_not_in_the_summary() {

@@ -58,6 +58,52 @@ pub enum ActualStep {
     PlanStep(ExpectedStep),
 }
 
+/// What a harm cost the agent: the steps (tool calls) and the model tokens (the input
+/// and output of every request) from the failed step to the one that recovered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Cost {
+    /// Tool calls from the failed step up to the recovery.
+    pub steps: u64,
+    /// Model tokens spent over those steps.
+    pub tokens: u64,
+}
+
+impl Cost {
+    /// The cost as a short phrase: `9 steps, 412k tokens`.
+    pub fn phrase(self) -> String {
+        let steps = if self.steps == 1 { "step" } else { "steps" };
+        format!(
+            "{} {steps}, {} tokens",
+            self.steps,
+            short_count(self.tokens)
+        )
+    }
+}
+
+/// The total cost of the harm findings among `findings` (`regenerated_binding` with a
+/// recovery), if any has one.
+pub fn harm_cost<'f>(findings: impl IntoIterator<Item = &'f Finding>) -> Option<Cost> {
+    findings
+        .into_iter()
+        .filter_map(|f| match &f.kind {
+            FindingKind::RegeneratedBinding { cost, .. } => *cost,
+            _ => None,
+        })
+        .reduce(|a, b| Cost {
+            steps: a.steps + b.steps,
+            tokens: a.tokens + b.tokens,
+        })
+}
+
+/// A count as people read it: `950`, `41k`, `2.3M`.
+pub fn short_count(n: u64) -> String {
+    match n {
+        0..=9_999 => n.to_string(),
+        10_000..=999_999 => format!("{}k", n / 1000),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
 /// What a finding reports, with its facts (docs/signals.md; `kind` in the JSON report).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -80,8 +126,21 @@ pub enum FindingKind {
         token: String,
         /// The look-alike the agent used.
         regenerated: String,
-        /// Where it was used.
+        /// Where it was used (the first failed step).
         step: String,
+        /// Every step that failed on the look-alike, in order.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        failed_steps: Vec<String>,
+        /// Where the failure came back, when later than the step's own answer (the
+        /// read of a background command's output).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        outcome: Option<String>,
+        /// The later step that used the dropped token again.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        recovered: Option<String>,
+        /// What the harm cost, from the failed step to the recovery.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<Cost>,
     },
     /// The summary keeps far fewer opaque tokens, for its size, than the region held.
     DensityCollapse {

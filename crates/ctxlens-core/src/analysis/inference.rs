@@ -63,6 +63,9 @@ pub(crate) struct LaterUse {
     pub name: String,
     pub call_id: Option<String>,
     pub reuse: Reuse,
+    /// Re-derived: index of the event that went to find it again (the call whose
+    /// result, or the user's message that, brought it back).
+    pub found_again: Option<usize>,
 }
 
 /// Scans events `from..until` (after the compaction, up to the next one). `dropped`
@@ -74,27 +77,41 @@ pub(crate) fn later_uses(
     dropped: &FastMap<Cow<str>, TokenId>,
 ) -> Vec<LaterUse> {
     let cwd = session.cwd.as_deref();
-    let mut brought_back: FastSet<Cow<str>> = FastSet::default();
+    // Each key brought back, with the event that went to find it (the first).
+    let mut brought_back: FastMap<Cow<str>, usize> = FastMap::default();
+    // The window's calls by id: a result was found by its call.
+    let mut calls: FastMap<&str, usize> = FastMap::default();
     // Folders a call after the compaction worked in (`ls docs/specs/`): its output
     // lists the files in them, which a later call may name from there.
-    let mut folders_read: FastSet<Cow<str>> = FastSet::default();
+    let mut folders_read: FastMap<Cow<str>, usize> = FastMap::default();
     let mut used: FastSet<Cow<str>> = FastSet::default();
     let mut out = Vec::new();
     let end = until.min(session.events.len());
     for (index, event) in session.context_events_in(from..end) {
         match &event.kind {
-            EventKind::ToolResult { text, .. }
-            | EventKind::Message {
+            EventKind::ToolResult { text, call_id, .. } => {
+                let by = call_id
+                    .as_deref()
+                    .and_then(|id| calls.get(id).copied())
+                    .unwrap_or(index);
+                for t in session.tokens_of(index, text) {
+                    brought_back.entry(token_key(session, t, cwd)).or_insert(by);
+                }
+            }
+            EventKind::Message {
                 role: Role::User,
                 text,
             } => {
-                brought_back.extend(
-                    session
-                        .tokens_of(index, text)
-                        .map(|t| token_key(session, t, cwd)),
-                );
+                for t in session.tokens_of(index, text) {
+                    brought_back
+                        .entry(token_key(session, t, cwd))
+                        .or_insert(index);
+                }
             }
             EventKind::ToolCall { head, targets, .. } => {
+                if let Some(id) = head.call_id.as_deref() {
+                    calls.insert(id, index);
+                }
                 for &token in targets {
                     let k = token_key(session, token, cwd);
                     let Some(&original) = dropped.get(&*k) else {
@@ -103,27 +120,30 @@ pub(crate) fn later_uses(
                     if !used.insert(k.clone()) {
                         continue;
                     }
-                    let in_a_folder_read = session.tokens.class(token) == TokenClass::Path
-                        && k.rsplit_once('/')
-                            .is_some_and(|(folder, _)| folders_read.contains(folder));
+                    let folder_read = (session.tokens.class(token) == TokenClass::Path)
+                        .then(|| k.rsplit_once('/'))
+                        .flatten()
+                        .and_then(|(folder, _)| folders_read.get(folder).copied());
+                    let found_again = brought_back.get(&*k).copied().or(folder_read);
                     out.push(LaterUse {
                         token: original,
                         event: index,
                         name: head.name.to_string(),
                         call_id: head.call_id.as_deref().map(str::to_owned),
-                        reuse: if brought_back.contains(&*k) || in_a_folder_read {
-                            Reuse::ReDerived
-                        } else {
-                            Reuse::Recalled
+                        reuse: match found_again {
+                            Some(_) => Reuse::ReDerived,
+                            None => Reuse::Recalled,
                         },
+                        found_again,
                     });
                 }
-                folders_read.extend(
-                    targets
-                        .iter()
-                        .filter(|&&t| session.tokens.class(t) == TokenClass::Path)
-                        .map(|&t| token_key(session, t, cwd)),
-                );
+                for &t in targets.iter() {
+                    if session.tokens.class(t) == TokenClass::Path {
+                        folders_read
+                            .entry(token_key(session, t, cwd))
+                            .or_insert(index);
+                    }
+                }
             }
             _ => {}
         }

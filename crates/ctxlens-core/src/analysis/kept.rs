@@ -61,6 +61,10 @@ pub struct SummaryForms {
     /// The last part of each of the summary's paths: a tool's bare file name
     /// (`overview.md`) is the file the summary names under its folder.
     path_basenames: HashSet<String>,
+    /// The summary's names: its runs of letters, digits, `_`, `.` and `-`, so that
+    /// `DB_HOST=10.0.0.5`, `root@host` and `localhost:5173` name `DB_HOST`, `host`
+    /// and `5173`. A value known by its role is kept when the summary names it.
+    names: HashSet<String>,
 }
 
 impl SummaryForms {
@@ -122,7 +126,15 @@ impl SummaryForms {
             .filter(|w| w.contains('/') && !w.contains("://"))
             .map(|w| basename(w).to_owned())
             .collect();
+        let names = summary
+            .text
+            .split(|c: char| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
+            .map(|n| n.trim_end_matches('.'))
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
         SummaryForms {
+            names,
             words,
             path_keys,
             hex_words,
@@ -194,10 +206,18 @@ impl SummaryForms {
             }
             TokenClass::Repository => self.repositories.contains(text),
             // A unit is named with or without its `.service`.
-            TokenClass::Service => match text.strip_suffix(".service") {
-                Some(unit) => self.words.contains(unit),
-                None => self.words.contains(&format!("{text}.service")),
-            },
+            TokenClass::Service => {
+                self.names.contains(text)
+                    || match text.strip_suffix(".service") {
+                        Some(unit) => self.names.contains(unit),
+                        None => self.names.contains(&format!("{text}.service")),
+                    }
+            }
+            TokenClass::Host
+            | TokenClass::Container
+            | TokenClass::Database
+            | TokenClass::Variable
+            | TokenClass::Port => self.names.contains(text),
             _ => false,
         }
     }

@@ -19,5 +19,5 @@ pub mod signals;
 pub(crate) mod standing;
 pub mod state;
 
-pub use finding::{Finding, FindingKind, Severity};
+pub use finding::{harm_cost, short_count, Cost, Finding, FindingKind, Severity};
 pub use report::{analyze, report, Degraded, Options, Report, SessionAnalysis};

@@ -175,6 +175,8 @@ mod tests {
                 is_error: false,
                 says_failed: false,
                 says_not_found: false,
+                reports_failure: false,
+                background: None,
                 text,
             },
         }

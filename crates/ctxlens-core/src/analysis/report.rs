@@ -1,7 +1,7 @@
 //! The whole analysis of a session and its report (docs/json-report.md, `audit --json`).
 
 use super::compaction::{CompactionAnalysis, DroppedToken};
-use super::finding::{Finding, FindingKind, Severity};
+use super::finding::{harm_cost, Cost, Finding, FindingKind, Severity};
 pub use super::incremental::Analyzer;
 use super::state::StateAt;
 use crate::model::{Decision, RangeSpec, Session, TokenClass, Verdict};
@@ -225,6 +225,10 @@ pub struct CompactionReport {
     /// And after.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub post_tokens: Option<u64>,
+    /// What the harm this compaction caused cost: the sum of its
+    /// `regenerated_binding` findings' costs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harm_cost: Option<Cost>,
 }
 
 /// A Claude Code `microcompact_boundary`: old tool results cleared, no summary.
@@ -319,6 +323,7 @@ pub fn report(
             trigger: c.extra.trigger.clone(),
             pre_tokens: c.extra.pre_tokens,
             post_tokens: c.extra.post_tokens,
+            harm_cost: harm_cost(c.findings.iter()),
         })
         .collect();
     Report {

@@ -370,6 +370,10 @@ pub struct ToolCallHead {
     pub call_id: Option<Box<str>>,
     /// The tool's name.
     pub name: Box<str>,
+    /// The background commands whose output this call reads (their ids, as their
+    /// [`EventKind::ToolResult::background`] names them): what it finds there is their
+    /// outcome.
+    pub polls: Box<[TokenId]>,
 }
 
 /// An `obligation` event's fields.
@@ -442,6 +446,13 @@ pub enum EventKind {
         says_failed: bool,
         /// The output says a lookup found nothing.
         says_not_found: bool,
+        /// The output reports a failure in words (`Connection timed out`, `No such
+        /// container`, a traceback): what a read of a background command's output
+        /// shows when that command failed.
+        reports_failure: bool,
+        /// The call started a command in the background with this id; its outcome
+        /// comes later, through a call that polls it.
+        background: Option<TokenId>,
         /// The output's words and tokens.
         text: TextDigest,
     },
@@ -501,9 +512,23 @@ impl EventKind {
             d.tokens.retain(|id| recorded(id));
         };
         match self {
-            EventKind::Message { text, .. } | EventKind::ToolResult { text, .. } => digest(text),
-            EventKind::ToolCall { input, targets, .. } => {
+            EventKind::Message { text, .. } => digest(text),
+            EventKind::ToolResult {
+                text, background, ..
+            } => {
+                digest(text);
+                *background = background.map(&to).filter(recorded);
+            }
+            EventKind::ToolCall {
+                head,
+                input,
+                targets,
+            } => {
                 digest(input);
+                if !head.polls.is_empty() {
+                    head.polls.iter_mut().for_each(|id| *id = to(*id));
+                    head.polls = head.polls.iter().copied().filter(recorded).collect();
+                }
                 targets.iter_mut().for_each(|id| *id = to(*id));
                 if !targets.iter().all(recorded) {
                     *targets = targets.iter().copied().filter(recorded).collect();

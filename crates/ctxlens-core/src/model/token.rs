@@ -36,15 +36,25 @@ pub enum TokenClass {
     /// A repository slug `owner/repo` named to `gh` (`--repo`, `-R`, `gh repo clone`,
     /// `gh api repos/...`).
     Repository,
-    /// A systemd unit named to `systemctl` or `journalctl -u`.
+    /// A systemd unit named to `systemctl` or `journalctl -u`, or an app a process
+    /// manager runs (`pm2 restart api`).
     Service,
+    /// A container, compose service or Kubernetes workload a command names
+    /// (`docker exec web`, `kubectl logs deploy/api`).
+    Container,
+    /// A database a client connects to (`psql -d orders`, `createdb app_test`).
+    Database,
+    /// An environment variable a command sets or reads (`DATABASE_URL`).
+    Variable,
+    /// A port a server takes or a probe asks (`--port 8765`, `localhost:3001`).
+    Port,
     /// A declared binding whose shape matches no class.
     Declared,
 }
 
 impl TokenClass {
     /// Every class, in the table's order.
-    pub const ALL: [TokenClass; 14] = [
+    pub const ALL: [TokenClass; 18] = [
         TokenClass::Uuid,
         TokenClass::Arn,
         TokenClass::Url,
@@ -58,6 +68,10 @@ impl TokenClass {
         TokenClass::Host,
         TokenClass::Repository,
         TokenClass::Service,
+        TokenClass::Container,
+        TokenClass::Database,
+        TokenClass::Variable,
+        TokenClass::Port,
         TokenClass::Declared,
     ];
 
@@ -77,6 +91,10 @@ impl TokenClass {
             TokenClass::Host => "host",
             TokenClass::Repository => "repository",
             TokenClass::Service => "service",
+            TokenClass::Container => "container",
+            TokenClass::Database => "database",
+            TokenClass::Variable => "variable",
+            TokenClass::Port => "port",
             TokenClass::Declared => "declared",
         }
     }

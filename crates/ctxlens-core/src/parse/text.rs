@@ -151,6 +151,21 @@ pub fn tool_call_digest(
             for file in bare_file_arguments(leaf.text) {
                 targets.push(table.intern(&file, TokenClass::Path));
             }
+            for role in super::roles::command_roles(leaf.text) {
+                targets.push(table.intern(&role.text, role.class));
+            }
+        }
+    }
+    // A command given as an argument vector (Codex's `shell`) is one command line too
+    // (its script word, `bash -lc 'ssh …'`, was read as one above).
+    for field in COMMAND_FIELDS {
+        if let Some(Value::Array(words)) = input.get(field) {
+            let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
+            if let Ok(line) = shlex::try_join(words) {
+                for role in super::roles::command_roles(&line) {
+                    targets.push(table.intern(&role.text, role.class));
+                }
+            }
         }
     }
     let targets = TextDigest::from_ids(0, targets).tokens;
@@ -196,13 +211,15 @@ pub fn tool_call(
     input: &Value,
     table: &mut impl Intern,
 ) -> crate::model::EventKind {
-    let (input, targets) = tool_call_digest(name, input, table);
+    let (digest, targets) = tool_call_digest(name, input, table);
+    let polls = super::deferred::polls(input, table);
     crate::model::EventKind::ToolCall {
         head: Box::new(crate::model::ToolCallHead {
             call_id,
             name: name.into(),
+            polls,
         }),
-        input,
+        input: digest,
         targets,
     }
 }
@@ -215,12 +232,17 @@ pub fn tool_result(
     table: &mut impl Intern,
 ) -> crate::model::EventKind {
     let (says_failed, says_not_found) = what_output_says(text);
+    // The text first: an id it holds keeps the class its shape gives it.
+    let digest = digest(&[text], tokens::word_count(text), table);
     crate::model::EventKind::ToolResult {
         call_id,
         is_error,
         says_failed,
         says_not_found,
-        text: digest(&[text], tokens::word_count(text), table),
+        reports_failure: super::deferred::reports_failure(text),
+        background: super::deferred::started_in_background(text)
+            .map(|id| table.intern(id, TokenClass::ResourceId)),
+        text: digest,
     }
 }
 

@@ -3,6 +3,7 @@
 //! what needs each dropped token).
 
 use super::*;
+use crate::parse::roles::learnt_from_use;
 
 /// What every step of one compaction's analysis shares.
 pub(super) struct Ctx<'a> {
@@ -161,6 +162,7 @@ impl<'a> Ctx<'a> {
                 regenerable: None,
                 required_by: vec![format!("ledger: {why}")],
                 fate: Fate::default(),
+                rederived_cost: None,
             })
             .collect()
     }
@@ -197,6 +199,9 @@ impl<'a> Ctx<'a> {
                 .or_insert(binding.regenerable);
         }
         let mut tokens: Vec<RegionToken> = Vec::new();
+        // Calls that used each value known only by its role: it is an identifier from
+        // its second (docs/transcripts.md).
+        let mut role_uses: FastMap<TokenId, u8> = FastMap::default();
         for (index, event) in session.context_events_in(self.region.clone()) {
             let (words, ids, declared): (u64, &[TokenId], &[TokenId]) = match &event.kind {
                 EventKind::Binding { token, .. } => (
@@ -214,6 +219,13 @@ impl<'a> Ctx<'a> {
             for &token in ids.iter().chain(declared) {
                 if keys.met(token) {
                     continue;
+                }
+                if learnt_from_use(session.tokens.class(token)) && !declared.contains(&token) {
+                    let uses = role_uses.entry(token).or_default();
+                    *uses = uses.saturating_add(1);
+                    if *uses < 2 {
+                        continue;
+                    }
                 }
                 let key = self.key(token);
                 let at = keys.entry(self, &key, token).unwrap_or_else(|| {
@@ -491,6 +503,10 @@ impl<'a> Ctx<'a> {
                 regenerable: token.declared,
                 required_by: needed_by.clone(),
                 fate: token.fate,
+                rederived_cost: used
+                    .filter(|u| u.reuse == crate::analysis::inference::Reuse::ReDerived)
+                    .and_then(|u| u.found_again)
+                    .map(|from| cost_between(session, from, used.map_or(from, |u| u.event))),
             });
             if token.fate.carried {
                 continue;
@@ -528,18 +544,44 @@ impl<'a> Ctx<'a> {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
             let step = call_name(session, found.event);
-            let message = match found.recovered {
-                None => format!("after {id} dropped {d}, {step} failed on {t}, a look-alike never seen before: the agent most likely made the value up"),
-                Some(recovery) => format!(
-                    "after {id} dropped {d}, {step} failed on {t} instead; the agent recovered only at {}, which used {d} again",
-                    call_name(session, recovery)
+            let failed_steps: Vec<String> = found
+                .failed
+                .iter()
+                .map(|&i| call_name(session, i))
+                .collect();
+            let steps = match failed_steps.len() {
+                0 | 1 => step.clone(),
+                n => format!("{step} and {} more", n - 1),
+            };
+            let outcome = found.outcome.map(|i| format!("seq {}", session.seq_at(i)));
+            let came_back = outcome
+                .as_ref()
+                .map(|at| format!(" (it ran in the background; the failure came back at {at})"))
+                .unwrap_or_default();
+            let recovered = found.recovered.map(|i| call_name(session, i));
+            let cost = found
+                .recovered
+                .map(|to| cost_between(session, found.event, to));
+            let message = match (&recovered, cost) {
+                (Some(recovery), Some(cost)) => format!(
+                    "after {id} dropped {d}, {steps} failed on {t} in its place{came_back}; the agent recovered only at {recovery}, which used {d} again: {}",
+                    cost.phrase()
                 ),
+                _ => format!("after {id} dropped {d}, {steps} failed on {t}{came_back}, a look-alike never seen before: the agent most likely made the value up"),
             };
             Arc::make_mut(&mut out.findings).push(self.error(
                 FindingKind::RegeneratedBinding {
                     token: d.to_owned(),
                     regenerated: t.to_owned(),
                     step: step.clone(),
+                    failed_steps: if failed_steps.len() > 1 {
+                        failed_steps
+                    } else {
+                        Vec::new()
+                    },
+                    outcome,
+                    recovered,
+                    cost,
                 },
                 message,
             ));
@@ -592,6 +634,21 @@ impl<'a> Ctx<'a> {
             }
         }
     }
+}
+
+/// What the events from `from` up to `to` cost: their tool calls, and the tokens of
+/// the model requests among them.
+fn cost_between(session: &Session, from: usize, to: usize) -> Cost {
+    let mut cost = Cost::default();
+    for (index, event) in session.events_in(from..to).enumerate() {
+        if matches!(event.kind, EventKind::ToolCall { .. }) {
+            cost.steps += 1;
+        }
+        if let Some(usage) = session.message_usage_at(from + index) {
+            cost.tokens += usage.input + usage.output + usage.cache_read + usage.cache_creation;
+        }
+    }
+    cost
 }
 
 /// A file of the cwd named without a folder (`package.json`): found again by listing the

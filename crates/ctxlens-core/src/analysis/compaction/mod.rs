@@ -5,7 +5,7 @@ use super::extract::{
     contains_whole_word, is_ascii_word_byte, is_whole_word, word_count, word_runs_at,
     word_runs_from_last,
 };
-use super::finding::{Finding, FindingKind, Severity};
+use super::finding::{Cost, Finding, FindingKind, Severity};
 use super::gate::GateFlags;
 use super::inference::{later_uses, Fate, LaterUse};
 use super::kept::{basename_counts, text_key, token_key, SummaryForms};
@@ -64,6 +64,10 @@ pub struct DroppedToken {
     /// What became of it after the compaction.
     #[serde(flatten)]
     pub fate: Fate,
+    /// Re-derived: what finding it again cost, from the call that went to find it up
+    /// to its use.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rederived_cost: Option<Cost>,
 }
 
 /// What one compaction did: its region's tokens and their fate, the findings, the gate's

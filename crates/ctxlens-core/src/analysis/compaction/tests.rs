@@ -212,6 +212,8 @@ mod region_key_tests {
                         is_error: false,
                         says_failed: false,
                         says_not_found: false,
+                        reports_failure: false,
+                        background: None,
                         text: TextDigest::from_ids(2, vec![ids[a], ids[b]]),
                     },
                 };

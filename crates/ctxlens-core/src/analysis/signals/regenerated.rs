@@ -8,15 +8,20 @@
 //! again.
 
 use crate::analysis::paths::folder_and_extension;
-use crate::model::{Event, EventKind, FastMap, FastSet, Session, TokenClass, TokenId};
+use crate::model::{Event, EventKind, FastMap, Session, TokenClass, TokenId};
 
 /// A dropped token `token`, and the look-alike `regenerated` a failed call used.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Regenerated {
     pub token: TokenId,
     pub regenerated: TokenId,
-    /// Index of the failed tool call.
+    /// Index of the (first) failed tool call.
     pub event: usize,
+    /// Index of the result that showed the failure, when it came back later than the
+    /// call's own answer (a background command's output read afterwards).
+    pub outcome: Option<usize>,
+    /// Every failed call on the same substitute, in order (`event` first).
+    pub failed: Vec<usize>,
     /// Index of the later call that used the dropped token, when the look-alike was one
     /// the session had seen before: what shows the wrong value cost a step.
     pub recovered: Option<usize>,
@@ -110,8 +115,9 @@ pub(crate) fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId
             }
         }
         TokenClass::Numbered => d.text.len() == c.text.len(),
-        // Any other machine: an address and a name are one kind to `ssh`.
-        TokenClass::Host => true,
+        // Any other value in the same role: an address and a name are one kind to
+        // `ssh`, and any container is one to `docker exec`.
+        class if needs_recovery(class) => true,
         _ => {
             let prefix = |t: &str| {
                 t.rfind(['-', '_', '/', ':'])
@@ -129,13 +135,11 @@ pub(crate) fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId
 #[derive(Debug, Default)]
 pub(crate) struct Lost {
     ids: Vec<TokenId>,
-    set: FastSet<TokenId>,
 }
 
 impl Lost {
     pub fn new(ids: Vec<TokenId>) -> Lost {
-        let set = ids.iter().copied().collect();
-        Lost { ids, set }
+        Lost { ids }
     }
 
     pub fn ids(&self) -> &[TokenId] {
@@ -158,6 +162,13 @@ pub(crate) struct WindowScan {
     /// Failed calls on a look-alike the session had seen, each found when a later call
     /// uses the dropped token.
     suspects: Vec<Regenerated>,
+    /// Calls that started a command in the background, by the command's id.
+    background: FastMap<TokenId, usize>,
+    /// Calls that read background commands' output, with the calls that started them.
+    polling: FastMap<usize, Vec<usize>>,
+    /// Later calls that used a substitute again, with the substitute: if one succeeds,
+    /// the substitute was no wrong value.
+    retries: FastMap<usize, TokenId>,
 }
 
 impl WindowScan {
@@ -197,13 +208,28 @@ impl WindowScan {
         lost: &Lost,
         first: &FirstSeen,
     ) {
-        let (dropped, dropped_set) = (&lost.ids, &lost.set);
         match &event.kind {
             EventKind::ToolCall { head, targets, .. } => {
                 let Some(id) = &head.call_id else {
                     return;
                 };
                 self.calls.insert(id.clone(), index);
+                let started: Vec<usize> = head
+                    .polls
+                    .iter()
+                    .filter_map(|id| self.background.get(id).copied())
+                    .collect();
+                if !started.is_empty() {
+                    self.polling.insert(index, started);
+                }
+                if let Some(r) = self
+                    .found
+                    .iter()
+                    .chain(&self.suspects)
+                    .find(|r| r.recovered.is_none() && targets.contains(&r.regenerated))
+                {
+                    self.retries.insert(index, r.regenerated);
+                }
                 let (recovered, waiting): (Vec<_>, Vec<_>) = std::mem::take(&mut self.suspects)
                     .into_iter()
                     .partition(|s| targets.contains(&s.token));
@@ -219,11 +245,35 @@ impl WindowScan {
                 is_error,
                 says_failed,
                 says_not_found,
+                reports_failure,
+                background,
                 text,
             } => {
                 let Some(&call) = self.calls.get(&**id) else {
                     return;
                 };
+                if let Some(background) = background {
+                    self.background.insert(*background, call);
+                }
+                let failure = *is_error || *says_failed || *reports_failure;
+                // The same substitute worked on a retry: the failure had another cause.
+                if let Some(substitute) = self.retries.remove(&call) {
+                    if !failure && background.is_none() {
+                        let wrong =
+                            |r: &Regenerated| r.regenerated != substitute || r.recovered.is_some();
+                        self.found.retain(wrong);
+                        self.suspects.retain(wrong);
+                    }
+                }
+                // A read of background commands' output: a failure it shows is theirs.
+                if let Some(started) = self.polling.get(&call).cloned() {
+                    if failure {
+                        for origin in started {
+                            self.failed(session, origin, Some(index), lost, first);
+                        }
+                    }
+                    return;
+                }
                 let Some(EventKind::ToolCall { targets, .. }) =
                     session.events.get(call).map(|e| &e.kind)
                 else {
@@ -232,42 +282,87 @@ impl WindowScan {
                 // A "not found" message counts where it names a token of the call.
                 let names_target =
                     *says_not_found && session.tokens_of(index, text).any(|t| targets.contains(&t));
-                if !(*is_error || *says_failed || names_target) {
-                    return;
-                }
-                if targets.iter().any(|t| dropped_set.contains(t)) {
-                    return;
-                }
-                let look_alike = |&t: &TokenId| {
-                    dropped
-                        .iter()
-                        .filter(|&&d| looks_like(session, d, t))
-                        .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
-                        .map(|&d| Regenerated {
-                            token: d,
-                            regenerated: t,
-                            event: call,
-                            recovered: None,
-                        })
-                };
-                // A host is named in prose and files long before a command uses it as
-                // one: never seen as a token is no sign it was made up.
-                let (never_seen, seen): (Vec<TokenId>, Vec<TokenId>) =
-                    targets.iter().partition(|&&t| {
-                        first.get(t).is_none_or(|at| at >= call)
-                            && session.tokens.class(t) != TokenClass::Host
-                    });
-                if let Some(found) = never_seen.iter().find_map(look_alike) {
-                    self.found.push(found);
-                } else if let Some(suspect) = seen.iter().find_map(look_alike) {
-                    if !self.suspects.iter().any(|s| s.token == suspect.token) {
-                        self.suspects.push(suspect);
-                    }
+                if *is_error || *says_failed || names_target {
+                    self.failed(session, call, None, lost, first);
                 }
             }
             _ => {}
         }
     }
+
+    /// The tool call at `call` failed (its outcome shown at `outcome` when it came
+    /// back later): a look-alike of a lost token among its targets is a suspect.
+    fn failed(
+        &mut self,
+        session: &Session,
+        call: usize,
+        outcome: Option<usize>,
+        lost: &Lost,
+        first: &FirstSeen,
+    ) {
+        let Some(EventKind::ToolCall { targets, .. }) = session.events.get(call).map(|e| &e.kind)
+        else {
+            return;
+        };
+        if self
+            .found
+            .iter()
+            .chain(&self.suspects)
+            .any(|r| r.failed.contains(&call))
+        {
+            return;
+        }
+        // A lost token the call used itself is no value it replaced.
+        let look_alike = |&t: &TokenId| {
+            lost.ids
+                .iter()
+                .filter(|&&d| !targets.contains(&d) && looks_like(session, d, t))
+                .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
+                .map(|&d| Regenerated {
+                    token: d,
+                    regenerated: t,
+                    event: call,
+                    outcome,
+                    failed: vec![call],
+                    recovered: None,
+                })
+        };
+        // A value known only by its role (a host, a container) is named in prose and
+        // files long before a command uses it: never seen as a token is no sign it
+        // was made up, and only a later use of the lost value shows the wrong one
+        // cost the agent.
+        let (never_seen, seen): (Vec<TokenId>, Vec<TokenId>) = targets.iter().partition(|&&t| {
+            first.get(t).is_none_or(|at| at >= call) && !needs_recovery(session.tokens.class(t))
+        });
+        if let Some(found) = never_seen.iter().find_map(look_alike) {
+            self.found.push(found);
+        } else if let Some(suspect) = seen.iter().find_map(look_alike) {
+            match self.suspects.iter_mut().find(|s| s.token == suspect.token) {
+                // Another failed call in the lost value's place: one harm, more steps.
+                Some(known) => {
+                    known.failed.push(call);
+                    known.failed.sort_unstable();
+                    known.event = known.failed.first().copied().unwrap_or(call);
+                    known.outcome = known.outcome.max(outcome);
+                }
+                None => self.suspects.push(suspect),
+            }
+        }
+    }
+}
+
+/// Classes whose look-alike is any other value in the same role: a failure on one is
+/// a substitution only once a later call uses the lost value.
+fn needs_recovery(class: TokenClass) -> bool {
+    matches!(
+        class,
+        TokenClass::Host
+            | TokenClass::Service
+            | TokenClass::Container
+            | TokenClass::Database
+            | TokenClass::Variable
+            | TokenClass::Port
+    )
 }
 
 /// Edit distance between two short strings (names, ids), by characters.
