@@ -208,6 +208,14 @@ fn an_alert_goes_to_the_event_it_names() {
     assert_eq!(app.snapshot.session.events.get(event).unwrap().seq, 11);
 }
 
+/// The compaction pane says what the harm cost, from the failed step to the recovery.
+#[test]
+fn the_compaction_pane_gives_the_harm_cost() {
+    let app = app("claude-code-ssh-host.jsonl");
+    let screen = screen(&app);
+    assert!(screen.contains("harm cost 2 steps, 0 tokens"), "{screen}");
+}
+
 #[test]
 fn alerts_walk_forward_and_back_and_jump_to_their_event() {
     let mut app = app("seed-migration-rollback.jsonl");

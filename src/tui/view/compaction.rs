@@ -41,7 +41,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             .shown(c.decision.as_ref().map(|d| d.verdict))
             .to_owned(),
     };
-    let mut title = vec![
+    let title = Line::from(vec![
         Span::raw(format!(
             " Compaction {}{} · {phase} · {range} · gate: ",
             sanitize::line(short_id(&c.info.id)),
@@ -49,15 +49,7 @@ pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
         )),
         Span::styled(verdict.as_str().to_uppercase(), theme.verdict(verdict)),
         Span::raw(" "),
-    ];
-    // What the harm it caused cost the agent: no other viewer shows it.
-    if let Some(cost) = ctxlens_core::analysis::harm_cost(c.findings.iter()) {
-        title.push(Span::styled(
-            format!("· harm cost {} ", cost.phrase()),
-            theme.verdict(Verdict::Refuse),
-        ));
-    }
-    let title = Line::from(title);
+    ]);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.focused_border(focused))
@@ -118,6 +110,16 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
         ));
     } else {
         head.push(Line::from(ratios));
+    }
+    // What the harm it caused cost the agent: no other viewer shows it.
+    if let Some(cost) = ctxlens_core::analysis::harm_cost(c.findings.iter()) {
+        head.push(Line::styled(
+            format!(
+                "harm cost {}: from the failed step to the recovery",
+                cost.phrase()
+            ),
+            theme.verdict(Verdict::Refuse),
+        ));
     }
     // The decision (or what waits for one) and why come first: a long list of
     // dropped tokens must not push them out of the pane.
