@@ -404,3 +404,45 @@ fn a_codex_exec_session_polled_later_carries_its_calls_failure() {
         "{finding:#}"
     );
 }
+
+/// The same file looked for in another folder after the summary dropped its path, and
+/// found again only at the dropped path.
+#[test]
+fn the_same_file_looked_for_in_another_folder() {
+    let sample = ssh_sample();
+    let like = sample[2].clone();
+    let mut records = vec![sample[0].clone()];
+    records.push(call(&like, "toolu_c1", "cat deploy/nginx/site.conf"));
+    records.push(answer(&like, "toolu_c1", "server { listen 8080; }", false));
+    records.push(sample[8].clone());
+    let mut summary = sample[9].clone();
+    summary["message"]["content"] = Value::from(
+        "This session is being continued from a previous conversation. Summary: the nginx site listens on 8080; next, switch it to 8081.",
+    );
+    records.push(summary);
+    records.push(call(
+        &like,
+        "toolu_g",
+        "sed -i s/8080/8081/ nginx/site.conf",
+    ));
+    records.push(answer(
+        &like,
+        "toolu_g",
+        "Exit code 2\nsed: can't read nginx/site.conf: No such file or directory",
+        true,
+    ));
+    records.push(call(&like, "toolu_f", "find . -name site.conf"));
+    records.push(answer(&like, "toolu_f", "./deploy/nginx/site.conf", false));
+    records.push(call(
+        &like,
+        "toolu_s",
+        "sed -i s/8080/8081/ deploy/nginx/site.conf",
+    ));
+    records.push(answer(&like, "toolu_s", "", false));
+    let (_dir, path) = written(&records);
+    let (report, _) = audit_json(&path, &[]);
+    let finding = first_finding(&report, "regenerated_binding");
+    assert_eq!(finding["token"], "deploy/nginx/site.conf");
+    assert_eq!(finding["regenerated"], "nginx/site.conf");
+    assert!(finding["recovered"].as_str().unwrap().contains("toolu_s"));
+}

@@ -80,11 +80,12 @@ impl Cost {
     }
 }
 
-/// The total cost of the harm findings among `findings` (`regenerated_binding` with a
-/// recovery), if any has one.
+/// The total cost of the harm alerts among `findings` (`regenerated_binding` with a
+/// recovery; a note claims no harm), if any has one.
 pub fn harm_cost<'f>(findings: impl IntoIterator<Item = &'f Finding>) -> Option<Cost> {
     findings
         .into_iter()
+        .filter(|f| f.is_alert())
         .filter_map(|f| match &f.kind {
             FindingKind::RegeneratedBinding { cost, .. } => *cost,
             _ => None,

@@ -569,7 +569,18 @@ impl<'a> Ctx<'a> {
                 ),
                 _ => format!("after {id} dropped {d}, {steps} failed on {t}{came_back}, a look-alike never seen before: the agent most likely made the value up"),
             };
-            Arc::make_mut(&mut out.findings).push(self.error(
+            // An encrypted summary may hold the value: a failure on another is worth
+            // reading, and no claim that the compaction lost it.
+            let encrypted = out.extra.retained.is_some();
+            let (severity, message) = if encrypted {
+                (
+                    Severity::Note,
+                    format!("{message} (the summary is encrypted and may hold {d})"),
+                )
+            } else {
+                (Severity::Error, message)
+            };
+            Arc::make_mut(&mut out.findings).push(Finding::new(
                 FindingKind::RegeneratedBinding {
                     token: d.to_owned(),
                     regenerated: t.to_owned(),
@@ -583,6 +594,8 @@ impl<'a> Ctx<'a> {
                     recovered,
                     cost,
                 },
+                severity,
+                Some(id),
                 message,
             ));
         }

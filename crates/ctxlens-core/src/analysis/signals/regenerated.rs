@@ -334,9 +334,27 @@ impl WindowScan {
         let (never_seen, seen): (Vec<TokenId>, Vec<TokenId>) = targets.iter().partition(|&&t| {
             first.get(t).is_none_or(|at| at >= call) && !needs_recovery(session.tokens.class(t))
         });
+        // The same file looked for in another folder: a look-alike by its role too.
+        let elsewhere = |&t: &TokenId| {
+            lost.ids
+                .iter()
+                .find(|&&d| !targets.contains(&d) && same_file_elsewhere(session, d, t))
+                .map(|&d| Regenerated {
+                    token: d,
+                    regenerated: t,
+                    event: call,
+                    outcome,
+                    failed: vec![call],
+                    recovered: None,
+                })
+        };
         if let Some(found) = never_seen.iter().find_map(look_alike) {
             self.found.push(found);
-        } else if let Some(suspect) = seen.iter().find_map(look_alike) {
+        } else if let Some(suspect) = seen
+            .iter()
+            .find_map(look_alike)
+            .or_else(|| targets.iter().find_map(elsewhere))
+        {
             match self.suspects.iter_mut().find(|s| s.token == suspect.token) {
                 // Another failed call in the lost value's place: one harm, more steps.
                 Some(known) => {
@@ -348,6 +366,16 @@ impl WindowScan {
                 None => self.suspects.push(suspect),
             }
         }
+    }
+}
+
+/// Whether `candidate` names the file `dropped` names in another folder
+/// (`deploy/config.yaml` for `infra/deploy/config.yaml`'s `infra/config.yaml`).
+fn same_file_elsewhere(session: &Session, dropped: TokenId, candidate: TokenId) -> bool {
+    let (d, c) = (session.tokens.get(dropped), session.tokens.get(candidate));
+    d.class == TokenClass::Path && c.class == TokenClass::Path && d.text != c.text && {
+        let base = crate::analysis::kept::basename(d.text);
+        base.contains('.') && base == crate::analysis::kept::basename(c.text)
     }
 }
 
