@@ -72,7 +72,10 @@ fn the_html_page_renders_in_a_browser_with_its_dropped_tokens_and_hostile_text_a
         0o600
     );
     let Some(browser) = chromium() else {
-        eprintln!("skipped the browser half: no chromium here (CI installs it)");
+        skip(
+            "the export page in a browser",
+            "no chromium here (install Debian's chromium package)",
+        );
         return;
     };
     let dom = Command::new(browser)

@@ -77,7 +77,42 @@ fn every_real_session_renders_in_the_tui() {
             );
             app.update(Action::Key(event));
         }
+        // The view model the worker builds for the compaction shown.
+        let shown = app.selected_compaction().map(|c| c.info.id.clone());
+        if let Some(id) = &shown {
+            app.snapshot.build_view(id);
+        }
         term.draw(|f| ctxlens::tui::view::draw(&app, f)).unwrap();
+        // What it rendered: the timeline, the compaction the keys went to, and no
+        // control character.
+        let buffer = term.backend().buffer().clone();
+        let screen: String = (0..buffer.area.height)
+            .map(|y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol().to_owned())
+                    .collect::<String>()
+                    + "\n"
+            })
+            .collect();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(screen.contains("Timeline"), "{name}:\n{screen}");
+        if app.snapshot.analysis.compactions.is_empty() {
+            continue;
+        }
+        let short: String = shown
+            .unwrap_or_else(|| panic!("{name}: a compaction is shown"))
+            .chars()
+            .take(8)
+            .collect();
+        assert!(
+            screen.contains(&format!("Compaction {short}")),
+            "{name}: the compaction pane names {short}:\n{screen}"
+        );
+        assert!(!screen.contains("building the view"), "{name}:\n{screen}");
+        assert!(
+            !screen.chars().any(|c| c.is_control() && c != '\n'),
+            "{name}"
+        );
     }
 }
 

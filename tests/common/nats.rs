@@ -24,7 +24,10 @@ fn server_binary(test: &str) -> Option<PathBuf> {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
     let Some(text) = text else {
-        eprintln!("skipped {test}: no nats-server (install it with scripts/install-nats-server)");
+        crate::common::skip(
+            test,
+            "no nats-server (install it with scripts/install-nats-server)",
+        );
         return None;
     };
     let numbers: Vec<u32> = text
@@ -36,9 +39,12 @@ fn server_binary(test: &str) -> Option<PathBuf> {
         .filter_map(|n| n.parse().ok())
         .collect();
     if numbers.as_slice() < [2, 10].as_slice() {
-        eprintln!(
-            "skipped {test}: {} is older than 2.10 (install a newer one with scripts/install-nats-server)",
-            text.trim()
+        crate::common::skip(
+            test,
+            &format!(
+                "{} is older than 2.10 (install a newer one with scripts/install-nats-server)",
+                text.trim()
+            ),
         );
         return None;
     }

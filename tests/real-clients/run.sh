@@ -18,7 +18,7 @@
 #
 #   bash tests/real-clients/run.sh      # after cargo build; CTXLENS=path to use another binary
 #
-# It skips (exit 0, with a notice) where npm, python3, jq or a network namespace is
+# It skips (exit 0, with a notice; exit 1 under CI) where npm, python3, jq or a network namespace is
 # missing, or the registry cannot be reached. Exit 1 when any check fails.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -33,7 +33,11 @@ GEMINI_VERSION=0.61.0
 NPM=${CTXLENS_REAL_CLIENTS_NPM:-$ROOT/target/real-clients/npm}
 STATE=${CTXLENS_REAL_CLIENTS_STATE:-$ROOT/target/real-clients/state}
 
-skip() { echo "real clients: skipped: $*"; exit 0; }
+# Under CI, which installs everything this needs, a skip is a failure.
+skip() {
+  if [ -n "${CI:-}" ]; then echo "real clients: $* (CI must have it)"; exit 1; fi
+  echo "real clients: skipped: $*"; exit 0
+}
 
 if [ -z "${CTXLENS_REAL_CLIENTS_NETNS:-}" ]; then
   for tool in npm node python3 jq unshare ip pgrep curl; do

@@ -302,7 +302,10 @@ fn refetch_is_not_offered_on_a_held_compaction() {
 #[test]
 fn a_held_hook_sleeps_while_it_waits() {
     if !Path::new("/proc/self/stat").exists() {
-        eprintln!("skipped: no /proc to count CPU ticks in");
+        skip(
+            "a_held_hook_sleeps_while_it_waits",
+            "no /proc to count CPU ticks in",
+        );
         return;
     }
     let (_dir, path, _) = claude_transcript_before_boundary();

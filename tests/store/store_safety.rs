@@ -94,7 +94,10 @@ fn a_sidecar_another_user_owns_is_refused() {
     std::fs::write(&sidecar, "").unwrap();
     let chown = Command::new("chown").arg("65534").arg(&sidecar).output();
     if !chown.is_ok_and(|o| o.status.success()) {
-        eprintln!("skipped: this user cannot give a file away (not root)");
+        skip(
+            "a decision file of another owner",
+            "this user cannot give a file away (run as root)",
+        );
         return;
     }
     let out = decide(&log, "k1", "approve", "ops");
@@ -320,7 +323,10 @@ impl Tmpfs {
             .output()
             .is_ok_and(|o| o.status.success());
         if !mounted {
-            eprintln!("skipped {test}: cannot mount a tmpfs here (not root, or no mount rights)");
+            skip(
+                test,
+                "cannot mount a tmpfs here (run as root, with mount rights)",
+            );
             return None;
         }
         Some(Tmpfs { dir })

@@ -435,7 +435,10 @@ fn no_argument_and_no_sessions_says_what_to_do() {
 #[test]
 fn an_idle_tui_uses_no_cpu() {
     if !Path::new("/proc/self/stat").exists() {
-        eprintln!("skipped: no /proc on this system, idle CPU cannot be measured");
+        skip(
+            "an_idle_tui_uses_no_cpu",
+            "no /proc: idle CPU cannot be measured",
+        );
         return;
     }
     let (_dir, log) = sample_copy("pending-compaction.jsonl");
@@ -674,7 +677,7 @@ fn follow_and_measure(event: impl Fn(u64) -> String, grown_mib: u64) -> (u64, u6
 #[test]
 fn memory_stays_bounded_while_following_a_growing_log() {
     if !Path::new("/proc/self/status").exists() {
-        eprintln!("skipped: no /proc on this system, memory cannot be measured");
+        skip("memory of the TUI", "no /proc: memory cannot be measured");
         return;
     }
     // A tool result of about 8 KiB: prose with an identifier every ~25 words, most of
@@ -709,7 +712,7 @@ fn memory_stays_bounded_while_following_a_growing_log() {
 #[test]
 fn following_a_log_of_tiny_events_keeps_to_the_memory_budget() {
     if !Path::new("/proc/self/status").exists() {
-        eprintln!("skipped: no /proc on this system, memory cannot be measured");
+        skip("memory of the TUI", "no /proc: memory cannot be measured");
         return;
     }
     let event = |seq: u64| {
