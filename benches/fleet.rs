@@ -8,6 +8,11 @@
 #[allow(dead_code)] // the tests use all of it, the benchmark a part
 mod nats_server;
 
+/// The server module's skip notice (a benchmark is run by hand).
+fn skip(test: &str, why: &str) {
+    eprintln!("skipped {test}: {why}");
+}
+
 use ctxlens::store::nats::{self, keys, Nats, NatsConfig};
 use ctxlens_core::model::{Decision, Verdict};
 use futures_util::StreamExt;

@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     let style = Style {
         color: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
     };
-    let mut out = stdout.lock();
+    let mut out = cli::pipe::PipeAware::new(stdout.lock());
     let result: Result<u8, CliError> = match &args.command {
         Some(Command::Audit(a)) => Ok(cli::audit::run(a, &mut out, style)),
         Some(Command::Gate(a)) => cli::gate::run(a, &mut out, style),
@@ -74,6 +74,11 @@ fn main() -> ExitCode {
             .map_err(CliError::from)
         }),
     };
+    // The reader went away (`ctxlens audit | head`): nothing went wrong.
+    let _ = std::io::Write::flush(&mut out);
+    if out.broken() {
+        return ExitCode::SUCCESS;
+    }
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => fail(&error),

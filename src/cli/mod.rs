@@ -11,6 +11,7 @@ pub mod fleet;
 pub mod gate;
 pub mod hook;
 pub mod human;
+pub mod pipe;
 pub mod ship;
 pub mod spill;
 

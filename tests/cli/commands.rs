@@ -452,3 +452,33 @@ fn audit_reads_a_folders_logs_and_refuses_a_file_that_is_no_log() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a session log"));
 }
+
+/// A reader that goes away (`ctxlens audit | head`) ends every command quietly with
+/// status 0, as `rg | head` does, even one that would have exited 1 on its findings.
+#[test]
+fn a_closed_pipe_ends_every_command_quietly() {
+    let log = sample("claude-code-ssh-host.jsonl");
+    for args in [
+        vec!["audit", "--json", "--tokens"],
+        vec!["audit"],
+        vec!["export", "--format", "json"],
+        vec!["contract"],
+    ] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctxlens"))
+            .args(&args)
+            .arg(&log)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The reader is gone before the command writes.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(
+            out.stderr.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

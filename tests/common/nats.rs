@@ -24,7 +24,7 @@ fn server_binary(test: &str) -> Option<PathBuf> {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
     let Some(text) = text else {
-        crate::common::skip(
+        super::skip(
             test,
             "no nats-server (install it with scripts/install-nats-server)",
         );
@@ -39,7 +39,7 @@ fn server_binary(test: &str) -> Option<PathBuf> {
         .filter_map(|n| n.parse().ok())
         .collect();
     if numbers.as_slice() < [2, 10].as_slice() {
-        crate::common::skip(
+        super::skip(
             test,
             &format!(
                 "{} is older than 2.10 (install a newer one with scripts/install-nats-server)",
