@@ -56,30 +56,65 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let temp = folder.join(format!(
-        ".{name}.ctxlens-{}-{}",
-        std::process::id(),
-        nanos()
-    ));
-    let result = (|| {
-        let mut file = private::create_new(&temp)?;
+    create_then_rename(&folder, &name, |file| {
         file.write_all(bytes)?;
         if me == 0 && owner != (me, 0) {
             rustix::fs::fchown(
-                &file,
+                &*file,
                 Some(rustix::fs::Uid::from_raw(owner.0)),
                 Some(rustix::fs::Gid::from_raw(owner.1)),
             )?;
         }
         file.set_permissions(fs::Permissions::from_mode(mode))?;
+        Ok((path.clone(), ()))
+    })
+}
+
+/// The one way a whole file is written here: a new file in `folder` (created 0600,
+/// exclusively, under a name [`orphan_writer`] knows), filled by `fill`, flushed,
+/// renamed to the path `fill` names, the folder flushed. A crash leaves the old file or
+/// the new one, never a torn one; on an error the temporary file is removed.
+pub fn create_then_rename<T>(
+    folder: &Path,
+    stem: &str,
+    fill: impl FnOnce(&mut File) -> io::Result<(PathBuf, T)>,
+) -> io::Result<T> {
+    let temp = folder.join(format!(
+        ".{stem}{TEMP_MARK}{}-{}",
+        std::process::id(),
+        nanos()
+    ));
+    let result = (|| {
+        let mut file = private::create_new(&temp)?;
+        let (to, value) = fill(&mut file)?;
         file.sync_all()?;
-        fs::rename(&temp, &path)?;
-        File::open(&folder)?.sync_all()
+        fs::rename(&temp, to)?;
+        File::open(folder)?.sync_all()?;
+        Ok(value)
     })();
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
     result
+}
+
+/// What names a temporary file of [`create_then_rename`], before its writer's pid.
+const TEMP_MARK: &str = ".ctxlens-";
+
+/// The pid of the writer whose temporary file `name` is, when that writer is gone: a
+/// file nobody will finish. Asked of the kernel (a signal-0 probe), so it holds where
+/// there is no `/proc`; a process of another user is alive too.
+pub fn orphan_writer(name: &str) -> Option<i32> {
+    let (_, rest) = name.strip_prefix('.')?.rsplit_once(TEMP_MARK)?;
+    let pid: i32 = rest.split('-').next()?.parse().ok()?;
+    let alive = match rustix::process::Pid::from_raw(pid) {
+        Some(p) => !matches!(
+            rustix::process::test_kill_process(p),
+            Err(rustix::io::Errno::SRCH)
+        ),
+        None => true,
+    };
+    (!alive).then_some(pid)
 }
 
 /// The file a link at `path` points to (followed to the end), or `path` itself. A link

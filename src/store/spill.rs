@@ -51,9 +51,7 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
     let in_dir = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
     private::folder(&dir).map_err(in_dir)?;
     remove_orphans(&dir);
-    let temp = dir.join(format!(".incoming-{}-{}", std::process::id(), unique()));
-    let result = (|| {
-        let mut file = private::create_new(&temp)?;
+    super::atomic::create_then_rename(&dir, "incoming", |file| {
         let mut hasher = Sha256::new();
         let mut buf = vec![0u8; 1 << 16];
         loop {
@@ -65,17 +63,11 @@ pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
             hasher.update(read);
             file.write_all(read)?;
         }
-        file.sync_all()?;
         file.set_permissions(fs::Permissions::from_mode(0o400))?;
         let handle = Handle::of_digest(&hasher.finalize());
-        fs::rename(&temp, dir.join(handle.hex()))?;
-        File::open(&dir)?.sync_all()?;
-        Ok(handle)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.map_err(in_dir)
+        Ok((dir.join(handle.hex()), handle))
+    })
+    .map_err(in_dir)
 }
 
 /// Temporary files of writers that died mid-spill (killed `decide`): their process is
@@ -85,24 +77,10 @@ fn remove_orphans(dir: &Path) {
         return;
     };
     for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix(".incoming-")
-            .and_then(|rest| rest.split('-').next())
-        else {
-            continue;
-        };
-        let alive = Path::new("/proc").join(pid).exists();
-        if !alive && pid != std::process::id().to_string() {
+        if super::atomic::orphan_writer(&entry.file_name().to_string_lossy()).is_some() {
             let _ = fs::remove_file(entry.path());
         }
     }
-}
-
-fn unique() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
 }
 
 #[derive(Debug)]

@@ -195,10 +195,14 @@ fn a_spill_left_half_written_by_a_killed_writer_is_cleaned_up() {
     let spill = dir.path().join("pending-compaction.jsonl.spill");
     std::fs::create_dir(&spill).unwrap();
     // No process has this id (above the kernel's pid limit).
-    let orphan = spill.join(".incoming-4194305-1");
+    let orphan = spill.join(".incoming.ctxlens-4194305-1");
     std::fs::write(&orphan, "half a region").unwrap();
+    // A live writer's file (this test's own process) is left alone.
+    let live = spill.join(format!(".incoming.ctxlens-{}-1", std::process::id()));
+    std::fs::write(&live, "a region being written").unwrap();
     assert_exit(&decide(&log, "k1", "spill", "ops"), 0);
     assert!(!orphan.exists());
+    assert!(live.exists());
 }
 
 #[test]
