@@ -209,10 +209,11 @@ impl EventRole {
             | EventKind::Session { .. } => EventRole::Record,
             // Claude Code's cleared tool results: no compaction, but a change to the
             // context a reader should see.
-            EventKind::Other { type_name } if type_name == "microcompact_boundary" => {
+            EventKind::Bookkeeping(ctxlens_core::model::Bookkeeping::Microcompact) => {
                 EventRole::System
             }
-            EventKind::Other { .. } => EventRole::Bookkeeping,
+            EventKind::Bookkeeping(ctxlens_core::model::Bookkeeping::CompactSummary)
+            | EventKind::Other { .. } => EventRole::Bookkeeping,
         }
     }
 

@@ -2,7 +2,7 @@
 //! saw at stake (hints for the analysis), and the compaction a hook holds right now, as
 //! a proposed compaction at the end of the session.
 
-use ctxlens_core::model::{CompactionEvent, Session, Timestamp};
+use ctxlens_core::model::{Bookkeeping, CompactionEvent, Session, Timestamp};
 use std::io;
 use std::path::Path;
 
@@ -87,7 +87,7 @@ fn hold(
         .map_or(0, |i| i + 1);
     let first = session
         .events_in(after..session.events.len())
-        .find(|e| e.kind.type_name() != "compact summary");
+        .find(|e| e.kind != EventKind::Bookkeeping(Bookkeeping::CompactSummary));
     let range = match (first, session.events.last()) {
         (Some(first), Some(last)) => RangeSpec::Seqs {
             from: first.seq,

@@ -86,3 +86,31 @@ fn the_core_crate_depends_on_no_terminal_file_or_process_crate() {
         assert!(allowed.contains(&name), "ctxlens-core depends on {name}");
     }
 }
+
+/// Layers above the core match on typed event kinds, never on the names a parser
+/// gives them: a renamed record type breaks the build, not a view.
+#[test]
+fn the_app_matches_no_event_kind_by_its_name() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for name in [
+            "\"compact summary\"",
+            "\"microcompact_boundary\"",
+            "\"compact_boundary\"",
+        ] {
+            assert!(
+                !text.contains(name),
+                "{} compares an event kind by its name {name}: match the typed kind",
+                file.display()
+            );
+        }
+        assert!(
+            !text.contains("type_name() ==") && !text.contains("type_name() !="),
+            "{} compares an event kind by its name: match the typed kind",
+            file.display()
+        );
+    }
+}

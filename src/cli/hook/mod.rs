@@ -15,7 +15,7 @@ use crate::store::ledger::{self, Entry, LedgerToken};
 use ctxlens_core::analysis::at_risk::{
     candidates, dropped_by, keep_instructions, restore_context, Candidate,
 };
-use ctxlens_core::model::{Decision, EventKind, Verdict};
+use ctxlens_core::model::{Bookkeeping, Decision, EventKind, Verdict};
 
 use serde_json::{json, Value};
 use std::io::Read;
@@ -471,7 +471,7 @@ fn pre_compact(
             let summary = session
                 .events
                 .get(i + 1)
-                .filter(|e| e.kind.type_name() == "compact summary");
+                .filter(|e| e.kind == EventKind::Bookkeeping(Bookkeeping::CompactSummary));
             summary.or(session.events.get(i))
         })
         .map_or(0, |e| e.end());

@@ -6,7 +6,9 @@ use crate::legend::EventRole;
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
-use ctxlens_core::model::{EventKind, Format, ObligationEvent, ObligationStatus, Phase, Timestamp};
+use ctxlens_core::model::{
+    Bookkeeping, EventKind, Format, ObligationEvent, ObligationStatus, Phase, Timestamp,
+};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -129,7 +131,7 @@ pub(super) fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> L
                 )));
             }
         }
-        EventKind::Other { type_name } if type_name == "microcompact_boundary" => {
+        EventKind::Bookkeeping(Bookkeeping::Microcompact) => {
             spans.push(Span::styled("MICROCOMPACT ", theme.yellow()));
             spans.push(Span::styled(
                 "old tool results cleared; no summary, not a compaction",

@@ -408,6 +408,26 @@ pub struct CompactionEvent {
     pub extra: Box<CompactionExtra>,
 }
 
+/// Records of an agent's bookkeeping that the layers above tell apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bookkeeping {
+    /// Claude Code's summary record after a `compact_boundary` (its text is the
+    /// compaction's summary).
+    CompactSummary,
+    /// Claude Code's `microcompact_boundary`: old tool results cleared, no summary.
+    Microcompact,
+}
+
+impl Bookkeeping {
+    /// The name the timeline and the export show.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            Bookkeeping::CompactSummary => "compact summary",
+            Bookkeeping::Microcompact => "microcompact_boundary",
+        }
+    }
+}
+
 /// What an event is, with what the analysis keeps of each type (docs/log-format.md).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
@@ -494,6 +514,8 @@ pub enum EventKind {
         /// Why, in the writer's words.
         note: Option<String>,
     },
+    /// A record of the agent's own bookkeeping that layers tell apart.
+    Bookkeeping(Bookkeeping),
     /// A type this version does not know: kept, shown, never an error.
     Other {
         /// The type as written.
@@ -549,6 +571,7 @@ impl EventKind {
             | EventKind::Action { .. }
             | EventKind::Decision(_)
             | EventKind::Choice { .. }
+            | EventKind::Bookkeeping(_)
             | EventKind::Other { .. } => {}
         }
     }
@@ -567,6 +590,7 @@ impl EventKind {
             EventKind::Compaction { .. } => "compaction",
             EventKind::Decision(_) => "decision",
             EventKind::Choice { .. } => "choice",
+            EventKind::Bookkeeping(record) => record.type_name(),
             EventKind::Other { type_name } => type_name,
         }
     }

@@ -10,9 +10,9 @@ pub(crate) mod token;
 pub use chunked::Chunked;
 pub use declared::DeclaredFound;
 pub use event::{
-    entity_key, CompactionEvent, CompactionExtra, Decision, EntityPolarity, Event, EventKind, Held,
-    ObligationEvent, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec, Retained, Role,
-    Summary, TextDigest, ToolCallHead, Verdict,
+    entity_key, Bookkeeping, CompactionEvent, CompactionExtra, Decision, EntityPolarity, Event,
+    EventKind, Held, ObligationEvent, ObligationStatus, Phase, PlanStep, Polarity, RangeSpec,
+    Retained, Role, Summary, TextDigest, ToolCallHead, Verdict,
 };
 pub use session::{
     CompactionInfo, ContextSource, Format, LedgerHint, Malformed, MalformedLines, Prompt, Session,

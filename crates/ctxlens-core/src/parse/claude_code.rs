@@ -4,7 +4,9 @@
 
 use super::lines::Line;
 use super::transcript::{content_text, parse_record, str_of, todo_list, usage_of, Builder};
-use crate::model::{EventKind, Format, Malformed, ObligationEvent, Prompt, TokenUsage};
+use crate::model::{
+    Bookkeeping, EventKind, Format, Malformed, ObligationEvent, Prompt, TokenUsage,
+};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -131,9 +133,7 @@ impl ClaudeParser {
                     line,
                     0,
                     ts,
-                    EventKind::Other {
-                        type_name: "compact summary".into(),
-                    },
+                    EventKind::Bookkeeping(Bookkeeping::CompactSummary),
                 );
                 return;
             }
@@ -151,9 +151,7 @@ impl ClaudeParser {
                             line,
                             0,
                             ts,
-                            EventKind::Other {
-                                type_name: "microcompact_boundary".into(),
-                            },
+                            EventKind::Bookkeeping(Bookkeeping::Microcompact),
                         );
                         self.builder.session.microcompactions.push(at);
                     }
