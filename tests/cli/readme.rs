@@ -1,11 +1,17 @@
-//! The README's examples are what the tool prints today.
+//! The examples of the README and of the user's pages in docs/ are what the tool prints
+//! today.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use crate::common::*;
 use std::path::Path;
 
 fn readme() -> String {
-    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap()
+    page("README.md")
+}
+
+/// A page of the repository, by its path.
+fn page(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
 }
 
 #[test]
@@ -24,23 +30,24 @@ fn the_seed_example_is_current() {
 
 #[test]
 fn the_compaction_view_capture_is_current() {
-    assert_capture_is_current("pending_compaction_wide");
+    assert_capture_is_current("README.md", "pending_compaction_wide");
+    assert_capture_is_current("docs/tui.md", "pending_compaction_wide");
 }
 
 /// The same for the conversation view's capture.
 #[test]
 fn the_conversation_view_capture_is_current() {
-    assert_capture_is_current("conversation_view_of_a_claude_code_session");
+    assert_capture_is_current("docs/tui.md", "conversation_view_of_a_claude_code_session");
 }
 
 /// The same for the folder list's capture.
 #[test]
 fn the_folder_list_capture_is_current() {
-    assert_capture_is_current("folder_view_lists_sessions");
+    assert_capture_is_current("docs/tui.md", "folder_view_lists_sessions");
 }
 
-/// The README holds the screen of the TUI snapshot `name`, line for line.
-fn assert_capture_is_current(name: &str) {
+/// The page `path` holds the screen of the TUI snapshot `name`, line for line.
+fn assert_capture_is_current(path: &str, name: &str) {
     let snap = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join(format!("tests/tui/snapshots/tui__tui_render__{name}.snap")),
@@ -59,8 +66,8 @@ fn assert_capture_is_current(name: &str) {
         .map(str::trim_end)
         .collect();
     assert!(
-        readme().contains(&screen.join("\n")),
-        "README's capture differs from the snapshot {name}"
+        page(path).contains(&screen.join("\n")),
+        "{path}'s capture differs from the snapshot {name}"
     );
 }
 
@@ -77,8 +84,8 @@ fn the_transcript_examples_are_current() {
     };
     let codex = run("sample-sessions/codex-rollout.jsonl");
     assert!(
-        readme().contains(codex.trim_end()),
-        "README's Codex example differs from:\n{codex}"
+        page("docs/using-agents.md").contains(codex.trim_end()),
+        "docs/using-agents.md's Codex example differs from:\n{codex}"
     );
     let Some(dir) = real_sessions_dir("the README's Claude Code example") else {
         return;
@@ -89,8 +96,8 @@ fn the_transcript_examples_are_current() {
     let real = run("../shared/real-sessions/FSM1__cipher-box__34_3a47c5f8d0_0_full.jsonl")
         .replace("../shared/real-sessions/", "");
     assert!(
-        readme().contains(real.trim_end()),
-        "README's Claude Code example differs from:\n{real}"
+        page("docs/using-agents.md").contains(real.trim_end()),
+        "docs/using-agents.md's Claude Code example differs from:\n{real}"
     );
 }
 
@@ -137,15 +144,15 @@ fn the_tripwire_example_is_current() {
         String::from_utf8(out.stdout).unwrap().trim_end()
     );
     assert!(
-        readme().contains(&shown),
-        "README's tripwire example differs from:\n{shown}"
+        page("docs/remedies.md").contains(&shown),
+        "docs/remedies.md's tripwire example differs from:\n{shown}"
     );
 }
 
 /// The sample table: each file's verdicts (in compaction order) and `audit` exit code.
 #[test]
 fn the_sample_table_is_current() {
-    let readme = readme();
+    let readme = page("docs/samples.md");
     let rows: Vec<&str> = readme
         .lines()
         .filter(|l| l.starts_with("| `") && l.contains(".jsonl` |"))
@@ -166,15 +173,10 @@ fn the_sample_table_is_current() {
     }
 }
 
-/// Every test the Guarantees section names exists where it says.
+/// Every test docs/guarantees.md names exists where it says.
 #[test]
 fn the_guarantees_name_real_tests() {
-    let readme = readme();
-    let start = readme.find("## Guarantees").expect("a Guarantees section");
-    let end = readme[start + 3..]
-        .find("\n## ")
-        .map_or(readme.len(), |i| start + 3 + i);
-    let section = &readme[start..end];
+    let section = page("docs/guarantees.md");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut named = 0;
     for reference in section.split('`').filter(|r| r.contains(".rs::")) {
@@ -186,11 +188,11 @@ fn the_guarantees_name_real_tests() {
     assert!(named >= 15, "{named}");
 }
 
-/// The settings the README shows `install --hold` writing are what it writes (with the
-/// README's binary path for the real one).
+/// The settings docs/using-agents.md shows `install --hold` writing are what it writes
+/// (with the page's binary path for the real one).
 #[test]
 fn the_install_example_is_current() {
-    let readme = readme();
+    let readme = page("docs/using-agents.md");
     let start = readme
         .find("which writes, with the full path")
         .expect("the install example");
@@ -215,7 +217,7 @@ fn the_install_example_is_current() {
     assert_eq!(shown, written);
 }
 
-/// The token cap the README and the JSON report's docs name is the one the code has.
+/// The token cap the guarantees and the JSON report's docs name is the one the code has.
 #[test]
 fn the_token_cap_named_in_the_docs_is_the_codes() {
     let cap = ctxlens_core::model::TOKEN_CAP.to_string();
@@ -227,7 +229,7 @@ fn the_token_cap_named_in_the_docs_is_the_codes() {
         grouped.push(digit);
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for doc in ["README.md", "docs/json-report.md"] {
+    for doc in ["docs/guarantees.md", "docs/json-report.md"] {
         let text = std::fs::read_to_string(root.join(doc)).unwrap();
         assert!(text.contains(&grouped), "{doc} does not name {grouped}");
     }
@@ -242,5 +244,37 @@ fn the_glossary_in_the_docs_is_the_help_overlays() {
     for (word, meaning) in ctxlens::legend::GLOSSARY {
         let row = format!("- **{word}**: {meaning}");
         assert!(docs.contains(&row), "docs/signals.md lacks {row:?}");
+    }
+}
+
+/// The README is a user's page: short, and pointing at nothing a user does not have.
+#[test]
+fn the_readme_is_a_users_page() {
+    let readme = readme();
+    let lines = readme.lines().count();
+    assert!(lines <= 320, "README.md has {lines} lines");
+    for path in [
+        "README.md",
+        "docs/tui.md",
+        "docs/commands.md",
+        "docs/guarantees.md",
+        "docs/using-agents.md",
+        "docs/samples.md",
+    ] {
+        assert!(
+            !page(path).contains("../shared"),
+            "{path} points to ../shared"
+        );
+    }
+    // Every page the README links to is there.
+    for link in readme.split("](").skip(1) {
+        let target = link.split(')').next().unwrap().split('#').next().unwrap();
+        if target.is_empty() || target.starts_with("http") {
+            continue;
+        }
+        assert!(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(target).exists(),
+            "README.md links to {target}, which is not there"
+        );
     }
 }
