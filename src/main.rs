@@ -55,7 +55,10 @@ fn main() -> ExitCode {
         Some(Command::Spill(SpillCommand::Get { log, handle, fleet })) => {
             cli::spill::get(log, handle, fleet, &mut out, terminal)
         }
+        #[cfg(feature = "fleet")]
         Some(Command::Ship(a)) => cli::ship::run(a),
+        #[cfg(not(feature = "fleet"))]
+        Some(Command::Ship(_)) => Err(cli::fleet::no_fleet()),
         Some(Command::Fleet(a)) => cli::fleet::run_view(a),
         Some(Command::Hook(HookAgent::ClaudeCode(hook))) => claude_hook(hook, &mut out),
         Some(Command::Hook(HookAgent::Codex(hook))) => codex_hook(hook, &mut out),

@@ -3,16 +3,17 @@
 use super::args::FleetArgs;
 use super::CliError;
 use crate::store::channel::Backend;
-use crate::store::nats::{self, keys, Nats, NatsConfig};
+use crate::store::nats::{self, keys, Nats};
 use std::path::Path;
 use std::sync::Arc;
 
 /// The server of `fleet`, connected; `None` without `--nats` (or `CTXLENS_NATS_URL`).
+#[cfg(feature = "fleet")]
 pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
     let Some(url) = fleet.nats.as_deref().filter(|u| !u.trim().is_empty()) else {
         return Ok(None);
     };
-    let config = NatsConfig {
+    let config = nats::NatsConfig {
         url: url.to_owned(),
         creds: fleet.nats_creds.clone(),
         ca: fleet.nats_ca.clone(),
@@ -21,6 +22,23 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
     Nats::connect(&config)
         .map(Some)
         .map_err(|e| CliError::unusable(e.to_string()))
+}
+
+/// Built without fleet mode: `--nats` is refused, saying why.
+#[cfg(not(feature = "fleet"))]
+pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
+    match fleet.nats.as_deref().filter(|u| !u.trim().is_empty()) {
+        None => Ok(None),
+        Some(_) => Err(no_fleet()),
+    }
+}
+
+/// What a fleet command says in a build without fleet mode.
+#[cfg(not(feature = "fleet"))]
+pub fn no_fleet() -> CliError {
+    CliError::unusable(
+        "this ctxlens was built without fleet mode (the `fleet` feature): no NATS server can be used",
+    )
 }
 
 /// The decision channel and spill store of `log`: on the server when there is one
@@ -46,6 +64,7 @@ pub fn stores(fleet: &FleetArgs) -> Result<crate::tui::worker::Stores, CliError>
     }))
 }
 
+#[cfg(feature = "fleet")]
 /// How the stores are replicated, for the fleet's header: the replicas asked for, and
 /// each existing store's replicas and leader (`decisions R3 n1`), so an operator sees a
 /// store left on one replica in a cluster.
@@ -78,6 +97,7 @@ fn replication(server: &nats::Nats) -> String {
     }
 }
 
+#[cfg(feature = "fleet")]
 /// A server's name as the header shows it: an unnamed server's id cut to 12 characters.
 fn short_name(name: &str) -> String {
     match name.char_indices().nth(12) {
@@ -86,8 +106,15 @@ fn short_name(name: &str) -> String {
     }
 }
 
+/// `ctxlens fleet` in a build without fleet mode.
+#[cfg(not(feature = "fleet"))]
+pub fn run_view(_fleet: &FleetArgs) -> Result<u8, CliError> {
+    Err(no_fleet())
+}
+
 /// `ctxlens fleet`: mirrors the server into a private temporary folder and shows it in
 /// the folder view; decisions and spills made there go to the server.
+#[cfg(feature = "fleet")]
 pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
     let server = connect(fleet)?.ok_or_else(|| {
         CliError::unusable("fleet needs a server: --nats URL or CTXLENS_NATS_URL")

@@ -12,6 +12,7 @@ pub mod gate;
 pub mod hook;
 pub mod human;
 pub mod pipe;
+#[cfg(feature = "fleet")]
 pub mod ship;
 pub mod spill;
 

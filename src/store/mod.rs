@@ -9,6 +9,10 @@ pub mod decisions;
 mod identity;
 pub mod ledger;
 pub mod mirror;
+#[cfg(feature = "fleet")]
+pub mod nats;
+#[cfg(not(feature = "fleet"))]
+#[path = "nats_off.rs"]
 pub mod nats;
 pub mod paths;
 pub mod private;

@@ -482,3 +482,33 @@ fn a_closed_pipe_ends_every_command_quietly() {
         );
     }
 }
+
+/// Built without fleet mode, every command given a server says why it cannot use one.
+#[cfg(not(feature = "fleet"))]
+#[test]
+fn without_fleet_mode_a_server_is_refused_saying_why() {
+    let log = sample("seed-migration-rollback.jsonl");
+    let log = log.to_str().unwrap();
+    for args in [
+        vec!["ship", log, "--once", "--nats", "nats://127.0.0.1:9"],
+        vec!["fleet", "--nats", "nats://127.0.0.1:9"],
+        vec!["audit", log, "--nats", "nats://127.0.0.1:9"],
+    ] {
+        let out = ctxlens().args(&args).output().unwrap();
+        assert_exit(&out, 2);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("without fleet mode"), "{args:?}: {stderr}");
+    }
+}
+
+/// Built without OpenCode support, a database is refused saying why.
+#[cfg(not(feature = "opencode"))]
+#[test]
+fn without_opencode_support_a_database_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = opencode_database(dir.path());
+    let out = ctxlens().arg("audit").arg(&db).output().unwrap();
+    assert_exit(&out, 2);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("without OpenCode support"), "{stderr}");
+}

@@ -428,7 +428,9 @@ fn a_fifo_given_as_a_log_is_refused_at_once_by_every_command() {
         assert_exit(&out, 2);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains("not a regular file") || stderr.contains("nats"),
+            stderr.contains("not a regular file")
+                || stderr.contains("nats")
+                || stderr.contains("fleet"),
             "{args:?}: {stderr}"
         );
     }

@@ -84,6 +84,7 @@ proptest! {
     }
 }
 
+#[cfg(feature = "opencode")]
 /// A value of any SQLite type, as an OpenCode column may hold one.
 fn column_value() -> impl Strategy<Value = rusqlite::types::Value> {
     use rusqlite::types::Value as V;
@@ -112,6 +113,7 @@ fn column_value() -> impl Strategy<Value = rusqlite::types::Value> {
     ]
 }
 
+#[cfg(feature = "opencode")]
 /// (id, time, data) of a row, each of any type.
 fn row() -> impl Strategy<Value = [rusqlite::types::Value; 3]> {
     use rusqlite::types::Value as V;
@@ -130,7 +132,8 @@ proptest! {
     /// blobs, reals, nulls) are read without a panic: every message row stands in the
     /// lines as a message or an unreadable row, and the parser counts each unreadable
     /// one as a malformed line.
-    #[test]
+    #[cfg(feature = "opencode")]
+#[test]
     fn opencode_rows_of_any_type_are_read_or_marked(
         messages in proptest::collection::vec(row(), 0..8),
         parts in proptest::collection::vec((0usize..8, row()), 0..10),

@@ -14,6 +14,7 @@ mod hostile_input;
 mod hostile_props;
 mod incremental;
 mod labelled_set;
+#[cfg(feature = "opencode")]
 mod opencode_hostile;
 mod readme;
 mod remedies;

@@ -420,6 +420,7 @@ fn a_copilot_cli_session_is_read_and_its_compaction_names_the_dropped_revision()
 /// compaction (a compaction part, then the summary message) names the revision its
 /// summary left out. The database is read while its writer holds it open, and left as
 /// it was.
+#[cfg(feature = "opencode")]
 #[test]
 fn an_opencode_database_is_read_and_its_compaction_names_the_dropped_revision() {
     let dir = tempfile::tempdir().unwrap();

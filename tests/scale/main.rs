@@ -74,6 +74,7 @@ fn memory_grows_linearly_with_the_compactions() {
     assert!(ratio < 7.0, "{small} B then {large} B: {ratio:.1}×");
 }
 
+#[cfg(feature = "opencode")]
 /// A database of OpenCode's three tables (no index), then `more` run on it: its
 /// folder, its path and a connection.
 fn opencode_tables(more: &str) -> (tempfile::TempDir, std::path::PathBuf, rusqlite::Connection) {
@@ -93,6 +94,7 @@ fn opencode_tables(more: &str) -> (tempfile::TempDir, std::path::PathBuf, rusqli
 
 /// An OpenCode database without the indexes OpenCode makes is read in work linear in
 /// its rows: never a query per message over every part.
+#[cfg(feature = "opencode")]
 #[test]
 fn an_opencode_session_without_indexes_is_read_in_linear_work() {
     let _one = ONE_AT_A_TIME.lock().unwrap();
@@ -131,6 +133,7 @@ fn an_opencode_session_without_indexes_is_read_in_linear_work() {
 /// Following a database, a commit of one message costs work in proportion to what
 /// was added, not to the database: a look between full looks finds added rows by
 /// rowid.
+#[cfg(feature = "opencode")]
 #[test]
 fn a_commit_to_a_followed_database_costs_what_it_added() {
     let _one = ONE_AT_A_TIME.lock().unwrap();

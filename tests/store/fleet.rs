@@ -469,6 +469,7 @@ fn a_held_hook_whose_server_is_lost_times_out_and_says_why() {
 
 /// An OpenCode database ships as one log per session, each the lines `audit` reads: the
 /// fleet audits the session from the stream as it would the database.
+#[cfg(feature = "opencode")]
 #[test]
 fn an_opencode_database_ships_one_log_per_session() {
     let Some(server) = NatsServer::start("an_opencode_database_ships_one_log_per_session") else {

@@ -1029,6 +1029,7 @@ fn the_copilot_cli_hook_records_the_compaction_as_it_starts() {
 
 /// The fixture's OpenCode database as it was when OpenCode asked for the compaction:
 /// the summary and what came after are not written yet.
+#[cfg(feature = "opencode")]
 #[test]
 fn opencode_hears_each_decision_the_way_its_plugin_reads_it() {
     let dir = tempfile::tempdir().unwrap();

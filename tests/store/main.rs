@@ -5,7 +5,9 @@
 mod common;
 
 mod channel;
+#[cfg(feature = "fleet")]
 mod cluster;
+#[cfg(feature = "fleet")]
 mod fleet;
 mod hooks;
 mod store_safety;

@@ -299,6 +299,7 @@ fn the_folder_list_opens_on_its_first_row() {
     assert_eq!(tui.wait_exit(), (true, true));
 }
 
+#[cfg(feature = "opencode")]
 #[test]
 fn no_argument_opens_the_operators_own_sessions_of_every_agent() {
     let home = tempfile::tempdir().unwrap();
@@ -368,6 +369,7 @@ fn no_argument_opens_the_operators_own_sessions_of_every_agent() {
 
 /// An OpenCode database opens like a folder, one session each; an open session follows
 /// what OpenCode writes into the database, through ctxlens's copy of it.
+#[cfg(feature = "opencode")]
 #[test]
 fn an_opencode_database_opens_as_its_sessions_and_follows_what_opencode_writes() {
     let dir = tempfile::tempdir().unwrap();
@@ -734,6 +736,7 @@ fn following_a_log_of_tiny_events_keeps_to_the_memory_budget() {
     );
 }
 
+#[cfg(feature = "fleet")]
 #[test]
 fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote_agent() {
     let Some(server) = crate::common::nats::NatsServer::start(
@@ -796,6 +799,7 @@ fn the_fleet_view_shows_a_shipped_pending_compaction_and_decides_it_for_a_remote
     assert_eq!(tui.wait_exit(), (true, true));
 }
 
+#[cfg(feature = "fleet")]
 #[test]
 fn with_a_server_the_tui_on_a_log_shows_and_records_decisions_there() {
     let Some(server) = crate::common::nats::NatsServer::start(
@@ -930,6 +934,7 @@ fn a_background_thread_that_panics_ends_the_viewer_with_the_terminal_restored() 
 
 /// Following an OpenCode database: a database replaced under it (moved over, as a
 /// restore does) is opened again and read, as a rotated log is.
+#[cfg(feature = "opencode")]
 #[test]
 fn a_followed_database_replaced_is_read_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -960,6 +965,7 @@ fn a_followed_database_replaced_is_read_again() {
 /// is stalled, and why, instead of "following"; once there is room, it follows again
 /// with nothing lost. Needs a small file system of its own, which the test mounts
 /// where the machine lets it (CI runs as root).
+#[cfg(feature = "opencode")]
 #[test]
 fn a_full_disk_says_stalled_until_the_copy_can_be_written() {
     let dir = tempfile::tempdir().unwrap();
