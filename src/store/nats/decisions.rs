@@ -103,32 +103,47 @@ impl DecisionChannel for NatsChannel {
         let value = serde_json::to_vec(decision).map_err(io::Error::other)?;
         let standing = self.nats.run(async move {
             let store = bucket(&js, replicas).await?;
-            // While a cluster elects the bucket's leader, a create may time out having
-            // been stored: asked again, it finds this very decision standing.
-            let created = super::through_election("cannot record the decision", || async {
-                match store.create(&key, value.clone().into()).await {
-                    // Another decision stands; during an election the client may only
-                    // say that the key's last sequence was not the none it expected.
-                    Err(e)
-                        if e.kind() == kv::CreateErrorKind::AlreadyExists
-                            || e.to_string().contains("wrong last sequence") =>
-                    {
-                        Ok(false)
+            let deadline = tokio::time::Instant::now() + super::ELECTION;
+            loop {
+                // While a cluster elects the bucket's leader, a create may time out
+                // having been stored: asked again, it finds this very decision standing.
+                let created = super::through_election("cannot record the decision", || async {
+                    match store.create(&key, value.clone().into()).await {
+                        // Another decision stands; during an election the client may
+                        // only say that the key's last sequence was not the none it
+                        // expected.
+                        Err(e)
+                            if e.kind() == kv::CreateErrorKind::AlreadyExists
+                                || e.to_string().contains("wrong last sequence") =>
+                        {
+                            Ok(false)
+                        }
+                        Err(e) => Err(e),
+                        Ok(_) => Ok(true),
                     }
-                    Err(e) => Err(e),
-                    Ok(_) => Ok(true),
+                })
+                .await?;
+                if created {
+                    return Ok(None);
                 }
-            })
-            .await?;
-            if created {
-                return Ok(None);
+                let value = super::through_election("cannot read the standing decision", || {
+                    store.get(key.clone())
+                })
+                .await?;
+                match value {
+                    Some(value) => return Ok(Some(parse(&key, &value)?)),
+                    // Said to stand, yet not there: a replica that has not caught up
+                    // answered, in an election. Asked again, the cluster agrees.
+                    None if tokio::time::Instant::now() < deadline => {
+                        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+                    }
+                    None => {
+                        return Err(io::Error::other(
+                            "a decision stands but cannot be read (the cluster did not agree in time)",
+                        ))
+                    }
+                }
             }
-            let value = super::through_election("cannot read the standing decision", || {
-                store.get(key.clone())
-            })
-            .await?
-            .ok_or_else(|| io::Error::other("a decision stands but cannot be read"))?;
-            Ok(Some(parse(&key, &value)?))
         })?;
         Ok(match standing {
             None => Recorded::Written,

@@ -101,7 +101,8 @@ pub(crate) const ELECTION: Duration = Duration::from_secs(20);
 
 /// A store, opened, or created when there is none. A store that cannot be opened and
 /// cannot be created exists, its stream without a leader for the moment (a cluster
-/// electing one): both are tried again until it has one, for [`ELECTION`] at most.
+/// electing one), and a create that found no answer in time met a leader lost while it
+/// asked: both are tried again until the stream has a leader, for [`ELECTION`] at most.
 pub(crate) async fn open_or_create<T, E1, E2, O, C>(
     open: impl Fn() -> O,
     create: impl Fn() -> C,
@@ -119,7 +120,12 @@ where
         }
         match create().await {
             Ok(store) => return Ok(store),
-            Err(e) if names_an_existing_stream(&e) && tokio::time::Instant::now() < deadline => {
+            // The stream exists without a leader, or the request found none in time
+            // (the leader was lost while it was asked): both end with an election.
+            Err(e)
+                if (names_an_existing_stream(&e) || is_transient(&e))
+                    && tokio::time::Instant::now() < deadline =>
+            {
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
             Err(e) => return Err(failed(&format!("cannot open {what}"), e)),
