@@ -137,11 +137,9 @@ impl DecisionChannel for NatsChannel {
                     None if tokio::time::Instant::now() < deadline => {
                         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
                     }
-                    None => {
-                        return Err(io::Error::other(
-                            "a decision stands but cannot be read (the cluster did not agree in time)",
-                        ))
-                    }
+                    None => return Err(io::Error::other(
+                        "a decision stands but cannot be read (the cluster did not agree in time)",
+                    )),
                 }
             }
         })?;
