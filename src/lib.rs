@@ -1,6 +1,7 @@
 //! ctxlens: find what each context compaction of an LLM agent destroys, and gate it.
 
 pub mod cli;
+pub mod clock;
 pub mod export;
 pub mod ingest;
 pub mod legend;

@@ -74,8 +74,7 @@ fn hold(
         .events
         .iter()
         .any(|e| compaction(e) && e.offset >= to_byte);
-    let over = humantime::parse_rfc3339_weak(until)
-        .is_ok_and(|until| until < std::time::SystemTime::now());
+    let over = crate::clock::parse(until).is_some_and(|until| until < std::time::SystemTime::now());
     if landed || over {
         return;
     }

@@ -162,7 +162,7 @@ fn write(backend: &Backend, decision: Decision) -> Result<Outcome, RecordError> 
 }
 
 fn now() -> Option<String> {
-    Some(humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string())
+    Some(crate::clock::now())
 }
 
 /// Refuses a decision on `id` when it is a compaction a pre-compact hook announced but

@@ -114,12 +114,7 @@ pub fn write_scenario(
         seq += 1;
         let mut object = event.as_object().cloned().unwrap_or_else(Map::new);
         object.insert("seq".into(), Value::from(seq));
-        object.insert(
-            "ts".into(),
-            Value::from(
-                humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            ),
-        );
+        object.insert("ts".into(), Value::from(crate::clock::now()));
         let escaped = |s: &str| {
             let json = Value::from(s).to_string();
             json[1..json.len() - 1].to_owned()

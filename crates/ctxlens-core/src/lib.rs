@@ -23,6 +23,8 @@
 //! assert_eq!(analysis.verdict(k1), Verdict::Spill);
 //! ```
 
+// Pure code needs no `unsafe`: the compiler holds it (the workspace only denies it).
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod analysis;

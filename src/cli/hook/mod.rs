@@ -49,7 +49,7 @@ fn flush_log(blocking: Option<&str>) {
 }
 
 fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+    crate::clock::now()
 }
 
 /// Why a hook did nothing. It is logged, and the agent goes on: a hook never breaks it.
@@ -499,9 +499,7 @@ fn pre_compact(
         )
     };
     let wait = hold_wait(timeout, hold);
-    let hold_until = hold.then(|| {
-        humantime::format_rfc3339_seconds(std::time::SystemTime::now() + wait).to_string()
-    });
+    let hold_until = hold.then(|| crate::clock::seconds(std::time::SystemTime::now() + wait));
     let trigger = input
         .get("trigger")
         .and_then(Value::as_str)

@@ -86,7 +86,7 @@ pub fn rfc3339(millis: i64) -> Option<String> {
         .ok()
         .filter(|&m| m <= LAST_WRITABLE_MILLIS)?;
     let time = std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_millis(millis))?;
-    Some(humantime::format_rfc3339_millis(time).to_string())
+    Some(crate::clock::millis(time))
 }
 
 /// OpenCode's own export (`opencode export SESSION`): one JSON object with the session

@@ -101,10 +101,7 @@ impl Entry {
         self.opaque = findings
             .filter(|f| f.kind.name() == "opaque_summary")
             .count();
-        let recorded = meta
-            .last_activity
-            .as_deref()
-            .and_then(|ts| humantime::parse_rfc3339_weak(ts).ok());
+        let recorded = meta.last_activity.as_deref().and_then(crate::clock::parse);
         if let Some(at) = recorded {
             self.activity = at;
             // Written to just now, but its newest record is old: a copy, not a live log.
