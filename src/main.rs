@@ -27,14 +27,14 @@ fn main() -> ExitCode {
     if let Some(log) = args.command.as_mut().and_then(Command::log_mut) {
         match ctxlens::session::source::resolve(log) {
             Ok(resolved) => *log = resolved,
-            Err(error) => return fail(&CliError::unusable(error.to_string())),
+            Err(error) => return fail(&CliError::from(error)),
         }
     }
     if let (None, Some(path)) = (&args.command, args.path.as_mut()) {
         if !ctxlens::ingest::opencode::is_database(path) {
             match ctxlens::session::source::resolve(path) {
                 Ok(resolved) => *path = resolved,
-                Err(error) => return fail(&CliError::unusable(error.to_string())),
+                Err(error) => return fail(&CliError::from(error)),
             }
         }
     }
@@ -89,7 +89,7 @@ fn main() -> ExitCode {
 }
 
 fn fail(error: &CliError) -> ExitCode {
-    eprintln!("ctxlens: {}", ctxlens::sanitize::block(&error.to_string()));
+    eprintln!("ctxlens: {}", ctxlens::sanitize::block(&cli::chain(error)));
     ExitCode::from(error.code())
 }
 

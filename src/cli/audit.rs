@@ -224,11 +224,9 @@ fn sources(
 /// A session of an OpenCode database as it stands, with the decisions and the hooks'
 /// ledger recorded beside ctxlens's copy of it (which the TUI and the hooks use).
 fn from_database(db: &std::path::Path, session: &str, strict: bool) -> Result<Loaded, CliError> {
-    let bytes = crate::ingest::opencode::session_lines(db, session)
-        .map_err(|e| CliError::unusable(e.to_string()))?;
+    let bytes = crate::ingest::opencode::session_lines(db, session)?;
     let mut parsed = crate::ingest::parse_bytes(&bytes);
-    let copy = crate::session::mirror::copy_of(db, session)
-        .map_err(|e| CliError::unusable(e.to_string()))?;
+    let copy = crate::session::mirror::copy_of(db, session)?;
     // The hooks' ledger lies beside the copy, whose lines these are.
     crate::session::attach_sidecars(&mut parsed, &copy)
         .map_err(|e| CliError::unusable(format!("{}: {e}", copy.display())))?;

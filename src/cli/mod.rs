@@ -31,6 +31,7 @@ pub const EXIT_UNUSABLE: u8 = 2;
 /// own.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
+    /// A message of the CLI's own, with no cause under it.
     #[error("{0}")]
     Unusable(String),
     #[error(transparent)]
@@ -43,6 +44,14 @@ pub enum CliError {
     Tui(#[from] crate::tui::TuiError),
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
+    #[error(transparent)]
+    Spill(#[from] crate::store::spill::ReadError),
+    #[error(transparent)]
+    Source(#[from] crate::session::source::SourceError),
+    #[error(transparent)]
+    Mirror(#[from] crate::session::mirror::MirrorError),
+    #[error(transparent)]
+    Database(#[from] crate::ingest::opencode::DatabaseError),
 }
 
 impl CliError {
@@ -54,6 +63,22 @@ impl CliError {
     pub fn code(&self) -> u8 {
         EXIT_UNUSABLE
     }
+}
+
+/// An error and what caused it, as one message: each cause the message does not
+/// already say, after `: caused by: `.
+pub fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        let said = e.to_string();
+        if !text.contains(&said) {
+            text.push_str(": caused by: ");
+            text.push_str(&said);
+        }
+        cause = e.source();
+    }
+    text
 }
 
 /// A log and its decisions beside it.
@@ -167,4 +192,27 @@ pub fn json_line<T: serde::Serialize>(value: &T) -> String {
         serde_json::to_string(value)
             .unwrap_or_else(|e| format!("{{\"error\":\"cannot serialize: {e}\"}}")),
     )
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::chain;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("cannot record the decision")]
+    struct Outer(#[source] std::io::Error);
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("log.jsonl: {0}")]
+    struct Saying(#[source] std::io::Error);
+
+    #[test]
+    fn a_cause_the_message_does_not_say_is_added_once() {
+        let disk = || std::io::Error::other("no space left on device");
+        assert_eq!(
+            chain(&Outer(disk())),
+            "cannot record the decision: caused by: no space left on device"
+        );
+        assert_eq!(chain(&Saying(disk())), "log.jsonl: no space left on device");
+    }
 }

@@ -69,7 +69,7 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
         .iter()
         .map(|path| {
             if crate::ingest::opencode::is_database(path) {
-                crate::session::mirror::follow(path).map_err(|e| CliError::unusable(e.to_string()))
+                crate::session::mirror::follow(path).map_err(CliError::from)
             } else {
                 Ok(path.clone())
             }

@@ -65,9 +65,7 @@ pub fn get(
     };
     if let Some(server) = super::fleet::connect(fleet)? {
         use crate::store::channel::SpillStore;
-        let bytes = crate::store::nats::NatsSpills::new(server)
-            .get(&parsed)
-            .map_err(|e| CliError::unusable(e.to_string()))?;
+        let bytes = crate::store::nats::NatsSpills::new(server).get(&parsed)?;
         let written = if to_terminal {
             out.write_all(sanitize::block(&String::from_utf8_lossy(&bytes)).as_bytes())
         } else {
@@ -78,8 +76,7 @@ pub fn get(
             .map_err(|e| CliError::unusable(format!("cannot write the region: {e}")))?;
         return Ok(0);
     }
-    let mut file =
-        spill::open_verified(log, &parsed).map_err(|e| CliError::unusable(e.to_string()))?;
+    let mut file = spill::open_verified(log, &parsed)?;
     let written = if to_terminal {
         // A terminal gets text, escaped; read whole so no character is split.
         let mut bytes = Vec::new();

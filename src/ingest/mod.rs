@@ -16,25 +16,18 @@ pub mod watch;
 use ctxlens_core::model::Session;
 use ctxlens_core::parse::detect::LogParser;
 use lines::LineReader;
-use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// A log that cannot be used at all (as opposed to bad lines inside it).
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
 pub struct LoadError {
     pub path: PathBuf,
+    #[source]
     pub source: io::Error,
 }
-
-impl fmt::Display for LoadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path.display(), self.source)
-    }
-}
-
-impl std::error::Error for LoadError {}
 
 pub use find::{find_logs, subagent_parent, subagents_of};
 

@@ -83,25 +83,15 @@ fn remove_orphans(dir: &Path) {
     }
 }
 
-#[derive(Debug)]
+/// Why a spill could not be read back.
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
+    #[error("{}: no such spill", .0.display())]
     Missing(PathBuf),
+    #[error("{}: corrupt spill, its content hashes to sha256:{actual}; nothing was printed", path.display())]
     Corrupt { path: PathBuf, actual: String },
-    Io(PathBuf, io::Error),
-}
-
-impl fmt::Display for ReadError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ReadError::Missing(path) => write!(f, "{}: no such spill", path.display()),
-            ReadError::Corrupt { path, actual } => write!(
-                f,
-                "{}: corrupt spill, its content hashes to sha256:{actual}; nothing was printed",
-                path.display()
-            ),
-            ReadError::Io(path, e) => write!(f, "{}: {e}", path.display()),
-        }
-    }
+    #[error("{path}: {source}", path = .0.display(), source = .1)]
+    Io(PathBuf, #[source] io::Error),
 }
 
 /// The spill of `handle`, opened and checked: its bytes (streamed, never all in memory)
