@@ -101,7 +101,7 @@ fn reused_by_role(session: &Session, start: usize) -> Vec<(TokenId, usize)> {
             continue;
         };
         for &id in targets.iter() {
-            if !known_by_role(session.tokens.class(id)) {
+            if !session.tokens.class(id).by_role() {
                 continue;
             }
             let slot = *at.entry(id).or_insert_with(|| {
@@ -115,19 +115,6 @@ fn reused_by_role(session: &Session, start: usize) -> Vec<(TokenId, usize)> {
     }
     uses.retain(|&(_, n)| n >= 2);
     uses
-}
-
-/// Classes a command's role gives (docs/transcripts.md, identifiers by role).
-fn known_by_role(class: TokenClass) -> bool {
-    matches!(
-        class,
-        TokenClass::Host
-            | TokenClass::Service
-            | TokenClass::Container
-            | TokenClass::Database
-            | TokenClass::Variable
-            | TokenClass::Port
-    )
 }
 
 /// The candidates `summary` does not hold (as a whole word, or a path as the same file).

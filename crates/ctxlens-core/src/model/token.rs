@@ -99,6 +99,21 @@ impl TokenClass {
         }
     }
 
+    /// Whether a command's role gives the class (a host, a service, a container, a
+    /// database, a variable, a port: docs/transcripts.md, identifiers by role): any
+    /// other value of it stands in the same role.
+    pub fn by_role(self) -> bool {
+        matches!(
+            self,
+            TokenClass::Host
+                | TokenClass::Service
+                | TokenClass::Container
+                | TokenClass::Database
+                | TokenClass::Variable
+                | TokenClass::Port
+        )
+    }
+
     /// Paths, URLs, ARNs and hosts continue across `/` and `.`, so their word boundary is
     /// stricter (`1.2.3.4.5` is a version, not an address).
     pub fn is_pathlike(self) -> bool {

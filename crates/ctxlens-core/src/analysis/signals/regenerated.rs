@@ -117,7 +117,7 @@ pub(crate) fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId
         TokenClass::Numbered => d.text.len() == c.text.len(),
         // Any other value in the same role: an address and a name are one kind to
         // `ssh`, and any container is one to `docker exec`.
-        class if needs_recovery(class) => true,
+        class if class.by_role() => true,
         _ => {
             let prefix = |t: &str| {
                 t.rfind(['-', '_', '/', ':'])
@@ -313,43 +313,37 @@ impl WindowScan {
             return;
         }
         // A lost token the call used itself is no value it replaced.
+        let found = |d: TokenId, t: TokenId| Regenerated {
+            token: d,
+            regenerated: t,
+            event: call,
+            outcome,
+            failed: vec![call],
+            recovered: None,
+        };
         let look_alike = |&t: &TokenId| {
             lost.ids
                 .iter()
                 .filter(|&&d| !targets.contains(&d) && looks_like(session, d, t))
                 .min_by_key(|&&d| distance(session.tokens.text(d), session.tokens.text(t)))
-                .map(|&d| Regenerated {
-                    token: d,
-                    regenerated: t,
-                    event: call,
-                    outcome,
-                    failed: vec![call],
-                    recovered: None,
-                })
+                .map(|&d| found(d, t))
         };
         // A value known only by its role (a host, a container) is named in prose and
         // files long before a command uses it: never seen as a token is no sign it
         // was made up, and only a later use of the lost value shows the wrong one
         // cost the agent.
         let (never_seen, seen): (Vec<TokenId>, Vec<TokenId>) = targets.iter().partition(|&&t| {
-            first.get(t).is_none_or(|at| at >= call) && !needs_recovery(session.tokens.class(t))
+            first.get(t).is_none_or(|at| at >= call) && !session.tokens.class(t).by_role()
         });
         // The same file looked for in another folder: a look-alike by its role too.
         let elsewhere = |&t: &TokenId| {
             lost.ids
                 .iter()
                 .find(|&&d| !targets.contains(&d) && same_file_elsewhere(session, d, t))
-                .map(|&d| Regenerated {
-                    token: d,
-                    regenerated: t,
-                    event: call,
-                    outcome,
-                    failed: vec![call],
-                    recovered: None,
-                })
+                .map(|&d| found(d, t))
         };
-        if let Some(found) = never_seen.iter().find_map(look_alike) {
-            self.found.push(found);
+        if let Some(made_up) = never_seen.iter().find_map(look_alike) {
+            self.found.push(made_up);
         } else if let Some(suspect) = seen
             .iter()
             .find_map(look_alike)
@@ -377,20 +371,6 @@ fn same_file_elsewhere(session: &Session, dropped: TokenId, candidate: TokenId) 
         let base = crate::analysis::kept::basename(d.text);
         base.contains('.') && base == crate::analysis::kept::basename(c.text)
     }
-}
-
-/// Classes whose look-alike is any other value in the same role: a failure on one is
-/// a substitution only once a later call uses the lost value.
-fn needs_recovery(class: TokenClass) -> bool {
-    matches!(
-        class,
-        TokenClass::Host
-            | TokenClass::Service
-            | TokenClass::Container
-            | TokenClass::Database
-            | TokenClass::Variable
-            | TokenClass::Port
-    )
 }
 
 /// Edit distance between two short strings (names, ids), by characters.
