@@ -108,71 +108,133 @@ impl Analyzer {
             passes,
             threads,
         } = self;
-        let mut settled = std::mem::take(kept);
         reused.clear();
-        let complete = |until: usize| until < session.events.len();
-        // Kept again by `done` below: the newest compaction is never reused whole (its
-        // window grows).
-        let last_newest = newest.take();
-        let mut plan = |info: &CompactionInfo, until: usize, applied: &[(String, RangeSpec)]| {
-            // Taken out of what was kept, not copied: it is kept again below.
-            let at = settled.iter().position(|s| {
-                s.info == *info && s.until == until && s.inputs == inputs && until <= unchanged
+        let mut look = LastLook {
+            settled: std::mem::take(kept),
+            // Kept again by `done`: the newest compaction is never reused whole (its
+            // window grows).
+            last_newest: newest.take(),
+            kept,
+            newest,
+            reused,
+            inputs,
+            unchanged,
+            events: session.events.len(),
+        };
+        let resume = Resume {
+            passes,
+            unchanged,
+            marked: &marked,
+        };
+        analyze_with(session, sidecar, strict, resume, *threads, &mut look)
+    }
+}
+
+/// What the last look left that this one starts from: the passes over the events,
+/// how many events are unchanged, and where the compaction and decision events are
+/// (see `KeptPasses::marked_events`).
+struct Resume<'a> {
+    passes: &'a mut KeptPasses,
+    unchanged: usize,
+    marked: &'a [usize],
+}
+
+/// The compactions applied before one, with their ranges: what its window holds.
+type Applied = [(String, RangeSpec)];
+
+/// What a look asks of what the last one kept: how to analyse each compaction, and
+/// what to keep of each analysis for the next look.
+trait Look {
+    /// How the compaction `info`, whose window ends at `until` after `applied`, is
+    /// analysed in this look.
+    fn plan(&mut self, info: &CompactionInfo, until: usize, applied: &Applied) -> Planned;
+    /// Its analysis, with its region part unless the analysis was kept whole.
+    fn done(
+        &mut self,
+        info: &CompactionInfo,
+        until: usize,
+        applied: &Applied,
+        region: Option<&RegionPart>,
+        analysis: &CompactionAnalysis,
+    );
+}
+
+/// The analyses the last look kept, and where this look keeps its own.
+struct LastLook<'a> {
+    /// Settled analyses of the last look, taken out as they are reused.
+    settled: Vec<Settled>,
+    last_newest: Option<NewestRegion>,
+    kept: &'a mut Vec<Settled>,
+    newest: &'a mut Option<NewestRegion>,
+    reused: &'a mut std::collections::HashSet<String>,
+    inputs: Inputs,
+    unchanged: usize,
+    events: usize,
+}
+
+impl LastLook<'_> {
+    /// A window that ends before the log does: no later event can change it.
+    fn complete(&self, until: usize) -> bool {
+        until < self.events
+    }
+}
+
+impl Look for LastLook<'_> {
+    fn plan(&mut self, info: &CompactionInfo, until: usize, applied: &Applied) -> Planned {
+        let (inputs, unchanged) = (&self.inputs, self.unchanged);
+        // Taken out of what was kept, not copied: it is kept again by `done`.
+        let at = self.settled.iter().position(|s| {
+            s.info == *info && s.until == until && s.inputs == *inputs && until <= unchanged
+        });
+        if let Some(at) = at {
+            self.reused.insert(info.id.clone());
+            return Planned::Kept(self.settled.swap_remove(at).analysis);
+        }
+        // The region's events and the defining record (a transcript fills in the
+        // summary and what is carried over after the boundary) as they were. The
+        // newest compaction of the last look may be one a later compaction has
+        // settled since: its region part holds still.
+        match self.last_newest.as_ref() {
+            Some(n)
+                if n.info == *info
+                    && n.inputs == *inputs
+                    && n.applied == applied
+                    && info.at <= unchanged
+                    && info.def < unchanged =>
+            {
+                Planned::Region(n.part.clone())
+            }
+            _ => Planned::Fresh,
+        }
+    }
+
+    fn done(
+        &mut self,
+        info: &CompactionInfo,
+        until: usize,
+        applied: &Applied,
+        region: Option<&RegionPart>,
+        analysis: &CompactionAnalysis,
+    ) {
+        let complete = self.complete(until);
+        // Only the newest compaction's window grows.
+        if let (Some(part), false) = (region, complete) {
+            *self.newest = Some(NewestRegion {
+                info: info.clone(),
+                inputs: self.inputs.clone(),
+                applied: applied.to_vec(),
+                part: part.clone(),
             });
-            if let Some(at) = at {
-                reused.insert(info.id.clone());
-                return Planned::Kept(settled.swap_remove(at).analysis);
-            }
-            // The region's events and the defining record (a transcript fills in the
-            // summary and what is carried over after the boundary) as they were. The
-            // newest compaction of the last look may be one a later compaction has
-            // settled since: its region part holds still.
-            match last_newest.as_ref() {
-                Some(n)
-                    if n.info == *info
-                        && n.inputs == inputs
-                        && n.applied == applied
-                        && info.at <= unchanged
-                        && info.def < unchanged =>
-                {
-                    Planned::Region(n.part.clone())
-                }
-                _ => Planned::Fresh,
-            }
-        };
-        let mut done = |info: &CompactionInfo,
-                        until: usize,
-                        applied: &[(String, RangeSpec)],
-                        region: Option<&RegionPart>,
-                        analysis: &CompactionAnalysis| {
-            // Only the newest compaction's window grows.
-            if let (Some(part), false) = (region, complete(until)) {
-                *newest = Some(NewestRegion {
-                    info: info.clone(),
-                    inputs: inputs.clone(),
-                    applied: applied.to_vec(),
-                    part: part.clone(),
-                });
-            }
-            // Complete windows only: the newest compaction's can still grow.
-            if complete(until) {
-                kept.push(Settled {
-                    info: info.clone(),
-                    until,
-                    inputs: inputs.clone(),
-                    analysis: analysis.clone(),
-                });
-            }
-        };
-        analyze_with(
-            session,
-            sidecar,
-            strict,
-            (passes, unchanged, &marked),
-            *threads,
-            &mut plan,
-            &mut done,
-        )
+        }
+        // Complete windows only: the newest compaction's can still grow.
+        if complete {
+            self.kept.push(Settled {
+                info: info.clone(),
+                until,
+                inputs: self.inputs.clone(),
+                analysis: analysis.clone(),
+            });
+        }
     }
 }
 
@@ -267,33 +329,27 @@ impl<'a> FreshRegions<'a> {
     }
 }
 
-/// The whole analysis; `plan` says for each compaction (its info, the end of its
-/// window, the compactions applied before it) what of the last look holds, and `done`
-/// gets each one's analysis (and its region part, unless the analysis was kept whole).
-#[allow(clippy::type_complexity)]
+/// The whole analysis: `look` says for each compaction what of the last look holds,
+/// and is given each one's analysis to keep for the next.
 fn analyze_with(
     session: &Session,
     sidecar: &[Decision],
     strict: bool,
-    (kept, unchanged, marked): (&mut KeptPasses, usize, &[usize]),
+    resume: Resume<'_>,
     threads: usize,
-    plan: &mut dyn FnMut(&CompactionInfo, usize, &[(String, RangeSpec)]) -> Planned,
-    done: &mut dyn FnMut(
-        &CompactionInfo,
-        usize,
-        &[(String, RangeSpec)],
-        Option<&RegionPart>,
-        &CompactionAnalysis,
-    ),
+    look: &mut dyn Look,
 ) -> SessionAnalysis {
-    // `marked`: where the compaction and decision events are (see
-    // `KeptPasses::marked_events`).
+    let Resume {
+        passes: kept,
+        unchanged,
+        marked,
+    } = resume;
     let infos = session.compactions_among(marked);
     let windows = windows(session, &infos);
     let plans: Vec<Planned> = infos
         .iter()
         .zip(&windows)
-        .map(|(info, (applied, until))| plan(info, *until, applied))
+        .map(|(info, (applied, until))| look.plan(info, *until, applied))
         .collect();
     // One pass builds the state at every compaction analysed afresh (compactions are
     // in event order), from where the last look left it when it can. Their regions
@@ -325,7 +381,7 @@ fn analyze_with(
         for ((info, (applied, until)), plan) in planned {
             let part = match plan {
                 Planned::Kept(analysis) => {
-                    done(info, *until, applied, None, &analysis);
+                    look.done(info, *until, applied, None, &analysis);
                     compactions.push(analysis);
                     continue;
                 }
@@ -340,7 +396,7 @@ fn analyze_with(
                 passes.first_seen(),
                 unchanged,
             );
-            done(info, *until, applied, Some(&part), &analysis);
+            look.done(info, *until, applied, Some(&part), &analysis);
             compactions.push(analysis);
         }
         // Dropping the pool's job queue lets its threads go.
