@@ -11,15 +11,16 @@ mod splice;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
 
 use crate::ingest;
+use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry, LedgerToken};
 use ctxlens_core::analysis::at_risk::{
-    candidates, dropped_by, keep_instructions, restore_context, Candidate,
+    candidates, dropped_by, keep_instructions, restore_context, Candidate, PendingRegion,
 };
-use ctxlens_core::model::{Bookkeeping, Decision, EventKind, Verdict};
+use ctxlens_core::model::{Decision, EventKind, Verdict};
 
 use serde_json::{json, Value};
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// What the hook has to say on stderr, written when it exits: Claude Code shows the
@@ -291,11 +292,11 @@ fn hook_result(
         .and_then(|input| match hook {
             HookEvent::PreCompact => {
                 let manual = input.get("trigger").and_then(Value::as_str) == Some("manual");
-                pre_compact(&input, hold, timeout).map(|(decision, at_risk)| {
+                pre_compact(&input, hold, timeout).map(|held| {
                     if matches!(agent, Agent::QwenCode | Agent::OpenCode) {
-                        answer_summariser(agent, decision, &at_risk, stdout)
+                        answer_summariser(agent, held.decision, &held.at_risk, stdout)
                     } else {
-                        answer(agent, decision, manual, stdout)
+                        answer(agent, held.decision, manual, stdout)
                     }
                 })
             }
@@ -449,47 +450,27 @@ fn hold_wait(timeout: Option<f64>, hold: bool) -> Duration {
     Duration::from_secs_f64(DEFAULT_HOLD_SECS)
 }
 
+/// What the pre-compact hook answers with: the operator's decision (or `None` when
+/// there is none to follow), and what to keep of the region for a summariser that can
+/// be told (the identifiers at risk and how to read the region back).
+struct PreCompactAnswer {
+    decision: Option<Decision>,
+    at_risk: String,
+}
+
 /// Spills the region, records the ledger and, with `hold`, waits for an operator's
-/// decision: the decision (or `None` when there is none to follow), and what to keep
-/// of the region for a summariser that can be told (the identifiers at risk and how to
-/// read the region back).
+/// decision.
 fn pre_compact(
     input: &Value,
     hold: bool,
     timeout: Option<f64>,
-) -> Result<(Option<Decision>, String), HookError> {
+) -> Result<PreCompactAnswer, HookError> {
     let transcript = transcript_of(input)?;
     let session = crate::session::read(&transcript)?;
-    // The region: everything after the latest compaction (and its summary record).
-    // A compaction still held by an earlier hook has not happened.
-    let last_compaction = session
-        .events
-        .iter()
-        .rposition(|e| matches!(&e.kind, EventKind::Compaction(c) if c.extra.held.is_none()));
-    let start = last_compaction
-        .and_then(|i| {
-            let summary = session
-                .events
-                .get(i + 1)
-                .filter(|e| e.kind == EventKind::Bookkeeping(Bookkeeping::CompactSummary));
-            summary.or(session.events.get(i))
-        })
-        .map_or(0, |e| e.end());
-    let end = session.events.last().map_or(0, |e| e.end()).max(start);
+    let region = PendingRegion::of(&session);
     let backend = backend_of(&transcript);
-    let handle = if end > start {
-        let mut region = ingest::open_range(&transcript, start, end).map_err(HookError::Spill)?;
-        Some(
-            backend
-                .spills
-                .put(&mut region)
-                .map_err(HookError::Spill)?
-                .to_string(),
-        )
-    } else {
-        None
-    };
-    let found = candidates(&session, last_compaction);
+    let handle = spill_region(&transcript, &backend, &region)?;
+    let found = candidates(&session, region.last_compaction);
     let at_risk = {
         let refs: Vec<&Candidate> = found.iter().collect();
         keep_instructions(
@@ -499,18 +480,61 @@ fn pre_compact(
         )
     };
     let wait = hold_wait(timeout, hold);
-    let hold_until = hold.then(|| crate::clock::seconds(std::time::SystemTime::now() + wait));
     let trigger = input
         .get("trigger")
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let entry = ledger::append_pre_compact(&transcript, |n| Entry::PreCompact {
+    let id = record_pre_compact(
+        &transcript,
+        &region,
+        handle,
+        &found,
+        trigger,
+        hold.then_some(wait),
+    )?;
+    if !hold {
+        return Ok(PreCompactAnswer {
+            decision: None,
+            at_risk,
+        });
+    }
+    let decision = hold_for_decision(&transcript, &backend, id, wait);
+    Ok(PreCompactAnswer { decision, at_risk })
+}
+
+/// The region stored in the spill store, under its handle; `None` when it is empty.
+fn spill_region(
+    transcript: &Path,
+    backend: &Backend,
+    region: &PendingRegion,
+) -> Result<Option<String>, HookError> {
+    if region.is_empty() {
+        return Ok(None);
+    }
+    let mut bytes =
+        ingest::open_range(transcript, region.start, region.end).map_err(HookError::Spill)?;
+    let handle = backend.spills.put(&mut bytes).map_err(HookError::Spill)?;
+    Ok(Some(handle.to_string()))
+}
+
+/// The ledger's `pre-compact` line for this compaction (with `hold`, until when the
+/// hook waits): its id.
+fn record_pre_compact(
+    transcript: &Path,
+    region: &PendingRegion,
+    handle: Option<String>,
+    found: &[Candidate],
+    trigger: Option<String>,
+    hold: Option<Duration>,
+) -> Result<String, HookError> {
+    let hold_until = hold.map(|wait| crate::clock::seconds(std::time::SystemTime::now() + wait));
+    let entry = ledger::append_pre_compact(transcript, |n| Entry::PreCompact {
         id: format!("pre-compact-{n}"),
         ts: now(),
         trigger,
         handle: handle.clone(),
-        from_byte: start,
-        to_byte: end,
+        from_byte: region.start,
+        to_byte: region.end,
         tokens: found.iter().map(to_ledger).collect(),
         hold_until,
     })
@@ -520,13 +544,21 @@ fn pre_compact(
     };
     log(&format!(
         "{id}: stored {} bytes of the region as {}; the ledger holds {} identifiers",
-        end - start,
+        region.end - region.start,
         handle.as_deref().unwrap_or("(nothing to store)"),
         found.len()
     ));
-    if !hold {
-        return Ok((None, at_risk));
-    }
+    Ok(id)
+}
+
+/// Waits up to `wait` for an operator's decision on `id`, then records in the ledger
+/// that the hook let it go: the decision, or `None` (the compaction goes ahead).
+fn hold_for_decision(
+    transcript: &Path,
+    backend: &Backend,
+    id: String,
+    wait: Duration,
+) -> Option<Decision> {
     log(&format!(
         "holding the compaction for {} s until an operator decides (the TUI shows it PENDING; or: {} decide {} {id} approve|spill|preserve|refuse)",
         wait.as_secs(),
@@ -534,7 +566,7 @@ fn pre_compact(
         transcript.display()
     ));
     // A store that cannot be asked at all gives the timeout's answer now, and says why.
-    let (decision, why) = wait_for_decision(&transcript, &backend, &id, wait).unwrap_or_else(|e| {
+    let (decision, why) = wait_for_decision(transcript, backend, &id, wait).unwrap_or_else(|e| {
         let why = format!("the decisions cannot be read: {e}");
         log(&format!("{id}: {why}; the compaction goes ahead"));
         (None, Some(why))
@@ -546,10 +578,10 @@ fn pre_compact(
         verdict: decision.as_ref().map(|d| d.verdict),
         why,
     };
-    if let Err(e) = ledger::append(&transcript, &released) {
+    if let Err(e) = ledger::append(transcript, &released) {
         log(&format!("cannot write the ledger: {e}"));
     }
-    Ok((decision, at_risk))
+    decision
 }
 
 /// How often the held hook looks at the channel when no event woke it: a fallback for
@@ -563,7 +595,7 @@ const HOLD_POLL: Duration = Duration::from_millis(500);
 /// again until the time runs out: it may come back, and the agent is never failed.
 fn wait_for_decision(
     transcript: &std::path::Path,
-    backend: &crate::store::channel::Backend,
+    backend: &Backend,
     id: &str,
     wait: Duration,
 ) -> Result<(Option<Decision>, Option<String>), HookError> {

@@ -19,6 +19,50 @@ pub struct Candidate {
     pub why: String,
 }
 
+/// What a compaction about to happen would replace: the events after the latest
+/// compaction that happened (and its summary record), as a byte range of the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingRegion {
+    /// Index of the latest compaction that happened, if any (one a hook still holds
+    /// has not happened).
+    pub last_compaction: Option<usize>,
+    /// The byte offset where the region starts.
+    pub start: u64,
+    /// The byte offset where it ends (the end of the log).
+    pub end: u64,
+}
+
+impl PendingRegion {
+    /// The region a compaction of `session` would replace now.
+    pub fn of(session: &Session) -> PendingRegion {
+        use crate::model::Bookkeeping;
+        let last_compaction = session
+            .events
+            .iter()
+            .rposition(|e| matches!(&e.kind, EventKind::Compaction(c) if c.extra.held.is_none()));
+        let start = last_compaction
+            .and_then(|i| {
+                let summary = session
+                    .events
+                    .get(i + 1)
+                    .filter(|e| e.kind == EventKind::Bookkeeping(Bookkeeping::CompactSummary));
+                summary.or(session.events.get(i))
+            })
+            .map_or(0, |e| e.end());
+        let end = session.events.last().map_or(0, |e| e.end()).max(start);
+        PendingRegion {
+            last_compaction,
+            start,
+            end,
+        }
+    }
+
+    /// Whether it holds any byte.
+    pub fn is_empty(&self) -> bool {
+        self.end <= self.start
+    }
+}
+
 /// How many recent tool calls and results are looked at.
 const RECENT: usize = 20;
 
