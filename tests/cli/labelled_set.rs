@@ -276,6 +276,7 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
     let (mut alerts, mut true_alerts, mut notes, mut compactions) = (0, 0, 0, 0);
     let mut by_kind = ByKind::default();
     let mut ssh_harm = None;
+    let added = added_labels();
     for path in labels {
         let label: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let file = label["file"].as_str().unwrap();
@@ -294,7 +295,7 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
                 continue;
             }
             let verdict = rules_md_label(&label, finding)
-                .or_else(|| added_label(file, finding))
+                .or_else(|| added_label(&added, file, finding))
                 .unwrap_or_else(|| {
                     panic!("{file}: {finding} has no label: label it by RULES.md, with its why")
                 });
@@ -328,6 +329,24 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
     assert!(harm["recovered"].is_string(), "the recovery: {harm}");
     assert!(harm["cost"]["steps"].as_u64().unwrap() >= 2, "{harm}");
     assert!(harm["cost"]["tokens"].as_u64().unwrap() > 0, "{harm}");
+    // The README and docs/signals.md give this run's cost.
+    let cost = format!(
+        "{} steps and {}k tokens",
+        harm["cost"]["steps"],
+        harm["cost"]["tokens"].as_u64().unwrap() / 1000
+    );
+    the_readme_says(&format!("recovered {cost} later"));
+    let signals =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/signals.md"))
+            .unwrap();
+    assert!(
+        signals
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(&cost),
+        "docs/signals.md lacks {cost}"
+    );
     the_docs_show(&by_kind.rows("12 sessions"));
     eprintln!("labelled by RULES.md: {true_alerts}/{alerts} alerts true over {compactions} compactions; {notes} notes");
     the_readme_says(&format!(
@@ -343,11 +362,15 @@ fn alerts_on_the_sessions_labelled_by_rules_md_hold() {
     );
 }
 
-/// The label this project gave, by `RULES.md`, a finding on `file` that the shared
-/// labels do not cover (tests/labelled/rules-md-additions.json).
-fn added_label(file: &str, finding: &Value) -> Option<bool> {
+/// The labels this project gave, by `RULES.md`, to findings the shared labels do not
+/// cover.
+fn added_labels() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/labelled/rules-md-additions.json");
-    let added: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// The label `added` (see [`added_labels`]) gives a finding on `file`.
+fn added_label(added: &Value, file: &str, finding: &Value) -> Option<bool> {
     added["findings"].as_array()?.iter().find_map(|l| {
         let same = l["file"] == file
             && l["compaction"] == finding["compaction"]

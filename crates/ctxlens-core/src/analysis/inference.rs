@@ -62,10 +62,19 @@ pub(crate) struct LaterUse {
     pub event: usize,
     pub name: String,
     pub call_id: Option<String>,
-    pub reuse: Reuse,
     /// Re-derived: index of the event that went to find it again (the call whose
     /// result, or the user's message that, brought it back).
     pub found_again: Option<usize>,
+}
+
+impl LaterUse {
+    /// Found again before this use, or recalled.
+    pub fn reuse(&self) -> Reuse {
+        match self.found_again {
+            Some(_) => Reuse::ReDerived,
+            None => Reuse::Recalled,
+        }
+    }
 }
 
 /// Scans events `from..until` (after the compaction, up to the next one). `dropped`
@@ -130,10 +139,6 @@ pub(crate) fn later_uses(
                         event: index,
                         name: head.name.to_string(),
                         call_id: head.call_id.as_deref().map(str::to_owned),
-                        reuse: match found_again {
-                            Some(_) => Reuse::ReDerived,
-                            None => Reuse::Recalled,
-                        },
                         found_again,
                     });
                 }

@@ -175,8 +175,8 @@ fn segment_roles(words: &[&str], depth: u8, out: &mut Vec<RoleValue>) {
         "docker" | "podman" => docker(args, out),
         "docker-compose" => compose(args, out),
         "kubectl" | "oc" => kubectl(args, out),
-        "psql" | "pg_dump" | "pg_restore" => psql(args, out),
-        "mysql" | "mysqldump" => mysql(args, out),
+        "psql" | "pg_dump" | "pg_restore" => db_client(&PSQL, args, out),
+        "mysql" | "mysqldump" => db_client(&MYSQL, args, out),
         "createdb" | "dropdb" => {
             if let Some(db) = positionals(args, "hpUW").first() {
                 push(out, db, TokenClass::Database);
@@ -450,32 +450,42 @@ fn kubectl(args: &[&str], out: &mut Vec<RoleValue>) {
     }
 }
 
-fn psql(args: &[&str], out: &mut Vec<RoleValue>) {
-    if let Some(host) = option_value(args, "h", "host") {
-        push(out, host, TokenClass::Host);
-    }
-    if let Some(port) = option_value(args, "p", "port") {
-        push(out, port, TokenClass::Port);
-    }
-    if let Some(db) = option_value(args, "d", "dbname") {
-        push(out, db, TokenClass::Database);
-    } else if let Some(db) = positionals(args, "cdfhpUvFoTLPn").first() {
-        if !db.contains("://") {
-            push(out, db, TokenClass::Database);
-        }
-    }
+/// How a database client names what it connects to: the short options of its port
+/// and database, the long one of its database, and the one-letter options that take
+/// a value (so its first other word, the database, can be found).
+struct DbClient {
+    port: &'static str,
+    database: &'static str,
+    database_long: &'static str,
+    valued: &'static str,
 }
 
-fn mysql(args: &[&str], out: &mut Vec<RoleValue>) {
+const PSQL: DbClient = DbClient {
+    port: "p",
+    database: "d",
+    database_long: "dbname",
+    valued: "cdfhpUvFoTLPn",
+};
+
+const MYSQL: DbClient = DbClient {
+    port: "P",
+    database: "D",
+    database_long: "database",
+    valued: "hPuDeS",
+};
+
+/// The host, port and database of a `psql` or `mysql` command line.
+fn db_client(client: &DbClient, args: &[&str], out: &mut Vec<RoleValue>) {
     if let Some(host) = option_value(args, "h", "host") {
         push(out, host, TokenClass::Host);
     }
-    if let Some(port) = option_value(args, "P", "port") {
+    if let Some(port) = option_value(args, client.port, "port") {
         push(out, port, TokenClass::Port);
     }
-    if let Some(db) = option_value(args, "D", "database") {
-        push(out, db, TokenClass::Database);
-    } else if let Some(db) = positionals(args, "hPuDeS").first() {
+    let database = option_value(args, client.database, client.database_long)
+        .or_else(|| positionals(args, client.valued).first().copied());
+    // A connection URL is read as a URL, not as a name.
+    if let Some(db) = database.filter(|db| !db.contains("://")) {
         push(out, db, TokenClass::Database);
     }
 }
@@ -514,17 +524,16 @@ fn is_variable(text: &str) -> bool {
         && !WELL_KNOWN_VARIABLES.contains(&text)
 }
 
-/// A machine's name or address: letters, digits, `.` and `-`, not `localhost`.
+/// A machine's name or address (letters, digits, `.` and `-`) the extractor would
+/// keep as a host: not loopback, nor a forge everyone pushes to (`git@github.com`).
 fn is_host(text: &str) -> bool {
-    text.len() >= 2
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
+    text.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'.' || b == b'-')
         && text
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric())
-        && !matches!(text, "localhost" | "127.0.0.1")
+        && crate::analysis::extract::is_host_to_keep(text)
 }
 
 /// A name a command takes (`web`, `safecast_prod`, `api-1`): no option, no variable,
@@ -647,6 +656,7 @@ mod tests {
             "psql postgres://u@h/db",
             "cat 'open",
             "ssh -o ConnectTimeout=5",
+            "ssh -T git@github.com",
         ] {
             assert!(roles(command).is_empty(), "{command}: {:?}", roles(command));
         }

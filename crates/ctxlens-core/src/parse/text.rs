@@ -151,9 +151,7 @@ pub fn tool_call_digest(
             for file in bare_file_arguments(leaf.text) {
                 targets.push(table.intern(&file, TokenClass::Path));
             }
-            for role in super::roles::command_roles(leaf.text) {
-                targets.push(table.intern(&role.text, role.class));
-            }
+            push_roles(leaf.text, table, &mut targets);
         }
     }
     // A command given as an argument vector (Codex's `shell`) is one command line too
@@ -162,15 +160,20 @@ pub fn tool_call_digest(
         if let Some(Value::Array(words)) = input.get(field) {
             let words: Vec<&str> = words.iter().filter_map(Value::as_str).collect();
             if let Ok(line) = shlex::try_join(words) {
-                for role in super::roles::command_roles(&line) {
-                    targets.push(table.intern(&role.text, role.class));
-                }
+                push_roles(&line, table, &mut targets);
             }
         }
     }
     let targets = TextDigest::from_ids(0, targets).tokens;
     let all = TextDigest::from_ids(words, ids.into_iter().chain(targets.iter().copied()));
     (all, targets.into_boxed_slice())
+}
+
+/// The values `command` takes in a role (`super::roles`), interned as targets.
+fn push_roles(command: &str, table: &mut impl Intern, targets: &mut Vec<TokenId>) {
+    for role in super::roles::command_roles(command) {
+        targets.push(table.intern(&role.text, role.class));
+    }
 }
 
 /// A string of a tool input, with the key that holds it and whether it is an argument

@@ -475,7 +475,7 @@ impl<'a> Ctx<'a> {
         for used in uses {
             use_of.entry(used.token).or_insert(used);
         }
-        let reuse_of = |id: TokenId| use_of.get(&id).map(|u| u.reuse);
+        let reuse_of = |id: TokenId| use_of.get(&id).map(|u| u.reuse());
         let changed = out
             .tokens
             .iter()
@@ -503,10 +503,11 @@ impl<'a> Ctx<'a> {
                 regenerable: token.declared,
                 required_by: needed_by.clone(),
                 fate: token.fate,
-                rederived_cost: used
-                    .filter(|u| u.reuse == crate::analysis::inference::Reuse::ReDerived)
-                    .and_then(|u| u.found_again)
-                    .map(|from| cost_between(session, from, used.map_or(from, |u| u.event))),
+                // Only a re-derived use was found again.
+                rederived_cost: used.and_then(|u| {
+                    u.found_again
+                        .map(|from| cost_between(session, from, u.event))
+                }),
             });
             if token.fate.carried {
                 continue;
@@ -543,7 +544,7 @@ impl<'a> Ctx<'a> {
         for found in found {
             let d = session.tokens.text(found.token);
             let t = session.tokens.text(found.regenerated);
-            let step = call_name(session, found.event);
+            let step = call_name(session, found.event());
             let failed_steps: Vec<String> = found
                 .failed
                 .iter()
@@ -561,7 +562,7 @@ impl<'a> Ctx<'a> {
             let recovered = found.recovered.map(|i| call_name(session, i));
             let cost = found
                 .recovered
-                .map(|to| cost_between(session, found.event, to));
+                .map(|to| cost_between(session, found.event(), to));
             let message = match (&recovered, cost) {
                 (Some(recovery), Some(cost)) => format!(
                     "after {id} dropped {d}, {steps} failed on {t} in its place{came_back}; the agent recovered only at {recovery}, which used {d} again: {}",

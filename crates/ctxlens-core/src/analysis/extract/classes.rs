@@ -301,7 +301,7 @@ pub(super) fn shape_ok(candidate: &str, class: TokenClass) -> bool {
 
 /// A host that names one machine of the work: not loopback, the unspecified address,
 /// a netmask, nor a forge everyone pushes to (`git@github.com`).
-fn is_host_to_keep(candidate: &str) -> bool {
+pub(crate) fn is_host_to_keep(candidate: &str) -> bool {
     const EVERYONE_S: [&str; 5] = [
         "localhost",
         "github.com",

@@ -38,8 +38,8 @@ mod tests;
 mod word_masks;
 mod words;
 
-pub(crate) use classes::leading_brackets;
 use classes::*;
+pub(crate) use classes::{is_host_to_keep, leading_brackets};
 use prefilter::*;
 use words::*;
 pub use words::{

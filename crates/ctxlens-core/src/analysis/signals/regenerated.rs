@@ -15,12 +15,10 @@ use crate::model::{Event, EventKind, FastMap, Session, TokenClass, TokenId};
 pub(crate) struct Regenerated {
     pub token: TokenId,
     pub regenerated: TokenId,
-    /// Index of the (first) failed tool call.
-    pub event: usize,
     /// Index of the result that showed the failure, when it came back later than the
     /// call's own answer (a background command's output read afterwards).
     pub outcome: Option<usize>,
-    /// Every failed call on the same substitute, in order (`event` first).
+    /// Indices of every failed call on the same substitute, in order: never empty.
     pub failed: Vec<usize>,
     /// Index of the later call that used the dropped token, when the look-alike was one
     /// the session had seen before: what shows the wrong value cost a step.
@@ -31,6 +29,13 @@ pub(crate) struct Regenerated {
 /// map; a large log holds millions of tokens).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FirstSeen(Vec<u32>);
+
+impl Regenerated {
+    /// Index of the first failed tool call.
+    pub fn event(&self) -> usize {
+        self.failed.first().copied().unwrap_or_default()
+    }
+}
 
 impl FirstSeen {
     fn note(&mut self, id: TokenId, index: usize) {
@@ -130,8 +135,8 @@ pub(crate) fn looks_like(session: &Session, dropped: TokenId, candidate: TokenId
     }
 }
 
-/// A region's dropped tokens that nothing carries back, in region order and as a set:
-/// fixed once the region is analysed, while the window after it grows.
+/// A region's dropped tokens that nothing carries back, in region order: fixed once
+/// the region is analysed, while the window after it grows.
 #[derive(Debug, Default)]
 pub(crate) struct Lost {
     ids: Vec<TokenId>,
@@ -316,7 +321,6 @@ impl WindowScan {
         let found = |d: TokenId, t: TokenId| Regenerated {
             token: d,
             regenerated: t,
-            event: call,
             outcome,
             failed: vec![call],
             recovered: None,
@@ -354,7 +358,6 @@ impl WindowScan {
                 Some(known) => {
                     known.failed.push(call);
                     known.failed.sort_unstable();
-                    known.event = known.failed.first().copied().unwrap_or(call);
                     known.outcome = known.outcome.max(outcome);
                 }
                 None => self.suspects.push(suspect),
