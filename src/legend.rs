@@ -1,8 +1,8 @@
 //! What became of a compaction's tokens, with one mark and one label for each meaning:
 //! `audit`, the TUI's rows, its header and its legend all say it the same way.
 
-use ctxlens_core::analysis::compaction::{DroppedToken, RegionToken};
-use ctxlens_core::analysis::inference::Reuse;
+use ctxlens_core::analysis::Reuse;
+use ctxlens_core::analysis::{DroppedToken, RegionToken};
 
 /// What a compaction did to a token of its region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

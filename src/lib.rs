@@ -1,5 +1,7 @@
 //! ctxlens: find what each context compaction of an LLM agent destroys, and gate it.
 
+#![warn(unreachable_pub)]
+
 pub mod cli;
 pub mod clock;
 pub mod export;

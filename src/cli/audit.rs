@@ -3,7 +3,8 @@
 use super::human::{self, Style};
 use super::{json_line, load_from, CliError, Loaded, EXIT_FINDING, EXIT_OK, EXIT_UNUSABLE};
 use crate::cli::args::AuditArgs;
-use crate::ingest::progress::Reading;
+use crate::session::source::{from_database, from_stream, origins, Origin};
+use crate::session::Reading;
 use ctxlens_core::analysis::{report, Options};
 use std::io::IsTerminal;
 use std::io::Write;
@@ -30,26 +31,27 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
             return error.code();
         }
     };
-    let sources = sources(&args.paths, server.as_deref());
+    let sources = origins(&args.paths, server.as_deref());
     let last = sources.len().saturating_sub(1);
     for (index, source) in sources.into_iter().enumerate() {
         let (name, loaded) = match source {
-            Ok(Source::File(path)) => {
+            Ok(Origin::File(path)) => {
                 let loaded = load_file(&path, server.as_ref(), args.strict, progress);
                 (path.display().to_string(), loaded)
             }
-            Ok(Source::OpenCode(db, session)) => {
+            Ok(Origin::DatabaseSession(db, session)) => {
                 let name = crate::session::source::session_name(&db, &session);
-                (name, from_database(&db, &session, args.strict))
+                let loaded = from_database(&db, &session, args.strict);
+                (name, loaded.map_err(CliError::from))
             }
-            Ok(Source::Subject(subject)) => {
+            Ok(Origin::Subject(subject)) => {
                 let loaded = server
                     .as_ref()
                     .ok_or_else(|| CliError::unusable("no server"))
-                    .and_then(|server| from_stream(server, &subject, args.strict));
+                    .and_then(|server| Ok(from_stream(server, &subject, args.strict)?));
                 (subject, loaded)
             }
-            Ok(Source::Empty(db)) => {
+            Ok(Origin::EmptyDatabase(db)) => {
                 let name = db.display().to_string();
                 let note = "an OpenCode database with no sessions: nothing to audit";
                 if args.json {
@@ -61,6 +63,7 @@ pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
                 continue;
             }
             Err((name, error)) => {
+                let error = CliError::from(error);
                 eprintln!("ctxlens: {}", crate::sanitize::block(&error.to_string()));
                 if args.json {
                     let line = serde_json::json!({"file": name, "error": error.to_string()});
@@ -107,147 +110,8 @@ fn load_file(
         eprint!("\r\x1b[K");
     }
     let loaded = loaded?;
-    // Not one event, and NUL bytes, which no text log holds: a binary, not a log.
-    let lines = loaded.session.malformed.total();
-    if loaded.session.events.is_empty() && lines > 0 && starts_with_a_nul_byte(path) {
-        return Err(CliError::unusable(format!(
-            "{shown}: not a session log (a binary file: no line of it is an event)"
-        )));
-    }
+    crate::session::source::refuse_binary(path, &loaded.session)?;
     Ok(loaded)
-}
-
-/// Whether the first block of the file at `path` holds a NUL byte.
-fn starts_with_a_nul_byte(path: &std::path::Path) -> bool {
-    let mut first = [0u8; 8192];
-    let read = crate::ingest::open_log(path)
-        .ok()
-        .and_then(|mut file| std::io::Read::read(&mut file, &mut first).ok())
-        .unwrap_or(0);
-    first.get(..read).is_some_and(|bytes| bytes.contains(&0))
-}
-
-/// Where a report's log comes from.
-enum Source {
-    File(std::path::PathBuf),
-    /// An OpenCode database with no session.
-    Empty(std::path::PathBuf),
-    /// A session of an OpenCode database.
-    OpenCode(std::path::PathBuf, String),
-    /// A subject of the events stream.
-    Subject(String),
-}
-
-/// The logs `paths` name: files, and with a server, subjects (wildcards expanded).
-fn sources(
-    paths: &[std::path::PathBuf],
-    server: Option<&crate::store::nats::Nats>,
-) -> Vec<Result<Source, (String, CliError)>> {
-    let mut out = Vec::new();
-    for path in paths {
-        let name = path.display().to_string();
-        let failed =
-            |e: &dyn std::fmt::Display| Err((name.clone(), CliError::unusable(e.to_string())));
-        // A session of an OpenCode database by the name this command prints.
-        if let Some((db, session)) = crate::session::source::split_session_name(path) {
-            out.push(Ok(Source::OpenCode(db, session)));
-            continue;
-        }
-        // OpenCode's own export of a session: ctxlens's copy of it.
-        match crate::session::source::export_copy(path) {
-            Ok(Some(copy)) => {
-                out.push(Ok(Source::File(copy)));
-                continue;
-            }
-            Ok(None) => {}
-            Err(e) => {
-                out.push(failed(&e));
-                continue;
-            }
-        }
-        // A folder: its session logs, as the TUI lists them.
-        if path.is_dir() {
-            let mut logs = crate::ingest::find_logs(path);
-            logs.sort();
-            if logs.is_empty() {
-                out.push(failed(&format!(
-                    "{}: no session logs (*.jsonl) under it",
-                    crate::sanitize::line(&name)
-                )));
-            }
-            out.extend(logs.into_iter().map(|log| Ok(Source::File(log))));
-            continue;
-        }
-        // An OpenCode database: each of its sessions.
-        if path.is_file() && crate::ingest::opencode::is_database(path) {
-            match crate::ingest::opencode::sessions(path) {
-                Ok(sessions) if sessions.is_empty() => out.push(Ok(Source::Empty(path.clone()))),
-                Ok(sessions) => out.extend(
-                    sessions
-                        .into_iter()
-                        .map(|s| Ok(Source::OpenCode(path.clone(), s.id))),
-                ),
-                Err(e) => out.push(failed(&e)),
-            }
-            continue;
-        }
-        let Some(server) = server.filter(|_| !path.exists()) else {
-            out.push(Ok(Source::File(path.clone())));
-            // Claude Code's subagents compact on their own: their transcripts follow
-            // their session's, unless named as well.
-            out.extend(
-                crate::ingest::subagents_of(path)
-                    .into_iter()
-                    .filter(|agent| !paths.contains(agent))
-                    .map(|agent| Ok(Source::File(agent))),
-            );
-            continue;
-        };
-        let filter = path.to_string_lossy();
-        match server.subjects(&filter) {
-            Ok(subjects) if subjects.is_empty() => out.push(failed(&format!(
-                "{}: no such file, and no session on the events stream matches it",
-                crate::sanitize::line(&filter)
-            ))),
-            Ok(subjects) => out.extend(
-                subjects
-                    .into_iter()
-                    .filter(|s| s.ends_with(".events"))
-                    .map(|s| Ok(Source::Subject(s))),
-            ),
-            Err(e) => out.push(failed(&format!("{}: {e}", crate::sanitize::line(&filter)))),
-        }
-    }
-    out
-}
-
-/// A session of an OpenCode database as it stands, with the decisions and the hooks'
-/// ledger recorded beside ctxlens's copy of it (which the TUI and the hooks use).
-fn from_database(db: &std::path::Path, session: &str, strict: bool) -> Result<Loaded, CliError> {
-    let bytes = crate::ingest::opencode::session_lines(db, session)?;
-    let mut parsed = crate::ingest::parse_bytes(&bytes);
-    let copy = crate::session::mirror::copy_of(db, session)?;
-    // The hooks' ledger lies beside the copy, whose lines these are.
-    crate::session::attach_sidecars(&mut parsed, &copy)
-        .map_err(|e| CliError::unusable(format!("{}: {e}", copy.display())))?;
-    let backend = crate::store::channel::Backend::files(&copy);
-    super::analyze_with(parsed, &*backend.channel, strict)
-}
-
-/// A session replayed from the stream, with its decisions from the server.
-fn from_stream(
-    server: &std::sync::Arc<crate::store::nats::Nats>,
-    subject: &str,
-    strict: bool,
-) -> Result<Loaded, CliError> {
-    let bytes = server
-        .replay(subject)
-        .map_err(|e| CliError::unusable(e.to_string()))?;
-    let session = crate::ingest::parse_bytes(&bytes);
-    let key = crate::store::nats::keys::session_of_subject(subject)
-        .ok_or_else(|| CliError::unusable(format!("{subject}: not an events subject")))?;
-    let backend = crate::store::nats::backend(server, &key);
-    super::analyze_with(session, &*backend.channel, strict)
 }
 
 /// Writes the report of one log; returns its exit status.

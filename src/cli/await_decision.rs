@@ -3,8 +3,9 @@
 use super::decide;
 use super::{json_line, load, require_compaction, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::AwaitArgs;
-use crate::ingest::follow::{Change, Follower};
+use crate::session::followed::{Change, Followed};
 use crate::session::record::Outcome;
+use crate::session::waiting::DecisionWait;
 use ctxlens_core::model::{Decision, EventKind};
 use std::io::Write;
 use std::path::Path;
@@ -15,10 +16,8 @@ const POLL: Duration = Duration::from_millis(500);
 
 /// A decision for `id` written as an event in the log, or an error when the log has
 /// gone or no longer holds the compaction (a replaced file): waiting would never end.
-fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decision>, CliError> {
-    let change = follower
-        .poll()
-        .map_err(|e| CliError::unusable(format!("{}: {e}", log.display())))?;
+fn in_log(log: &Path, followed: &mut Followed, id: &str) -> Result<Option<Decision>, CliError> {
+    let change = followed.look(false)?.change;
     if change == Change::Gone {
         return Err(CliError::unusable(format!(
             "{}: the log was deleted while waiting for a decision on {}",
@@ -26,7 +25,7 @@ fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decisi
             crate::sanitize::line(id)
         )));
     }
-    let session = follower.session();
+    let session = followed.session();
     if matches!(change, Change::Replaced | Change::Truncated)
         && !session.compactions().iter().any(|c| c.id == id)
     {
@@ -45,9 +44,8 @@ fn in_log(log: &Path, follower: &mut Follower, id: &str) -> Result<Option<Decisi
 pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     // One read of the log: the follower that waits also says whether the compaction is
     // there at all.
-    let mut follower = Follower::open(&args.log)
-        .map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
-    let compactions = follower.session().compactions();
+    let mut followed = Followed::read_whole(&args.log)?;
+    let compactions = followed.session().compactions();
     let id = match compactions.iter().any(|c| c.id == args.id) {
         true => args.id.clone(),
         // A start of an id, or a last line without its newline (not read while
@@ -70,31 +68,15 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
         Some(secs) => Some(Instant::now() + Duration::from_secs_f64(secs.min(1e9))),
         None => None,
     };
-    // File events in the log's folder (a decision appended, the log replaced) wake the
-    // wait; without them it looks every half second.
-    let (wake, woken) = std::sync::mpsc::channel::<()>();
-    let wake_on_file = wake.clone();
-    let _watcher = crate::ingest::watch::watch_folder_of(&args.log, move || {
-        let _ = wake_on_file.send(());
-    });
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let location = backend.channel.location();
-    let unusable = |e: std::io::Error| CliError::unusable(format!("{location}: {e}"));
-    // A decision on the server wakes the wait as file events do.
-    let wake_on_decision = wake.clone();
-    let mut channel = backend
-        .channel
-        .subscribe(
-            id,
-            Box::new(move || {
-                let _ = wake_on_decision.send(());
-            }),
-        )
-        .map_err(unusable)?;
+    let unusable = |e: crate::store::StoreError| CliError::unusable(format!("{location}: {e}"));
+    // Without a file event or a decision on the server it looks every half second.
+    let mut wait = DecisionWait::start(&args.log, &*backend.channel, id).map_err(unusable)?;
     loop {
-        let decided = match in_log(&args.log, &mut follower, id)? {
+        let decided = match in_log(&args.log, &mut followed, id)? {
             Some(decision) => Some(decision),
-            None => channel.check().map_err(unusable)?,
+            None => wait.check().map_err(unusable)?,
         };
         if let Some(decision) = decided {
             let _ = writeln!(out, "{}", json_line(&decision));
@@ -104,8 +86,7 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
         if left.is_some_and(|l| l.is_zero()) {
             break;
         }
-        let _ = woken.recv_timeout(left.map_or(POLL, |l| l.min(POLL)));
-        while woken.try_recv().is_ok() {}
+        wait.sleep(left.map_or(POLL, |l| l.min(POLL)));
     }
     if !args.auto {
         return Ok(EXIT_FINDING);

@@ -3,8 +3,8 @@
 
 use super::{json_line, CliError, EXIT_FINDING, EXIT_OK};
 use crate::cli::args::CheckArgs;
-use ctxlens_core::analysis::finding::{ExpectedStep, FindingKind};
-use ctxlens_core::analysis::signals::continuation::{tripwire, ProposedAction};
+use ctxlens_core::analysis::{tripwire, ProposedAction};
+use ctxlens_core::analysis::{ExpectedStep, FindingKind};
 use ctxlens_core::model::Verdict;
 use serde::Serialize;
 use serde_json::{json, Value};

@@ -7,7 +7,7 @@ use std::io::Write;
 pub fn run(args: &ExportArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
-    let log = crate::ingest::open_log(&args.log)
+    let log = crate::session::open_log(&args.log)
         .map_err(|e| CliError::unusable(format!("{}: {e}", args.log.display())))?;
     let name = args.log.display().to_string();
     let export = crate::export::build(&name, &loaded, &log);

@@ -19,9 +19,7 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
         ca: fleet.nats_ca.clone(),
         replicas: fleet.nats_replicas,
     };
-    Nats::connect(&config)
-        .map(Some)
-        .map_err(|e| CliError::unusable(e.to_string()))
+    Ok(Some(Nats::connect(&config)?))
 }
 
 /// Built without fleet mode: `--nats` is refused, saying why.
@@ -57,7 +55,7 @@ pub fn backend_on(server: Option<&Arc<Nats>>, log: &Path) -> Backend {
 
 /// Where the TUI keeps the decisions and spills of each log it opens: on the server of
 /// `fleet` (under this host and the log's name), beside each log otherwise.
-pub fn stores(fleet: &FleetArgs) -> Result<crate::tui::worker::Stores, CliError> {
+pub fn stores(fleet: &FleetArgs) -> Result<crate::store::Stores, CliError> {
     let server = connect(fleet)?;
     Ok(Arc::new(move |path: &Path| {
         backend_on(server.as_ref(), path)
@@ -126,7 +124,7 @@ pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
     nats::mirror::start(&server, mirror.path())
         .map_err(|e| CliError::unusable(format!("cannot mirror the fleet: {e}")))?;
     let on_server = server.clone();
-    let stores: crate::tui::worker::Stores =
+    let stores: crate::store::Stores =
         Arc::new(
             move |path: &Path| match nats::mirror::session_of_path(path) {
                 Some(session) => nats::backend(&on_server, &session),

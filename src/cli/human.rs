@@ -2,7 +2,7 @@
 
 use crate::legend::TokenState;
 use crate::sanitize;
-use ctxlens_core::analysis::report::{CompactionReport, Report};
+use ctxlens_core::analysis::{CompactionReport, Report};
 use ctxlens_core::analysis::{Finding, Severity};
 use ctxlens_core::model::Verdict;
 use std::fmt::Write;
@@ -252,7 +252,7 @@ pub fn report(report: &Report, style: Style) -> String {
             out,
             "  {} since {}: {}",
             style.red("DEGRADED"),
-            sanitize::line(ctxlens_core::analysis::finding::short_id(&d.since)),
+            sanitize::line(ctxlens_core::analysis::short_id(&d.since)),
             d.why
         );
     }

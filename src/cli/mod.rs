@@ -16,7 +16,6 @@ pub mod pipe;
 pub mod ship;
 pub mod spill;
 
-use crate::ingest;
 pub use crate::session::Loaded;
 use crate::store::channel::{Backend, DecisionChannel};
 use ctxlens_core::analysis::{self};
@@ -35,7 +34,7 @@ pub enum CliError {
     #[error("{0}")]
     Unusable(String),
     #[error(transparent)]
-    Load(#[from] ingest::LoadError),
+    Load(#[from] crate::session::LoadError),
     #[error(transparent)]
     Record(#[from] crate::session::record::RecordError),
     #[error(transparent)]
@@ -51,7 +50,9 @@ pub enum CliError {
     #[error(transparent)]
     Mirror(#[from] crate::session::mirror::MirrorError),
     #[error(transparent)]
-    Database(#[from] crate::ingest::opencode::DatabaseError),
+    Store(#[from] crate::store::StoreError),
+    #[error(transparent)]
+    Database(#[from] crate::session::source::DatabaseError),
 }
 
 impl CliError {
@@ -91,19 +92,19 @@ pub fn load_from(
     path: &Path,
     channel: &dyn DecisionChannel,
     strict: bool,
-    report: &mut dyn FnMut(ingest::progress::Reading),
+    report: &mut dyn FnMut(crate::session::Reading),
 ) -> Result<Loaded, CliError> {
     let loaded = crate::session::open(path, channel, strict, report)?;
-    warn_unreadable(&loaded, channel);
+    warn_unreadable(&loaded);
     Ok(loaded)
 }
 
 /// Says which lines of the decisions' sidecar are not decisions (they are ignored).
-fn warn_unreadable(loaded: &Loaded, channel: &dyn DecisionChannel) {
+pub fn warn_unreadable(loaded: &Loaded) {
     for line in &loaded.unreadable_decisions {
         eprintln!(
             "ctxlens: warning: {}:{line}: not a decision, ignored",
-            crate::sanitize::line(&channel.location())
+            crate::sanitize::line(&loaded.decisions_at)
         );
     }
 }
@@ -122,7 +123,7 @@ pub fn analyze_with(
     strict: bool,
 ) -> Result<Loaded, CliError> {
     let loaded = crate::session::analyze(session, channel, strict)?;
-    warn_unreadable(&loaded, channel);
+    warn_unreadable(&loaded);
     Ok(loaded)
 }
 
@@ -137,19 +138,19 @@ pub fn require_compaction<'a>(
     loaded: &'a Loaded,
     path: &Path,
     id: &str,
-) -> Result<&'a analysis::compaction::CompactionAnalysis, CliError> {
+) -> Result<&'a analysis::CompactionAnalysis, CliError> {
     if let Some(compaction) = loaded.analysis.compaction(id) {
         return Ok(compaction);
     }
     let compactions = &loaded.analysis.compactions;
-    let starting: Vec<&analysis::compaction::CompactionAnalysis> =
-        match id.chars().count() >= SHORTEST_ID_START {
-            true => compactions
-                .iter()
-                .filter(|c| c.info.id.starts_with(id))
-                .collect(),
-            false => Vec::new(),
-        };
+    let starting: Vec<&analysis::CompactionAnalysis> = match id.chars().count() >= SHORTEST_ID_START
+    {
+        true => compactions
+            .iter()
+            .filter(|c| c.info.id.starts_with(id))
+            .collect(),
+        false => Vec::new(),
+    };
     match starting.as_slice() {
         [one] => Ok(one),
         [] => Err(no_such_compaction(

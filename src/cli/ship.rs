@@ -7,6 +7,7 @@ use super::{CliError, EXIT_OK};
 use crate::sanitize;
 use crate::store::nats::events::{Chunk, Position, MAX_CHUNK};
 use crate::store::nats::{keys, Nats};
+use crate::store::{StoreError, StoreResult};
 use std::collections::BTreeMap;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::MetadataExt;
@@ -61,14 +62,14 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let server = super::fleet::connect(&args.fleet)?
         .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
     let host = keys::host();
-    let machine = crate::store::machine_id().map_err(|e| CliError::unusable(e.to_string()))?;
+    let machine = crate::store::machine_id().map_err(crate::store::StoreError::from)?;
     // An OpenCode database ships as ctxlens's copy of each of its sessions, one log
     // each, kept up to date while OpenCode writes.
     let paths = args
         .paths
         .iter()
         .map(|path| {
-            if crate::ingest::opencode::is_database(path) {
+            if crate::session::source::is_database(path) {
                 crate::session::mirror::follow(path).map_err(CliError::from)
             } else {
                 Ok(path.clone())
@@ -117,9 +118,7 @@ pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
         }
         std::thread::sleep(LOOK_EVERY);
     }
-    server
-        .flush()
-        .map_err(|e| CliError::unusable(e.to_string()))?;
+    server.flush()?;
     progress(&shippers);
     let refused = shippers.values().filter(|s| s.refused.is_some()).count();
     if refused > 0 {
@@ -135,7 +134,7 @@ fn logs(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
-            out.extend(crate::ingest::find_logs(path));
+            out.extend(crate::session::find_logs(path));
         } else {
             out.push(path.clone());
         }
@@ -157,11 +156,11 @@ fn progress(shippers: &BTreeMap<PathBuf, Shipper>) {
 
 /// Publishes up to `READ_AT_ONCE` of the complete lines of `log` the server does not
 /// have yet; says whether it sent anything.
-fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
-    let mut file = crate::ingest::open_log(log)?;
+fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> StoreResult<bool> {
+    let mut file = crate::session::open_log(log)?;
     let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::other("not a regular file"));
+        return Err(io::Error::other("not a regular file").into());
     }
     let identity = (meta.dev(), meta.ino());
     let mut at = match shipper.at {
@@ -175,7 +174,7 @@ fn ship(server: &Nats, log: &Path, shipper: &mut Shipper) -> io::Result<bool> {
                     shipper.subject, other, shipper.origin
                 );
                 shipper.refused = Some(why.clone());
-                return Err(io::Error::other(why));
+                return Err(StoreError::server(&shipper.subject, why));
             }
             resume.at
         }
@@ -253,7 +252,7 @@ fn ship_long_line(
     shipper: &mut Shipper,
     mut at: Position,
     len: u64,
-) -> io::Result<bool> {
+) -> StoreResult<bool> {
     file.seek(SeekFrom::Start(at.offset))?;
     let mut reader = io::BufReader::new(file.by_ref().take(len - at.offset));
     let mut line = Vec::new();

@@ -3,8 +3,8 @@
 
 use super::{CompactionTokens, Export, Turn};
 use crate::legend::TokenState;
-use ctxlens_core::analysis::finding::Severity;
-use ctxlens_core::analysis::report::CompactionReport;
+use ctxlens_core::analysis::CompactionReport;
+use ctxlens_core::analysis::Severity;
 use std::fmt::Write;
 
 const STYLE: &str = "
@@ -39,7 +39,7 @@ fn escape(text: &str) -> String {
     out
 }
 
-pub fn page(export: &Export) -> String {
+pub(super) fn page(export: &Export) -> String {
     let report = &export.report;
     let mut out = String::new();
     let _ = write!(

@@ -3,7 +3,7 @@
 //! as Markdown or HTML.
 
 use super::{Export, Turn};
-use ctxlens_core::analysis::finding::Severity;
+use ctxlens_core::analysis::Severity;
 use std::fmt::Write;
 
 /// A fence longer than any run of backticks in `text`.
@@ -31,7 +31,7 @@ fn block(out: &mut String, text: &str) {
     let _ = writeln!(out, "{fence}text\n{}\n{fence}\n", text.trim_end());
 }
 
-pub fn page(export: &Export) -> String {
+pub(super) fn page(export: &Export) -> String {
     let report = &export.report;
     let mut out = String::new();
     let _ = writeln!(out, "## ctxlens: {}\n", span(&report.file));

@@ -6,12 +6,12 @@
 mod html;
 mod markdown;
 
-use crate::ingest::display::{event_text, Depth};
 use crate::ingest::source::LineSource;
 use crate::legend::{EventRole, TokenState};
+use crate::session::display::{event_text, Depth};
 use crate::session::Loaded;
-use ctxlens_core::analysis::report::{report, Report};
 use ctxlens_core::analysis::Options;
+use ctxlens_core::analysis::{report, Report};
 use ctxlens_core::model::EventKind;
 use serde::Serialize;
 

@@ -3,14 +3,13 @@
 //! of events that lie in some compaction's range are read again and searched for the
 //! declared tokens they hold as whole words.
 
-use super::anchors::{rare_pieces, SAMPLE_BYTES};
-use super::sampled_windows::SampledWindows;
 use super::source::LineSource;
-use ctxlens_core::analysis::extract::is_whole_word;
+use ctxlens_core::analysis::is_whole_word;
 use ctxlens_core::model::{
     Chunked, DeclaredFound, Event, EventKind, FastSet, RangeSpec, Session, TokenClass, TokenId,
 };
-use ctxlens_core::parse::canonical::region_texts_of_line;
+use ctxlens_core::parse::region_texts_of_line;
+use ctxlens_core::search::{rare_pieces, SampledWindows, SAMPLE_BYTES};
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io;
@@ -695,7 +694,7 @@ mod tests {
         let matcher = Matcher::sampled_past(&texts, few, || Ok(Vec::new())).unwrap();
         let classes: Vec<TokenClass> = texts
             .iter()
-            .map(|t| ctxlens_core::analysis::extract::classify(t))
+            .map(|t| ctxlens_core::analysis::classify(t))
             .collect();
         let ids: Vec<TokenId> = (0..texts.len() as u32).map(TokenId).collect();
         let asked = (&matcher, classes.as_slice(), ids.as_slice());
@@ -887,9 +886,21 @@ mod tests {
             pieces in proptest::collection::vec((0usize..8, 0usize..24, "[ab é-]{0,5}"), 0..10),
         ) {
             let tokens: Vec<&str> = tokens.iter().map(String::as_str).collect();
-            let text = crate::ingest::sampled_windows::tests::text_of(&tokens, &pieces);
+            let text = text_of(&tokens, &pieces);
             every_in_finds_what_the_whole_text_holds(&tokens, &text, 0)?;
         }
+    }
+
+    /// A text made of junk and tokens, whole or cut short, so that occurrences and
+    /// near misses stand at every offset.
+    fn text_of(tokens: &[&str], pieces: &[(usize, usize, String)]) -> String {
+        let mut text = String::new();
+        for (index, cut, junk) in pieces {
+            text.push_str(junk);
+            let token = tokens[index % tokens.len()];
+            text.push_str(token.get(..*cut).unwrap_or(token));
+        }
+        text
     }
 
     /// Every occurrence `every_in` finds, and in the order, of a search of the whole

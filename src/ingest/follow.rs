@@ -5,7 +5,7 @@
 
 use super::lines::LineReader;
 use ctxlens_core::model::Session;
-use ctxlens_core::parse::detect::LogParser;
+use ctxlens_core::parse::LogParser;
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
 use std::os::unix::fs::{FileExt, MetadataExt};

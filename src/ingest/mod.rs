@@ -1,20 +1,15 @@
 //! Reading logs: line index, canonical JSONL, declared-token resolution.
 
-mod anchors;
 pub mod declared;
-pub mod display;
-mod find;
 pub mod follow;
 pub mod lines;
 pub mod opencode;
 mod parallel;
 pub mod progress;
-mod sampled_windows;
 pub mod source;
-pub mod watch;
 
 use ctxlens_core::model::Session;
-use ctxlens_core::parse::detect::LogParser;
+use ctxlens_core::parse::LogParser;
 use lines::LineReader;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -28,8 +23,6 @@ pub struct LoadError {
     #[source]
     pub source: io::Error,
 }
-
-pub use find::{find_logs, subagent_parent, subagents_of};
 
 const READ_BUFFER: usize = 1 << 20;
 

@@ -4,7 +4,7 @@
 //! before (seq order, token ids). The session is the one a line-by-line read builds.
 
 use super::lines::{Line, LineReader};
-use ctxlens_core::parse::canonical::{CanonicalParser, ParsedBatch};
+use ctxlens_core::parse::{CanonicalParser, ParsedBatch};
 use ctxlens_core::threads::{InOrder, Jobs};
 use std::io::{self, BufRead};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -70,7 +70,7 @@ impl Batch {
 
 /// Reads the rest of `lines` into `parser`, on as many threads as there are cores (up
 /// to [`MAX_WORKERS`]); line by line on a single core.
-pub fn parse_rest<R: BufRead>(
+pub(super) fn parse_rest<R: BufRead>(
     lines: &mut LineReader<R>,
     parser: &mut CanonicalParser,
 ) -> io::Result<()> {

@@ -20,7 +20,7 @@ const MOST_FILES_IN_A_FOLDER: usize = 64;
 ///   and `$CODEX_HOME/AGENTS.md`.
 ///
 /// Files are read as they are now, not as they were when the session ran.
-pub fn attach_context_sources(session: &mut Session, log: &Path) {
+pub(super) fn attach_context_sources(session: &mut Session, log: &Path) {
     session.context_sources.clear();
     let files = match session.format {
         Format::ClaudeCode => claude_code_files(session.cwd.as_deref(), log),
@@ -114,7 +114,7 @@ fn read_small_file(path: &Path) -> Option<Vec<u8>> {
 fn attach(session: &mut Session, file: &Path, bytes: &[u8]) {
     use sha2::{Digest, Sha256};
     let text = String::from_utf8_lossy(bytes);
-    let digest = ctxlens_core::parse::text::digest(&[&text], 0, &mut session.tokens);
+    let digest = ctxlens_core::parse::digest(&[&text], 0, &mut session.tokens);
     session
         .context_sources
         .push(ctxlens_core::model::ContextSource {

@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 
 /// The binding ledger of a Claude Code or Codex transcript, if its hooks wrote one.
-pub fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
+pub(super) fn attach_ledger(session: &mut Session, path: &Path) -> io::Result<()> {
     use crate::store::ledger::{read, Entry};
     if session.format == ctxlens_core::model::Format::Canonical {
         return Ok(());

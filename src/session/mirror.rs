@@ -287,7 +287,7 @@ pub fn follow(db: &Path) -> Result<PathBuf, MirrorError> {
         // Kept alive by the loop. With it the thread sleeps until a file beside the
         // database changes; without it (no inotify) the version is asked every few
         // seconds.
-        let watcher = crate::ingest::watch::watch_folder_of(&db, move || {
+        let watcher = crate::session::watch::watch_folder_of(&db, move || {
             let _ = wake.send(());
         });
         // Looks still to take after a file event that showed no commit: an event can

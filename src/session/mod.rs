@@ -4,14 +4,26 @@
 //! it. Everything that opens a log goes through here, so each view of it agrees.
 
 mod context;
+pub mod display;
+mod find;
+pub mod followed;
 mod held;
 pub mod mirror;
 pub mod record;
 pub mod source;
+pub mod waiting;
+pub mod watch;
 
-use crate::ingest::{self, progress::Reading, LoadError};
+/// The reading a command or a view does on a log's bytes themselves: opening it
+/// safely, a range of it, a line of it; and how far a first read has got.
+pub use crate::ingest::progress::Reading;
+pub use crate::ingest::source::LineSource;
+pub use crate::ingest::{open_log, open_range, LoadError};
+pub use find::{find_logs, subagent_parent, subagents_of};
+
+use crate::ingest;
 use crate::store::channel::DecisionChannel;
-use ctxlens_core::analysis::{report::Analyzer, SessionAnalysis};
+use ctxlens_core::analysis::{Analyzer, SessionAnalysis};
 use ctxlens_core::model::{Decision, Session};
 use std::path::Path;
 
@@ -22,6 +34,8 @@ pub struct Loaded {
     pub analysis: SessionAnalysis,
     /// Lines of the decisions' sidecar that are not a decision (ignored).
     pub unreadable_decisions: Vec<u64>,
+    /// Where the decisions were read: a sidecar's path, or the server's stream.
+    pub decisions_at: String,
 }
 
 /// Why a session could not be opened.
@@ -29,11 +43,13 @@ pub struct Loaded {
 pub enum SessionError {
     #[error(transparent)]
     Load(#[from] LoadError),
+    #[error(transparent)]
+    Source(#[from] source::SourceError),
     #[error("{location}: {source}")]
     Channel {
         location: String,
         #[source]
-        source: std::io::Error,
+        source: crate::store::StoreError,
     },
 }
 
@@ -94,5 +110,6 @@ pub fn analyze(
         sidecar: sidecar.decisions,
         analysis,
         unreadable_decisions: sidecar.unreadable,
+        decisions_at: channel.location(),
     })
 }

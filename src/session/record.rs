@@ -6,7 +6,7 @@ use crate::ingest;
 use crate::store::channel::Backend;
 use crate::store::decisions::Recorded;
 use crate::store::ledger::Entry;
-use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::analysis::CompactionAnalysis;
 use ctxlens_core::model::{Decision, RangeSpec, Session, Verdict};
 use std::path::{Path, PathBuf};
 
@@ -40,13 +40,13 @@ pub enum RecordError {
     Spill {
         id: String,
         #[source]
-        source: std::io::Error,
+        source: crate::store::StoreError,
     },
     #[error("{channel}: cannot record the decision: {source}")]
     Channel {
         channel: String,
         #[source]
-        source: std::io::Error,
+        source: crate::store::StoreError,
     },
 }
 
@@ -83,8 +83,7 @@ pub fn record_decision(
     } else {
         None
     };
-    let is_override =
-        ctxlens_core::analysis::gate::is_override(verdict, compaction.flags.verdict(false));
+    let is_override = ctxlens_core::analysis::is_override(verdict, compaction.flags.verdict(false));
     // Held by a pre-compact hook: its region is spilled already.
     if let Some(held) = &compaction.extra.held {
         if verdict == Verdict::Refetch {
@@ -127,6 +126,7 @@ pub fn record_decision(
             });
         };
         let stored = ingest::open_range(log, start, end)
+            .map_err(crate::store::StoreError::from)
             .and_then(|mut region| backend.spills.put(&mut region));
         let handle = stored.map_err(|source| RecordError::Spill {
             id: id.clone(),
@@ -205,7 +205,7 @@ fn no_longer_held(entries: &[Entry], id: &str, loaded: &super::Loaded) -> Option
         .map(|c| {
             format!(
                 "; it landed as {}",
-                crate::sanitize::line(ctxlens_core::analysis::finding::short_id(&c.info.id))
+                crate::sanitize::line(ctxlens_core::analysis::short_id(&c.info.id))
             )
         })
         .unwrap_or_default();

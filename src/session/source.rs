@@ -5,8 +5,12 @@
 //! and the ledger live; any other path is the log itself.
 
 use super::mirror::{self, MirrorError};
+use super::{Loaded, SessionError};
 use crate::ingest::opencode;
+use ctxlens_core::model::Session;
 use std::path::{Path, PathBuf};
+
+pub use crate::ingest::opencode::{default_database, is_database, DatabaseError};
 
 /// Why a path cannot be opened as one session.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +29,25 @@ pub enum SourceError {
         #[source]
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Database(#[from] DatabaseError),
+    #[error("{}: no session logs (*.jsonl) under it", crate::sanitize::line(&path.display().to_string()))]
+    NoLogs { path: PathBuf },
+    #[error(
+        "{}: no such file, and no session on the events stream matches it",
+        crate::sanitize::line(filter)
+    )]
+    NoSubject { filter: String },
+    #[error("{}: {source}", crate::sanitize::line(filter))]
+    Server {
+        filter: String,
+        #[source]
+        source: crate::store::StoreError,
+    },
+    #[error("{subject}: not an events subject")]
+    NotASubject { subject: String },
+    #[error("{}: not a session log (a binary file: no line of it is an event)", crate::sanitize::line(&path.display().to_string()))]
+    Binary { path: PathBuf },
 }
 
 /// The name of one session of an OpenCode database, as `audit` prints it.
@@ -120,4 +143,155 @@ pub fn export_copy(path: &Path) -> Result<Option<PathBuf>, SourceError> {
     let copy = folder.join("export.jsonl");
     crate::store::mirror::sync(&copy, &lines).map_err(error)?;
     Ok(Some(copy))
+}
+
+/// Where a log to report on comes from.
+pub enum Origin {
+    /// A log file.
+    File(PathBuf),
+    /// An OpenCode database with no session.
+    EmptyDatabase(PathBuf),
+    /// A session of an OpenCode database.
+    DatabaseSession(PathBuf, String),
+    /// A subject of the fleet's events stream.
+    Subject(String),
+}
+
+/// The logs `paths` name, in order: files (with the transcripts of their Claude Code
+/// subagents, which compact on their own), the logs under a folder, each session of an
+/// OpenCode database, and with a server, the subjects a name matches (wildcards
+/// expanded). A path that names nothing comes with its name and why.
+pub fn origins(
+    paths: &[PathBuf],
+    server: Option<&crate::store::nats::Nats>,
+) -> Vec<Result<Origin, (String, SourceError)>> {
+    let mut out = Vec::new();
+    for path in paths {
+        let name = path.display().to_string();
+        let failed = |e: SourceError| Err((name.clone(), e));
+        // A session of an OpenCode database by the name `audit` prints.
+        if let Some((db, session)) = split_session_name(path) {
+            out.push(Ok(Origin::DatabaseSession(db, session)));
+            continue;
+        }
+        // OpenCode's own export of a session: ctxlens's copy of it.
+        match export_copy(path) {
+            Ok(Some(copy)) => {
+                out.push(Ok(Origin::File(copy)));
+                continue;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                out.push(failed(e));
+                continue;
+            }
+        }
+        if path.is_dir() {
+            let mut logs = super::find_logs(path);
+            logs.sort();
+            if logs.is_empty() {
+                out.push(failed(SourceError::NoLogs { path: path.clone() }));
+            }
+            out.extend(logs.into_iter().map(|log| Ok(Origin::File(log))));
+            continue;
+        }
+        if path.is_file() && opencode::is_database(path) {
+            match opencode::sessions(path) {
+                Ok(sessions) if sessions.is_empty() => {
+                    out.push(Ok(Origin::EmptyDatabase(path.clone())))
+                }
+                Ok(sessions) => out.extend(
+                    sessions
+                        .into_iter()
+                        .map(|s| Ok(Origin::DatabaseSession(path.clone(), s.id))),
+                ),
+                Err(e) => out.push(failed(e.into())),
+            }
+            continue;
+        }
+        let Some(server) = server.filter(|_| !path.exists()) else {
+            out.push(Ok(Origin::File(path.clone())));
+            out.extend(
+                super::subagents_of(path)
+                    .into_iter()
+                    .filter(|agent| !paths.contains(agent))
+                    .map(|agent| Ok(Origin::File(agent))),
+            );
+            continue;
+        };
+        let filter = path.to_string_lossy().into_owned();
+        match server.subjects(&filter) {
+            Ok(subjects) if subjects.is_empty() => {
+                out.push(failed(SourceError::NoSubject { filter }))
+            }
+            Ok(subjects) => out.extend(
+                subjects
+                    .into_iter()
+                    .filter(|s| s.ends_with(".events"))
+                    .map(|s| Ok(Origin::Subject(s))),
+            ),
+            Err(source) => out.push(failed(SourceError::Server { filter, source })),
+        }
+    }
+    out
+}
+
+/// A session of an OpenCode database as it stands, with the decisions and the hooks'
+/// ledger recorded beside ctxlens's copy of it (which the TUI and the hooks use).
+pub fn from_database(db: &Path, session: &str, strict: bool) -> Result<Loaded, SessionError> {
+    let bytes = opencode::session_lines(db, session).map_err(SourceError::from)?;
+    let mut parsed = crate::ingest::parse_bytes(&bytes);
+    let copy = mirror::copy_of(db, session).map_err(SourceError::from)?;
+    // The hooks' ledger lies beside the copy, whose lines these are.
+    super::attach_sidecars(&mut parsed, &copy).map_err(|source| crate::ingest::LoadError {
+        path: copy.clone(),
+        source,
+    })?;
+    let backend = crate::store::channel::Backend::files(&copy);
+    super::analyze(parsed, &*backend.channel, strict)
+}
+
+/// A session replayed from the fleet's events stream, with its decisions from the
+/// server.
+pub fn from_stream(
+    server: &std::sync::Arc<crate::store::nats::Nats>,
+    subject: &str,
+    strict: bool,
+) -> Result<Loaded, SessionError> {
+    let replayed = server
+        .replay(subject)
+        .map_err(|source| SourceError::Server {
+            filter: subject.to_owned(),
+            source,
+        })?;
+    let session = crate::ingest::parse_bytes(&replayed);
+    let key = crate::store::nats::keys::session_of_subject(subject).ok_or_else(|| {
+        SourceError::NotASubject {
+            subject: subject.to_owned(),
+        }
+    })?;
+    let backend = crate::store::nats::backend(server, &key);
+    super::analyze(session, &*backend.channel, strict)
+}
+
+/// Refuses a file read as no event at all whose first block holds a NUL byte, which
+/// no text log holds: a binary, not a log.
+pub fn refuse_binary(path: &Path, session: &Session) -> Result<(), SourceError> {
+    let lines = session.malformed.total();
+    if session.events.is_empty() && lines > 0 && starts_with_a_nul_byte(path) {
+        return Err(SourceError::Binary {
+            path: path.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether the first block of the file at `path` holds a NUL byte.
+fn starts_with_a_nul_byte(path: &Path) -> bool {
+    let mut first = [0u8; 8192];
+    let read = crate::ingest::open_log(path)
+        .ok()
+        .and_then(|mut file| std::io::Read::read(&mut file, &mut first).ok())
+        .unwrap_or(0);
+    first.get(..read).is_some_and(|bytes| bytes.contains(&0))
 }

@@ -5,6 +5,7 @@
 
 use super::decisions::{self, Recorded, Sidecar};
 use super::spill::{self, Handle, ReadError};
+use crate::store::StoreResult;
 use ctxlens_core::model::Decision;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -12,18 +13,18 @@ use std::path::{Path, PathBuf};
 /// The decision channel of one session (docs/store.md): the first decision stands.
 pub trait DecisionChannel: Send + Sync {
     /// Every decision recorded for the session, in the order recorded.
-    fn standing(&self) -> io::Result<Sidecar>;
+    fn standing(&self) -> StoreResult<Sidecar>;
     /// Records `decision` unless one already stands for its compaction.
-    fn record(&self, decision: &Decision) -> io::Result<Recorded>;
+    fn record(&self, decision: &Decision) -> StoreResult<Recorded>;
     /// Starts watching for a decision on `compaction`. `wake` is called when one may
     /// have arrived; `Subscription::check` says whether it has.
     fn subscribe(
         &self,
         compaction: &str,
         wake: Box<dyn Fn() + Send + Sync>,
-    ) -> io::Result<Box<dyn Subscription>>;
+    ) -> StoreResult<Box<dyn Subscription>>;
     /// Calls `wake` whenever someone else may have recorded a decision of the session.
-    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()>;
+    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> StoreResult<()>;
     /// Where the decisions live, for messages.
     fn location(&self) -> String;
 }
@@ -31,7 +32,7 @@ pub trait DecisionChannel: Send + Sync {
 /// A wait for one compaction's decision.
 pub trait Subscription: Send {
     /// The decision, once one stands.
-    fn check(&mut self) -> io::Result<Option<Decision>>;
+    fn check(&mut self) -> StoreResult<Option<Decision>>;
     /// What keeps a decision from being seen now (a store that cannot be reached), if
     /// anything: the waiter says it when it gives up.
     fn trouble(&self) -> Option<String> {
@@ -42,7 +43,7 @@ pub trait Subscription: Send {
 /// The spill store: regions stored by their SHA-256, checked on every read.
 pub trait SpillStore: Send + Sync {
     /// Stores `region` and returns its handle; durable before it returns.
-    fn put(&self, region: &mut dyn Read) -> io::Result<Handle>;
+    fn put(&self, region: &mut dyn Read) -> StoreResult<Handle>;
     /// The spilled bytes of `handle`, after checking that they still hash to it.
     fn get(&self, handle: &Handle) -> Result<Vec<u8>, ReadError>;
 }
@@ -73,12 +74,12 @@ pub struct FileChannel {
 }
 
 impl DecisionChannel for FileChannel {
-    fn standing(&self) -> io::Result<Sidecar> {
-        decisions::read(&self.log)
+    fn standing(&self) -> StoreResult<Sidecar> {
+        Ok(decisions::read(&self.log)?)
     }
 
-    fn record(&self, decision: &Decision) -> io::Result<Recorded> {
-        decisions::record(&self.log, decision)
+    fn record(&self, decision: &Decision) -> StoreResult<Recorded> {
+        Ok(decisions::record(&self.log, decision)?)
     }
 
     /// The caller watches the log's folder (where the sidecar is) and calls `check` on
@@ -87,7 +88,7 @@ impl DecisionChannel for FileChannel {
         &self,
         compaction: &str,
         _wake: Box<dyn Fn() + Send + Sync>,
-    ) -> io::Result<Box<dyn Subscription>> {
+    ) -> StoreResult<Box<dyn Subscription>> {
         Ok(Box::new(SidecarTail {
             path: super::paths::decisions_path(&self.log),
             compaction: compaction.to_owned(),
@@ -97,7 +98,7 @@ impl DecisionChannel for FileChannel {
     }
 
     /// Nothing to start: whoever watches the log's folder sees the sidecar change.
-    fn watch(&self, _wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
+    fn watch(&self, _wake: Box<dyn Fn() + Send + Sync>) -> StoreResult<()> {
         Ok(())
     }
 
@@ -118,12 +119,12 @@ struct SidecarTail {
 }
 
 impl Subscription for SidecarTail {
-    fn check(&mut self) -> io::Result<Option<Decision>> {
+    fn check(&mut self) -> StoreResult<Option<Decision>> {
         use std::io::{Seek, SeekFrom};
         let mut file = match super::private::open_read(&self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         let len = file.metadata()?.len();
         if len < self.offset {
@@ -155,8 +156,8 @@ pub struct FileSpills {
 }
 
 impl SpillStore for FileSpills {
-    fn put(&self, region: &mut dyn Read) -> io::Result<Handle> {
-        spill::store(&self.log, region)
+    fn put(&self, region: &mut dyn Read) -> StoreResult<Handle> {
+        Ok(spill::store(&self.log, region)?)
     }
 
     fn get(&self, handle: &Handle) -> Result<Vec<u8>, ReadError> {

@@ -6,6 +6,8 @@
 pub mod atomic;
 pub mod channel;
 pub mod decisions;
+mod error;
+pub use error::{StoreError, StoreResult};
 mod identity;
 pub mod ledger;
 pub mod mirror;
@@ -19,3 +21,12 @@ pub mod private;
 pub mod spill;
 
 pub use identity::machine_id;
+
+/// Where the decisions and spills of each log go: files beside it, or the fleet's
+/// server; what a view of many logs opens each one with.
+pub type Stores = std::sync::Arc<dyn Fn(&std::path::Path) -> channel::Backend + Send + Sync>;
+
+/// Decisions and spills beside each log.
+pub fn files_beside_each_log() -> Stores {
+    std::sync::Arc::new(channel::Backend::files)
+}

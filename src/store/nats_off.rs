@@ -4,6 +4,7 @@
 //! plain text.
 
 use super::channel::Backend;
+use crate::store::StoreResult;
 use std::io;
 use std::sync::Arc;
 
@@ -15,12 +16,12 @@ pub enum Nats {}
 
 impl Nats {
     /// A log replayed from the events stream.
-    pub fn replay(&self, _subject: &str) -> io::Result<Vec<u8>> {
+    pub fn replay(&self, _subject: &str) -> StoreResult<Vec<u8>> {
         match *self {}
     }
 
     /// The subjects of the events stream that `filter` matches.
-    pub fn subjects(&self, _filter: &str) -> io::Result<Vec<String>> {
+    pub fn subjects(&self, _filter: &str) -> StoreResult<Vec<String>> {
         match *self {}
     }
 }
@@ -40,7 +41,7 @@ impl NatsSpills {
 }
 
 impl super::channel::SpillStore for NatsSpills {
-    fn put(&self, _region: &mut dyn io::Read) -> io::Result<super::spill::Handle> {
+    fn put(&self, _region: &mut dyn io::Read) -> StoreResult<super::spill::Handle> {
         match self.0 {}
     }
 

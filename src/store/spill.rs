@@ -92,6 +92,8 @@ pub enum ReadError {
     Corrupt { path: PathBuf, actual: String },
     #[error("{path}: {source}", path = .0.display(), source = .1)]
     Io(PathBuf, #[source] io::Error),
+    #[error("{path}: {source}", path = .0.display(), source = .1)]
+    Server(PathBuf, #[source] crate::store::StoreError),
 }
 
 /// The spill of `handle`, opened and checked: its bytes (streamed, never all in memory)

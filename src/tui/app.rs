@@ -4,12 +4,12 @@
 use super::keys::{command_for, Command};
 use super::snapshot::{Row, Snapshot};
 use super::worker::{Request, TextRef, Update};
-use crate::ingest::display::{Depth, EventText};
-use crate::ingest::follow::Change;
 use crate::legend::EventRole;
+use crate::session::display::{Depth, EventText};
+use crate::session::followed::Change;
 use crate::session::record::Outcome;
 use crossterm::event::{KeyCode, KeyEvent, MouseEvent, MouseEventKind};
-use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::analysis::CompactionAnalysis;
 use ctxlens_core::model::{Chunked, EventKind, Phase, Verdict};
 use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
@@ -77,7 +77,7 @@ impl CompactionView {
 pub enum FileEvent {
     None,
     /// The first read of the log is under way, and how far it has got.
-    Reading(Option<crate::ingest::progress::Reading>),
+    Reading(Option<crate::session::Reading>),
     Truncated,
     Replaced,
     Gone,
@@ -451,7 +451,7 @@ impl App {
         }
         let id = compaction.info.id.clone();
         let gate = compaction.flags.verdict(false);
-        if !ctxlens_core::analysis::gate::is_override(verdict, gate) {
+        if !ctxlens_core::analysis::is_override(verdict, gate) {
             vec![self.decide(id, verdict)]
         } else {
             self.overlay = Some(Overlay::Confirm {

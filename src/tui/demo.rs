@@ -43,8 +43,8 @@ pub struct Outcome {
 /// agent is about to take and, when it diverges, a restore from the spill handle. The
 /// events it writes say what happened, with the real values.
 fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<String>), TuiError> {
-    use ctxlens_core::analysis::finding::FindingKind;
-    use ctxlens_core::analysis::signals::continuation::{tripwire, ProposedAction};
+    use ctxlens_core::analysis::FindingKind;
+    use ctxlens_core::analysis::{tripwire, ProposedAction};
     let channel = crate::store::channel::Backend::files(log).channel;
     let loaded = crate::session::open(log, &*channel, false, &mut |_| {})?;
     let (session, analysis) = (loaded.session, loaded.analysis);
@@ -65,11 +65,11 @@ fn tripwire_events(log: &Path, action: &Value) -> Result<(Vec<Value>, Option<Str
     let FindingKind::NonIdempotent { expected, .. } = &finding.kind else {
         return Ok((Vec::new(), None));
     };
-    let expected_target = ctxlens_core::analysis::state::target_text(&expected.target);
+    let expected_target = ctxlens_core::analysis::target_text(&expected.target);
     let stopped = format!(
         "ctxlens check stopped {} on {}: step {} expects {} on {}",
         proposed.name,
-        ctxlens_core::analysis::state::target_text(&proposed.target),
+        ctxlens_core::analysis::target_text(&proposed.target),
         expected.id,
         expected.action,
         expected_target
@@ -253,7 +253,7 @@ pub fn run() -> Result<(), TuiError> {
         let (stop, outcome, log) = (stop.clone(), outcome.clone(), log.clone());
         std::thread::spawn(move || write_scenario(&scenario, &log, delay, &stop, &outcome))
     };
-    let shown = super::run::run(&log, super::worker::files());
+    let shown = super::run::run(&log, crate::store::files_beside_each_log());
     stop.store(true, Ordering::Relaxed);
     let written = writer
         .join()

@@ -25,7 +25,7 @@ pub enum TuiError {
     #[error("{}: is a folder, not a log file", path.display())]
     Folder { path: PathBuf },
     #[error(transparent)]
-    Load(#[from] crate::ingest::LoadError),
+    Load(#[from] crate::session::LoadError),
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
     #[error(transparent)]
@@ -34,7 +34,7 @@ pub enum TuiError {
     Channel {
         location: String,
         #[source]
-        source: std::io::Error,
+        source: crate::store::StoreError,
     },
     #[error("cannot use the terminal: {0}")]
     Terminal(#[source] std::io::Error),

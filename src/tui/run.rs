@@ -8,7 +8,7 @@ use super::terminal::{Term, TerminalGuard};
 use super::worker::{self, Request, WorkerHandle};
 use super::{file_error, view, Msg, TuiError};
 use crate::session::record::default_operator;
-use crate::tui::worker::Stores;
+use crate::store::Stores;
 use crossterm::event::{Event, KeyEventKind};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ impl Session {
                 path: path.to_owned(),
             });
         }
-        crate::ingest::open_log(path).map_err(file_error(path))?;
+        crate::session::open_log(path).map_err(file_error(path))?;
         let empty = Snapshot::build(
             ctxlens_core::model::Session::new(ctxlens_core::model::Format::Canonical),
             &[],
@@ -68,7 +68,7 @@ impl Session {
             default_operator(),
         );
         app.color = color_allowed();
-        app.subagents = crate::ingest::subagents_of(path).len();
+        app.subagents = crate::session::subagents_of(path).len();
         app.file_event = FileEvent::Reading(None);
         // A copy of an OpenCode session that stops being kept up to date (a full disk)
         // says so where "following" would.
@@ -105,7 +105,7 @@ enum Screen {
 pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
     if path.is_dir() {
         run_folders(vec![path.to_owned()], stores)
-    } else if crate::ingest::opencode::is_database(path) {
+    } else if crate::session::source::is_database(path) {
         // An OpenCode database opens like a folder: one session each.
         let copies = crate::session::mirror::follow(path)?;
         run_folders_titled(vec![copies], path.display().to_string(), stores)
@@ -145,7 +145,7 @@ pub fn own_session_folders() -> Vec<PathBuf> {
     .flatten()
     .filter(|d| d.is_dir())
     .chain(
-        crate::ingest::opencode::default_database()
+        crate::session::source::default_database()
             .and_then(|db| crate::session::mirror::follow(&db).ok()),
     )
     .collect()

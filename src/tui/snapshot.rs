@@ -4,7 +4,7 @@
 use crate::legend::EventRole;
 use crate::tui::view::marks::{Mark, Marker};
 use crate::tui::view::token_rows::{token_rows, TokenRows};
-use ctxlens_core::analysis::compaction::CompactionAnalysis;
+use ctxlens_core::analysis::CompactionAnalysis;
 use ctxlens_core::analysis::{analyze, Finding, FindingKind, SessionAnalysis, Severity};
 use ctxlens_core::model::{Chunked, Decision, Session};
 use std::collections::{HashMap, HashSet};
@@ -189,7 +189,7 @@ impl Snapshot {
             for (index, finding) in compaction.findings.iter().enumerate() {
                 let event = match &finding.kind {
                     FindingKind::NonIdempotent {
-                        actual: ctxlens_core::analysis::finding::ActualStep::Action { seq, .. },
+                        actual: ctxlens_core::analysis::ActualStep::Action { seq, .. },
                         ..
                     } => {
                         let at = session.first_at_or_after(*seq);
@@ -550,7 +550,7 @@ mod tests {
             let log = format!(
                 "{{\"type\":\"tool_result\",\"seq\":1,\"text\":\"made 31ff37d2-be19-4460-986f-bf64aadd1eb6\"}}\n{{\"type\":\"compaction\",\"seq\":2,\"id\":\"k1\",\"phase\":\"applied\",\"range\":{{\"from\":1,\"to\":1}},\"summary\":\"{summary}\"}}\n"
             );
-            let snapshot = Snapshot::build(crate::ingest::parse_bytes(log.as_bytes()), &[]);
+            let snapshot = Snapshot::build(ctxlens_core::parse::parse(log.as_bytes()), &[]);
             let c = &snapshot.analysis.compactions[0];
             let marks = snapshot.compaction_marks("k1").unwrap();
             let shown = marks.summary.as_ref().unwrap();

@@ -5,20 +5,18 @@
 use super::snapshot::Snapshot;
 use super::Msg;
 use super::TuiError;
-use crate::ingest::declared::DeclaredPass;
-use crate::ingest::display::{event_text, Depth, EventText};
-use crate::ingest::follow::{Change, Follower};
-use crate::ingest::source::LineSource;
+use crate::session::display::{event_text, Depth, EventText};
+use crate::session::followed::{Change, Followed};
 use crate::session::record::RecordError;
 use crate::session::record::{record_decision, Outcome};
-use crate::store::paths::decisions_path;
-use ctxlens_core::analysis::report::Analyzer;
+use crate::session::LineSource;
+use crate::store::Stores;
 use ctxlens_core::model::{Format, Verdict};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 /// What the app asks of the worker.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +81,7 @@ pub enum Update {
     /// went on (`None`) being kept up to date.
     Stalled(Option<String>),
     /// How far the first read of the log has got.
-    Reading(crate::ingest::progress::Reading),
+    Reading(crate::session::Reading),
     /// The view model asked for is built (in the snapshot the app holds).
     ViewBuilt,
 }
@@ -111,20 +109,12 @@ const POLL: Duration = Duration::from_millis(250);
 
 /// Starts the worker on `path`: it reads the log off the render thread, sends the first
 /// snapshot, then follows.
-/// Where the decisions and spills of a log go: files beside it, or the fleet's server.
-pub type Stores = std::sync::Arc<dyn Fn(&Path) -> crate::store::channel::Backend + Send + Sync>;
-
-/// Decisions and spills beside each log.
-pub fn files() -> Stores {
-    std::sync::Arc::new(crate::store::channel::Backend::files)
-}
-
 pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle {
     let (tx, mut rx) = channel();
     let wake = tx.clone();
     let decided = tx.clone();
     std::thread::spawn(move || {
-        let _watcher = crate::ingest::watch::watch_folder_of(&path, move || {
+        let _watcher = crate::session::watch::watch_folder_of(&path, move || {
             let _ = wake.send(Wake::Changed);
         });
         let backend = stores(&path);
@@ -136,16 +126,11 @@ pub fn spawn(path: PathBuf, to_app: Sender<Msg>, stores: Stores) -> WorkerHandle
             let _ = to_app.send(Msg::Worker(Update::Error(message)));
         }
         match first_read(&path, &backend, &mut rx, &to_app) {
-            Ok(Some((state, snapshot, sidecar))) => {
+            Ok(Some(FirstRead { followed, snapshot })) => {
                 let snapshot = Arc::new(snapshot);
                 let first = Update::Snapshot(snapshot.clone(), Change::Grew);
                 if to_app.send(Msg::Worker(first)).is_ok() {
-                    let view = Watched {
-                        path,
-                        backend,
-                        sidecar,
-                    };
-                    run(view, state, snapshot, rx, to_app);
+                    run(followed, &backend, snapshot, rx, to_app);
                 }
             }
             Ok(None) => {}
@@ -172,29 +157,20 @@ const MAX_STEP: u64 = 32 << 20;
 /// search) are answered from the latest partial snapshot, between steps, every
 /// [`MEANWHILE_BYTES`](crate::ingest::follow::MEANWHILE_BYTES) within one, and while a
 /// look analyses what is read (on a thread of its own). `None`
-/// when the app has gone. The sidecar's signature is taken before the read, so a
-/// decision recorded during it is seen by the first look after it.
-#[allow(clippy::type_complexity)]
+/// when the app has gone.
 fn first_read(
     path: &Path,
     backend: &crate::store::channel::Backend,
     rx: &mut Receiver<Wake>,
     to_app: &Sender<Msg>,
-) -> Result<Option<(Following, Snapshot, Signature)>, TuiError> {
-    let failed = super::file_error;
-    let sidecar = sidecar_signature(path);
-    let total = std::fs::metadata(path).map_err(failed(path))?.len();
+) -> Result<Option<FirstRead>, TuiError> {
+    let mut followed = Followed::start(path, &*backend.channel)?;
+    let total = followed.size()?;
     let progress = to_app.clone();
     let mut report = move |reading| {
         let _ = progress.send(Msg::Worker(Update::Reading(reading)));
     };
-    let mut count = crate::ingest::progress::ProgressCount::new(total, &mut report);
-    let mut state = Following {
-        follower: Follower::start(path).map_err(failed(path))?,
-        analyzer: Analyzer::default(),
-        declared: DeclaredPass::default(),
-        decisions: standing(&*backend.channel)?,
-    };
+    let mut count = crate::session::followed::ProgressCount::new(total, &mut report);
     let mut app = AppRequests {
         reply: Reply {
             path,
@@ -206,7 +182,7 @@ fn first_read(
     let mut decided_meanwhile = false;
     let mut shown: Option<(u64, Arc<Snapshot>)> = None;
     loop {
-        let step = state.follower.read_to().clamp(FIRST_STEP, MAX_STEP);
+        let step = followed.read_to().clamp(FIRST_STEP, MAX_STEP);
         let mut app_gone = false;
         // Requests are answered inside a step too, so that they wait for a slice of
         // the step, not the whole of it; before the first partial snapshot they wait.
@@ -215,25 +191,23 @@ fn first_read(
                 app_gone = !app.answer_waiting(partial, &mut decided_meanwhile);
             }
         };
-        let at_end = state
-            .follower
-            .read_first(step, &mut count, &mut meanwhile)
-            .map_err(failed(path))?;
+        let at_end = followed.read_first(step, &mut count, &mut meanwhile)?;
         if app_gone {
             return Ok(None);
         }
         if at_end {
             break;
         }
-        let read_to = state.follower.read_to();
+        let read_to = followed.read_to();
         if shown.as_ref().is_none_or(|(at, _)| read_to >= 2 * at) {
             // Without the newest compaction's view model: the snapshot after this
             // one is taken while this one is shown, and its would be a second. What
             // the one before holds that still holds (its rows) is shared.
             let before = shown.as_ref().map(|(_, partial)| &**partial);
             super::memory::give_back_free_memory();
-            let built =
-                app.answer_during(before, &mut decided_meanwhile, || state.build(path, before));
+            let built = app.answer_during(before, &mut decided_meanwhile, || {
+                snapshot_of(&mut followed, before)
+            });
             let Some(built) = built else {
                 return Ok(None);
             };
@@ -253,13 +227,13 @@ fn first_read(
         }
     }
     if decided_meanwhile {
-        state.decisions = standing(&*backend.channel)?;
+        followed.read_decisions(&*backend.channel)?;
     }
     let before = shown.as_ref().map(|(_, partial)| &**partial);
     super::memory::give_back_free_memory();
     let mut decided_late = false;
     let built = app.answer_during(before, &mut decided_late, || {
-        let snapshot = state.build(path, before)?;
+        let snapshot = snapshot_of(&mut followed, before)?;
         snapshot.build_newest_view();
         Ok::<_, TuiError>(snapshot)
     });
@@ -269,11 +243,29 @@ fn first_read(
     let mut snapshot = built?;
     if decided_late {
         // Taken off the queue while the last look ran: looked at again, not lost.
-        state.decisions = standing(&*backend.channel)?;
-        snapshot = state.build(path, Some(&snapshot))?;
+        followed.read_decisions(&*backend.channel)?;
+        snapshot = snapshot_of(&mut followed, Some(&snapshot))?;
         snapshot.build_newest_view();
     }
-    Ok(Some((state, snapshot, sidecar)))
+    Ok(Some(FirstRead { followed, snapshot }))
+}
+
+/// What the first read leaves: the followed log, and the snapshot of all of it.
+struct FirstRead {
+    followed: Followed,
+    snapshot: Snapshot,
+}
+
+/// The snapshot of a look at `followed`: what `before` holds that still holds (its
+/// rows, the views of compactions analysed the same) is shared.
+fn snapshot_of(followed: &mut Followed, before: Option<&Snapshot>) -> Result<Snapshot, TuiError> {
+    let analysed = followed.analyse()?;
+    let reuse = before.map(|b| (b, followed.reused()));
+    Ok(Snapshot::from_analysis(
+        analysed.session,
+        analysed.analysis,
+        reuse,
+    ))
 }
 
 /// What the first read needs to answer the app's requests while it goes on.
@@ -377,46 +369,20 @@ impl AppRequests<'_> {
     }
 }
 
-/// Size and time of the decision sidecar and the binding ledger.
-pub type Signature = [Option<(u64, SystemTime)>; 2];
-
-/// A followed log and where its decisions go.
-struct Watched {
-    path: PathBuf,
-    backend: crate::store::channel::Backend,
-    /// The sidecar's signature when last looked at.
-    sidecar: Signature,
-}
-
-/// Size and time of the files beside the log that change its analysis: the decision
-/// sidecar and the binding ledger of the Claude Code hooks.
-pub fn sidecar_signature(path: &Path) -> Signature {
-    let signature = |file: std::path::PathBuf| {
-        let meta = std::fs::metadata(file).ok()?;
-        Some((meta.len(), meta.modified().ok()?))
-    };
-    [
-        signature(decisions_path(path)),
-        signature(crate::store::ledger::ledger_path(path)),
-    ]
-}
-
+/// Follows the log after the first read: answers the app's requests, and at each
+/// burst of file events (or each poll) looks again and sends the new snapshot.
 fn run(
-    view: Watched,
-    mut state: Following,
+    mut followed: Followed,
+    backend: &crate::store::channel::Backend,
     first: Arc<Snapshot>,
     rx: Receiver<Wake>,
     to_app: Sender<Msg>,
 ) {
-    let Watched {
-        path,
-        backend,
-        mut sidecar,
-    } = view;
+    let path = followed.path().to_owned();
     let send = |update: Update| to_app.send(Msg::Worker(update)).is_ok();
     let reply = Reply {
         path: &path,
-        backend: &backend,
+        backend,
         to_app: &to_app,
     };
     let mut current = first;
@@ -445,19 +411,16 @@ fn run(
                 return;
             }
         }
-        let change = match state.follower.poll() {
-            Ok(change) => change,
+        let look = match followed.look(decided_elsewhere) {
+            Ok(look) => look,
             Err(e) => {
-                if !send(Update::Error(format!("{}: {e}", path.display()))) {
+                if !send(Update::Error(e.to_string())) {
                     return;
                 }
                 continue;
             }
         };
-        let signature = sidecar_signature(&path);
-        let decided = signature != sidecar || decided_elsewhere;
-        sidecar = signature;
-        if change == Change::Gone {
+        if look.change == Change::Gone {
             if !gone && !send(Update::Snapshot(current.clone(), Change::Gone)) {
                 return;
             }
@@ -465,30 +428,21 @@ fn run(
             continue;
         }
         gone = false;
-        if change == Change::None && !decided {
+        if !look.changes_anything() {
             continue;
         }
-        if matches!(change, Change::Truncated | Change::Replaced) {
-            state.analyzer = Analyzer::default();
-            state.declared = DeclaredPass::default();
-        }
-        // The decisions are read again only when they may have changed: on the
-        // server that is a round trip, and a live log grows far more often.
-        if decided {
-            match standing(&*backend.channel) {
-                Ok(decisions) => state.decisions = decisions,
-                Err(e) => {
-                    if !send(Update::Error(e.to_string())) {
-                        return;
-                    }
+        if look.decided {
+            if let Err(e) = followed.read_decisions(&*backend.channel) {
+                if !send(Update::Error(e.to_string())) {
+                    return;
                 }
             }
         }
-        match state.build(&path, Some(&current)) {
+        match snapshot_of(&mut followed, Some(&current)) {
             Ok(snapshot) => {
                 snapshot.build_newest_view();
                 let before = std::mem::replace(&mut current, Arc::new(snapshot));
-                if !send(Update::Snapshot(current.clone(), change)) {
+                if !send(Update::Snapshot(current.clone(), look.change)) {
                     return;
                 }
                 _previous = Some(before);
@@ -500,63 +454,6 @@ fn run(
             }
         }
     }
-}
-
-/// The decisions that stand on `channel`.
-fn standing(
-    channel: &dyn crate::store::channel::DecisionChannel,
-) -> Result<Vec<ctxlens_core::model::Decision>, TuiError> {
-    channel
-        .standing()
-        .map(|sidecar| sidecar.decisions)
-        .map_err(|source| TuiError::Channel {
-            location: channel.location(),
-            source,
-        })
-}
-
-/// What the worker keeps between looks at a followed log.
-struct Following {
-    follower: Follower,
-    analyzer: Analyzer,
-    declared: DeclaredPass,
-    decisions: Vec<ctxlens_core::model::Decision>,
-}
-
-impl Following {
-    /// Analyses what the follower has read, with the declared-token pass and the
-    /// decisions; what the last look computed is reused where it still holds.
-    fn build(&mut self, path: &Path, before: Option<&Snapshot>) -> Result<Snapshot, TuiError> {
-        build(
-            path,
-            &mut self.follower,
-            &mut self.analyzer,
-            &mut self.declared,
-            before,
-            &self.decisions,
-        )
-    }
-}
-
-/// Analyses what the follower has read, with the declared-token pass and `decisions`.
-fn build(
-    path: &Path,
-    follower: &mut Follower,
-    analyzer: &mut Analyzer,
-    declared: &mut DeclaredPass,
-    before: Option<&Snapshot>,
-    decisions: &[ctxlens_core::model::Decision],
-) -> Result<Snapshot, TuiError> {
-    let failed = super::file_error;
-    let file = crate::ingest::open_log(path).map_err(failed(path))?;
-    follower
-        .attach_declared(declared, &file)
-        .map_err(failed(path))?;
-    let mut session = follower.session().clone();
-    crate::session::attach_sidecars(&mut session, path).map_err(failed(path))?;
-    let analysis = analyzer.analyze(&session, decisions, false);
-    let reuse = before.map(|b| (b, analyzer.reused()));
-    Ok(Snapshot::from_analysis(session, analysis, reuse))
 }
 
 /// Reads the texts of events for display.
@@ -614,7 +511,7 @@ fn serve(
             super::memory::give_back_free_memory();
             Update::ViewBuilt
         }
-        Request::Texts(wanted) => match crate::ingest::open_log(path) {
+        Request::Texts(wanted) => match crate::session::open_log(path) {
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
             Err(e) => Update::Error(format!("{}: {e}", path.display())),
         },
@@ -622,7 +519,7 @@ fn serve(
             query,
             from,
             forward,
-        } => match crate::ingest::open_log(path) {
+        } => match crate::session::open_log(path) {
             Ok(file) => {
                 let event = search(&file, snapshot, &query, from, forward);
                 Update::Found { query, event }
@@ -699,8 +596,8 @@ mod tests {
     /// answers.
     fn with_app(test: impl FnOnce(&mut AppRequests, &Snapshot, Sender<Wake>, Receiver<Msg>)) {
         let path = Path::new(SAMPLE);
-        let session = crate::ingest::load(path).unwrap();
-        let analysis = Analyzer::default().analyze(&session, &[], false);
+        let session = crate::session::read(path).unwrap();
+        let analysis = ctxlens_core::analysis::Analyzer::default().analyze(&session, &[], false);
         let partial = Snapshot::from_analysis(session, analysis, None);
         let backend = crate::store::channel::Backend::files(path);
         let (tx, mut rx) = channel();

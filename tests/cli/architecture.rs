@@ -116,3 +116,27 @@ fn the_app_matches_no_event_kind_by_its_name() {
         );
     }
 }
+
+/// The commands and the TUI open, follow and read logs through the session layer
+/// (`session::`), which owns "open a session": they never reach into the reading
+/// machinery (`ingest::`) beneath it, so every view of a log is opened one way.
+#[test]
+fn the_commands_and_the_tui_read_logs_only_through_the_session_layer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src.join("cli"), &mut files);
+    sources(&src.join("tui"), &mut files);
+    assert!(files.len() >= 20);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (number, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            assert!(
+                !code.contains("ingest::") && !code.contains("ingest;"),
+                "{}:{}: reaches into ingest/; go through session/: {line}",
+                file.display(),
+                number + 1
+            );
+        }
+    }
+}

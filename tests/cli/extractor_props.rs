@@ -1,7 +1,7 @@
 //! Property tests for the opaque-token extractor.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
-use ctxlens_core::analysis::extract::extract;
+use ctxlens_core::analysis::extract;
 use ctxlens_core::model::TokenClass;
 use proptest::prelude::*;
 
@@ -111,7 +111,7 @@ fn basename_counts_by_pairs(paths: &[String]) -> std::collections::HashMap<Strin
         let parts: Vec<&str> = path.split('/').collect();
         (parts.len() >= 4).then(|| parts[parts.len() - 3..].join("/"))
     };
-    use ctxlens_core::analysis::kept::basename;
+    use ctxlens_core::analysis::basename;
     let mut keys: std::collections::HashMap<&str, Vec<&str>> = Default::default();
     for path in paths {
         keys.entry(basename(path))
@@ -148,7 +148,7 @@ proptest! {
         paths in proptest::collection::vec("(\\./|/)?((a|b|lib|app)/){0,4}(mod\\.rs|x\\.py|b)/?", 0..30)
     ) {
         let linear: std::collections::HashMap<String, usize> =
-            ctxlens_core::analysis::kept::basename_counts(paths.iter().map(String::as_str))
+            ctxlens_core::analysis::basename_counts(paths.iter().map(String::as_str))
                 .into_iter()
                 .map(|(k, v)| (k.to_owned(), v))
                 .collect();
@@ -159,7 +159,7 @@ proptest! {
 /// Whether `token` stands as a whole word anywhere in `summary`, the slow way.
 fn occurs_as_whole_word(summary: &str, token: &str, class: TokenClass) -> bool {
     summary.match_indices(token).any(|(start, found)| {
-        ctxlens_core::analysis::extract::is_whole_word(summary, start, start + found.len(), class)
+        ctxlens_core::analysis::is_whole_word(summary, start, start + found.len(), class)
     })
 }
 
@@ -221,7 +221,7 @@ proptest! {
     ) {
         use unicode_segmentation::UnicodeSegmentation;
         prop_assert_eq!(
-            ctxlens_core::analysis::extract::word_count(&text),
+            ctxlens_core::analysis::word_count(&text),
             text.unicode_words().count() as u64,
             "{:?}", text
         );

@@ -5,7 +5,7 @@
 
 use crate::common::*;
 use ctxlens::ingest::parse_bytes;
-use ctxlens_core::analysis::{analyze, report::Analyzer};
+use ctxlens_core::analysis::{analyze, Analyzer};
 
 fn grow_and_compare(name: &str, text: &str) {
     use ctxlens::tui::snapshot::Snapshot;
@@ -124,9 +124,9 @@ fn incremental_analysis_equals_from_scratch_on_real_transcripts() {
 /// window after it, no cache) gives what the `Analyzer` gives, before what needs the
 /// whole log: divergences and decisions only add findings after these.
 fn plain_equals_analyzer(name: &str, bytes: &[u8]) -> usize {
-    use ctxlens_core::analysis::compaction::analyze_compaction;
-    use ctxlens_core::analysis::finding::short_id;
-    use ctxlens_core::analysis::state::StateAt;
+    use ctxlens_core::analysis::analyze_compaction;
+    use ctxlens_core::analysis::short_id;
+    use ctxlens_core::analysis::StateAt;
     let session = parse_bytes(bytes);
     let analysis = analyze(&session, &[], false);
     for cached in &analysis.compactions {
@@ -266,7 +266,7 @@ fn an_event_rewritten_before_the_newest_compaction_is_analysed_again() {
 /// log as it was, and compares its next look with a fresh analysis. How many it
 /// rewrote.
 fn rewrite_each_event(name: &str, bytes: &[u8]) -> usize {
-    use ctxlens_core::analysis::signals::regenerated::first_seen;
+    use ctxlens_core::analysis::first_seen;
     use ctxlens_core::model::EventKind;
     let original = ctxlens::ingest::parse_bytes(bytes);
     let mut rewritten = 0;

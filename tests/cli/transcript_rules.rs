@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // tests fail loudly on purpose
 
 use crate::common::*;
-use ctxlens_core::analysis::extract::{extract, extract_directories};
+use ctxlens_core::analysis::{extract, extract_directories};
 use ctxlens_core::model::TokenClass;
 use serde_json::Value;
 

@@ -237,12 +237,12 @@ fn codex_sample_reports_the_snapshot_arn_and_the_encrypted_summary() {
 #[test]
 fn todos_become_obligations_and_plan() {
     let session = ctxlens::ingest::load(&sample("claude-code-compaction.jsonl")).unwrap();
-    let state = ctxlens_core::analysis::state::StateAt::of(&session.events);
+    let state = ctxlens_core::analysis::StateAt::of(&session.events);
     let open: Vec<&str> = state.open_obligations().map(|o| o.id.as_str()).collect();
     assert_eq!(open.len(), 3, "{open:?}");
     assert_eq!(state.pending.len(), 3);
     let codex = ctxlens::ingest::load(&sample("codex-rollout.jsonl")).unwrap();
-    let state = ctxlens_core::analysis::state::StateAt::of(&codex.events);
+    let state = ctxlens_core::analysis::StateAt::of(&codex.events);
     let first = state
         .obligations
         .iter()

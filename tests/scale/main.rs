@@ -58,11 +58,8 @@ fn memory_grows_linearly_with_the_compactions() {
         let log = copilot_log(n).into_bytes();
         peak_of(|| {
             let session = ctxlens_core::parse::parse(&log);
-            let analysis = ctxlens_core::analysis::report::Analyzer::with_threads(1).analyze(
-                &session,
-                &[],
-                false,
-            );
+            let analysis =
+                ctxlens_core::analysis::Analyzer::with_threads(1).analyze(&session, &[], false);
             assert_eq!(analysis.compactions.len(), n);
             (session, analysis)
         })

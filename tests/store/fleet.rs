@@ -661,3 +661,35 @@ fn a_server_without_jetstream_is_refused_at_once_with_what_to_do() {
     assert_exit(&hook, 0);
     assert!(started.elapsed() < Duration::from_secs(10));
 }
+
+/// A store's failure says whose it is: the server's (out of reach, here killed) is
+/// told from the disk's (a sidecar that cannot be read), so an operator knows where to
+/// look.
+#[test]
+fn a_server_failure_is_told_from_a_disk_failure() {
+    let Some(mut server) = NatsServer::start("a_server_failure_is_told_from_a_disk_failure")
+    else {
+        return;
+    };
+    let (_dir, log) = sample_copy("pending-compaction.jsonl");
+    let nats = Nats::connect(&NatsConfig {
+        url: server.url(),
+        ..NatsConfig::default()
+    })
+    .unwrap();
+    let session = keys::session_of_log(&keys::host(), &log);
+    let backend = ctxlens::store::nats::backend(&nats, &session);
+    backend.channel.standing().unwrap();
+    server.kill();
+    let lost = backend.channel.standing().unwrap_err();
+    assert!(lost.is_server(), "{lost:?}");
+
+    // The file store's sidecar is a folder here: the disk's failure.
+    std::fs::create_dir(ctxlens::store::paths::decisions_path(&log)).unwrap();
+    let files = ctxlens::store::channel::Backend::files(&log);
+    let unreadable = files.channel.standing().unwrap_err();
+    assert!(
+        matches!(unreadable, ctxlens::store::StoreError::Disk(_)),
+        "{unreadable:?}"
+    );
+}

@@ -3,8 +3,8 @@
 
 use crate::common::*;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ctxlens::ingest::display::Depth;
 use ctxlens::ingest::follow::Change;
+use ctxlens::session::display::Depth;
 use ctxlens::tui::app::{Action, App, Overlay, Pane};
 use ctxlens::tui::snapshot::Snapshot;
 use ctxlens::tui::view;
@@ -40,7 +40,7 @@ fn worker_reply(wanted: &[TextRef], body: impl Fn(&TextRef) -> String) -> Action
             } else {
                 String::new()
             };
-            let text = ctxlens::ingest::display::EventText {
+            let text = ctxlens::session::display::EventText {
                 gist: format!("event {}", t.index),
                 text: body.clone(),
                 raw: body,
@@ -358,7 +358,8 @@ fn large_log(dir: &std::path::Path, mib: usize) -> (std::path::PathBuf, usize) {
 
 #[test]
 fn a_large_log_shows_its_first_rows_before_it_is_read_whole() {
-    use ctxlens::tui::worker::{files, spawn};
+    use ctxlens::store::files_beside_each_log as files;
+    use ctxlens::tui::worker::spawn;
     use ctxlens::tui::Msg;
     let dir = tempfile::tempdir().unwrap();
     let (log, events) = large_log(dir.path(), 3);

@@ -25,9 +25,10 @@
 
 // Pure code needs no `unsafe`: the compiler holds it (the workspace only denies it).
 #![forbid(unsafe_code)]
-#![warn(missing_docs)]
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod analysis;
 pub mod model;
 pub mod parse;
+pub mod search;
 pub mod threads;

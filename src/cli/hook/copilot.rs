@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 /// Where ctxlens's Copilot CLI hooks go: the project's `.github/hooks/ctxlens.json`, or
 /// `$COPILOT_HOME/hooks/ctxlens.json` (`~/.copilot` by default).
-pub fn hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+pub(super) fn hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".github").join("hooks").join("ctxlens.json"));
     }
@@ -24,7 +24,7 @@ pub fn hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
 }
 
 /// The hook commands of a Copilot CLI hooks file: (event, command).
-pub fn commands(file: &Value) -> Vec<(String, String)> {
+pub(super) fn commands(file: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Some(hooks) = file.get("hooks").and_then(Value::as_object) else {
         return out;
@@ -61,7 +61,7 @@ fn not_ours(path: &Path) -> InstallError {
 
 /// Writes ctxlens's own hooks file for Copilot CLI (replacing an earlier one of
 /// ctxlens's). A `ctxlens.json` that holds anything else is not touched.
-pub fn install(path: &Path, program: &str) -> Result<Installed, InstallError> {
+pub(super) fn install(path: &Path, program: &str) -> Result<Installed, InstallError> {
     let before = read(path)?;
     if before.as_ref().is_some_and(|file| !only_ours(file)) {
         return Err(not_ours(path));
@@ -96,7 +96,7 @@ pub fn install(path: &Path, program: &str) -> Result<Installed, InstallError> {
 }
 
 /// Removes ctxlens's hooks file, when it holds only ctxlens's entries.
-pub fn uninstall(path: &Path) -> Result<Installed, InstallError> {
+pub(super) fn uninstall(path: &Path) -> Result<Installed, InstallError> {
     let Some(file) = read(path)? else {
         return Ok(Installed::default());
     };

@@ -134,7 +134,7 @@ pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError>
 
 /// Where Qwen Code's hooks go: the project's `.qwen/settings.json`, or
 /// `$QWEN_HOME/settings.json` (`~/.qwen` by default).
-pub fn qwen_settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+pub(super) fn qwen_settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".qwen").join("settings.json"));
     }
@@ -142,7 +142,7 @@ pub fn qwen_settings_path(project: Option<&Path>) -> Result<PathBuf, InstallErro
 }
 
 /// The folder `$var` names, or `default` under the home folder.
-pub fn env_or_home(var: &'static str, default: &str) -> Result<PathBuf, InstallError> {
+pub(super) fn env_or_home(var: &'static str, default: &str) -> Result<PathBuf, InstallError> {
     std::env::var_os(var)
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -151,7 +151,7 @@ pub fn env_or_home(var: &'static str, default: &str) -> Result<PathBuf, InstallE
 }
 
 /// Codex's own folder: `$CODEX_HOME`, or `~/.codex`.
-pub fn codex_home() -> Option<PathBuf> {
+pub(super) fn codex_home() -> Option<PathBuf> {
     std::env::var_os("CODEX_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -214,7 +214,7 @@ impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
 }
 
 /// `path` as one shell word: agents run hook commands through a shell.
-pub fn shell_word(path: &str) -> String {
+pub(super) fn shell_word(path: &str) -> String {
     let plain = path
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@".contains(&b));
@@ -227,10 +227,10 @@ pub fn shell_word(path: &str) -> String {
 
 /// The longest hold `install` writes: a day. Agents kill a hook that outlives its own
 /// timeout, so a longer one would only hide a mistake.
-pub const MAX_HOLD_SECS: f64 = 86_400.0;
+pub(super) const MAX_HOLD_SECS: f64 = 86_400.0;
 
 /// A `--timeout` for a held hook: a whole number of seconds from 1 to a day.
-pub fn hold_secs(secs: f64) -> Result<u64, InstallError> {
+pub(super) fn hold_secs(secs: f64) -> Result<u64, InstallError> {
     if !secs.is_finite() || secs <= 0.0 || secs > MAX_HOLD_SECS {
         return Err(InstallError::BadTimeout(secs));
     }
@@ -264,7 +264,7 @@ fn is_ours(agent: Agent, sub: &str, command: &str) -> bool {
 }
 
 /// Whether `command` is any of the hook commands ctxlens writes for `agent`.
-pub fn is_ctxlens_command(agent: Agent, command: &str) -> bool {
+pub(super) fn is_ctxlens_command(agent: Agent, command: &str) -> bool {
     agent
         .hooks()
         .iter()
@@ -355,7 +355,7 @@ impl Config {
 
 /// The JSON of the configuration at `path` as install reads it (a missing file is
 /// `{}`); what `status` looks at too.
-pub fn read_json(path: &Path) -> Result<Value, InstallError> {
+pub(super) fn read_json(path: &Path) -> Result<Value, InstallError> {
     Ok(read_config(path)?.value)
 }
 
@@ -401,7 +401,7 @@ fn read_config(path: &Path) -> Result<Config, InstallError> {
 /// block install and status forever): opened without blocking, as logs are.
 pub(super) fn read_if_there(path: &Path) -> Result<Option<Vec<u8>>, InstallError> {
     use std::io::Read;
-    let mut file = match crate::ingest::open_log(path) {
+    let mut file = match crate::session::open_log(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(io_error(path)(e)),
@@ -423,7 +423,7 @@ pub(super) fn unexpected(path: &Path, what: &str) -> InstallError {
 
 /// Where install keeps the file as it was before ctxlens first touched it: the backup
 /// of a rewrite, and what `uninstall` restores byte for byte when nothing else changed.
-pub fn backup_path(path: &Path) -> PathBuf {
+pub(super) fn backup_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".before-ctxlens");
     PathBuf::from(name)
@@ -477,7 +477,7 @@ fn diff(old: &[u8], new: &str) -> String {
 }
 
 /// The hook entries (event, command, timeout) `install` writes for `agent`.
-pub fn entries(
+pub(super) fn entries(
     agent: Agent,
     program: &str,
     hold: Option<u64>,

@@ -10,7 +10,7 @@ pub mod setup;
 mod splice;
 pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
 
-use crate::ingest;
+use crate::session::waiting::DecisionWait;
 use crate::store::channel::Backend;
 use crate::store::ledger::{self, Entry, LedgerToken};
 use ctxlens_core::analysis::at_risk::{
@@ -67,13 +67,15 @@ pub enum HookError {
     #[error("{}: {why}", path.display())]
     Transcript { path: PathBuf, why: String },
     #[error(transparent)]
-    Load(#[from] ingest::LoadError),
+    Load(#[from] crate::session::LoadError),
     #[error("cannot store the region: {0}")]
-    Spill(#[source] std::io::Error),
+    Spill(#[source] crate::store::StoreError),
     #[error("cannot write the ledger: {0}")]
     Ledger(#[source] std::io::Error),
     #[error("{0}")]
     Io(#[from] std::io::Error),
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
     #[error("no ledger entry: the pre-compact hook did not run")]
     NoLedgerEntry,
     #[error("the hook failed: {0}")]
@@ -179,7 +181,7 @@ fn to_ledger(c: &Candidate) -> LedgerToken {
 fn from_ledger(t: &LedgerToken) -> Candidate {
     Candidate {
         token: t.token.clone(),
-        class: ctxlens_core::analysis::extract::classify(&t.token),
+        class: ctxlens_core::analysis::classify(&t.token),
         why: t.why.clone(),
     }
 }
@@ -416,7 +418,7 @@ fn opencode_input(mut input: Value) -> Result<Value, HookError> {
         .and_then(Value::as_str)
         .ok_or(HookError::Missing("sessionID"))?
         .to_owned();
-    let db = ingest::opencode::default_database().ok_or_else(|| HookError::Transcript {
+    let db = crate::session::source::default_database().ok_or_else(|| HookError::Transcript {
         path: PathBuf::from("opencode.db"),
         why: "no OpenCode database at $OPENCODE_DB or $XDG_DATA_HOME/opencode/opencode.db"
             .to_owned(),
@@ -511,8 +513,8 @@ fn spill_region(
     if region.is_empty() {
         return Ok(None);
     }
-    let mut bytes =
-        ingest::open_range(transcript, region.start, region.end).map_err(HookError::Spill)?;
+    let mut bytes = crate::session::open_range(transcript, region.start, region.end)
+        .map_err(|e| HookError::Spill(e.into()))?;
     let handle = backend.spills.put(&mut bytes).map_err(HookError::Spill)?;
     Ok(Some(handle.to_string()))
 }
@@ -600,20 +602,10 @@ fn wait_for_decision(
     wait: Duration,
 ) -> Result<(Option<Decision>, Option<String>), HookError> {
     let deadline = Instant::now() + wait;
-    let (wake, woken) = std::sync::mpsc::channel::<()>();
-    let wake_on_file = wake.clone();
-    let _watcher = crate::ingest::watch::watch_folder_of(transcript, move || {
-        let _ = wake_on_file.send(());
-    });
-    let mut channel = backend.channel.subscribe(
-        id,
-        Box::new(move || {
-            let _ = wake.send(());
-        }),
-    )?;
+    let mut waiting = DecisionWait::start(transcript, &*backend.channel, id)?;
     let mut failing: Option<String> = None;
     loop {
-        match channel.check() {
+        match waiting.check() {
             Ok(Some(decision)) => {
                 log(&format!(
                     "{id}: {} by {}",
@@ -634,7 +626,7 @@ fn wait_for_decision(
         }
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            let why = match failing.or_else(|| channel.trouble()) {
+            let why = match failing.or_else(|| waiting.trouble()) {
                 Some(e) => {
                     format!("no decision before the timeout; the decisions could not be read: {e}")
                 }
@@ -643,14 +635,7 @@ fn wait_for_decision(
             log(&format!("{id}: {why}; the compaction goes ahead"));
             return Ok((None, Some(why)));
         }
-        // A closed channel (no watcher, a channel that never wakes) must not turn
-        // this into a busy loop: then it sleeps out the poll.
-        if let Err(std::sync::mpsc::RecvTimeoutError::Disconnected) =
-            woken.recv_timeout(left.min(HOLD_POLL))
-        {
-            std::thread::sleep(left.min(HOLD_POLL));
-        }
-        while woken.try_recv().is_ok() {}
+        waiting.sleep(left.min(HOLD_POLL));
     }
 }
 

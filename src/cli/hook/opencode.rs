@@ -16,7 +16,7 @@ const MARK: &str = "// ctxlens plugin: written by `ctxlens hook opencode install
 
 /// Where ctxlens's OpenCode plugin goes: the project's `.opencode/plugins/ctxlens.js`,
 /// or `$XDG_CONFIG_HOME/opencode/plugins/ctxlens.js` (`~/.config`).
-pub fn plugin_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+pub(super) fn plugin_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".opencode").join("plugins").join("ctxlens.js"));
     }
@@ -34,7 +34,7 @@ fn js_string(text: &str) -> String {
 /// what is not JSON is a failure, not "nothing to do": the compaction goes ahead (as
 /// the hook's own failure policy says), the summariser is asked to keep every
 /// identifier verbatim, and OpenCode's log says why.
-pub fn plugin(program: &str, args: &[String]) -> String {
+pub(super) fn plugin(program: &str, args: &[String]) -> String {
     let args = args
         .iter()
         .map(|a| js_string(a))
@@ -105,7 +105,7 @@ export const Ctxlens = async () => ({{
 }
 
 /// Whether `text` is a plugin ctxlens wrote, and the program it runs.
-pub fn ours(text: &str) -> Option<String> {
+pub(super) fn ours(text: &str) -> Option<String> {
     if !text.starts_with(MARK) {
         return None;
     }
@@ -124,7 +124,11 @@ fn read(path: &Path) -> Result<Option<String>, InstallError> {
 
 /// Writes ctxlens's plugin, the hook holding each compaction `hold` seconds when given.
 /// A `ctxlens.js` ctxlens did not write is not touched.
-pub fn install(path: &Path, program: &str, hold: Option<u64>) -> Result<Installed, InstallError> {
+pub(super) fn install(
+    path: &Path,
+    program: &str,
+    hold: Option<u64>,
+) -> Result<Installed, InstallError> {
     let before = read(path)?;
     if before.as_deref().is_some_and(|text| ours(text).is_none()) {
         return Err(not_ours(path));
@@ -160,7 +164,7 @@ pub fn install(path: &Path, program: &str, hold: Option<u64>) -> Result<Installe
 }
 
 /// Removes ctxlens's plugin; a `ctxlens.js` ctxlens did not write is not touched.
-pub fn uninstall(path: &Path) -> Result<Installed, InstallError> {
+pub(super) fn uninstall(path: &Path) -> Result<Installed, InstallError> {
     let Some(text) = read(path)? else {
         return Ok(Installed::default());
     };

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// `text` with its `//` and `/* */` comments (outside strings) made spaces, newlines
 /// kept: the same length, every offset where it was.
-pub fn blank_comments(text: &str) -> String {
+pub(super) fn blank_comments(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = bytes.to_vec();
     let mut i = 0;
@@ -159,7 +159,7 @@ fn members(text: &str) -> Option<(Vec<(String, Member)>, usize)> {
 /// `original` with its top-level `key` set to `value` (pretty-printed with `indent`,
 /// one level in, with `newline` between lines), added after the last member, or removed
 /// when `value` is `None`. `None` when `original` is not an object this can edit.
-pub fn set_member(
+pub(super) fn set_member(
     original: &str,
     key: &str,
     value: Option<&Value>,

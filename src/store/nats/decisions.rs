@@ -6,6 +6,7 @@ use super::keys::{decision_key, decode};
 use super::{failed, Nats, DECISIONS_BUCKET};
 use crate::store::channel::{DecisionChannel, Subscription};
 use crate::store::decisions::{Recorded, Sidecar};
+use crate::store::{StoreError, StoreResult};
 use async_nats::jetstream::kv;
 use ctxlens_core::model::Decision;
 use futures_util::StreamExt;
@@ -30,7 +31,7 @@ impl NatsChannel {
 pub(super) async fn bucket(
     js: &async_nats::jetstream::Context,
     replicas: usize,
-) -> io::Result<kv::Store> {
+) -> StoreResult<kv::Store> {
     super::open_or_create(
         || js.get_key_value(DECISIONS_BUCKET),
         || {
@@ -48,15 +49,15 @@ pub(super) async fn bucket(
     .await
 }
 
-fn parse(key: &str, value: &[u8]) -> io::Result<Decision> {
+fn parse(key: &str, value: &[u8]) -> StoreResult<Decision> {
     serde_json::from_slice(value)
-        .map_err(|e| io::Error::other(format!("decision {key} cannot be read: {e}")))
+        .map_err(|e| StoreError::server_said(format!("decision {key} cannot be read: {e}")))
 }
 
 impl DecisionChannel for NatsChannel {
     /// Only this session's keys are read: the subjects of the bucket's stream under
     /// `<session>.`, then the last message of each.
-    fn standing(&self) -> io::Result<Sidecar> {
+    fn standing(&self) -> StoreResult<Sidecar> {
         let js = self.nats.js();
         let replicas = self.nats.replicas();
         let filter = format!("$KV.{DECISIONS_BUCKET}.{}.>", self.session);
@@ -96,7 +97,7 @@ impl DecisionChannel for NatsChannel {
         Ok(sidecar)
     }
 
-    fn record(&self, decision: &Decision) -> io::Result<Recorded> {
+    fn record(&self, decision: &Decision) -> StoreResult<Recorded> {
         let js = self.nats.js();
         let replicas = self.nats.replicas();
         let key = decision_key(&self.session, &decision.compaction);
@@ -137,7 +138,7 @@ impl DecisionChannel for NatsChannel {
                     None if tokio::time::Instant::now() < deadline => {
                         tokio::time::sleep(std::time::Duration::from_millis(250)).await;
                     }
-                    None => return Err(io::Error::other(
+                    None => return Err(StoreError::server_said(
                         "a decision stands but cannot be read (the cluster did not agree in time)",
                     )),
                 }
@@ -154,11 +155,11 @@ impl DecisionChannel for NatsChannel {
         &self,
         compaction: &str,
         wake: Box<dyn Fn() + Send + Sync>,
-    ) -> io::Result<Box<dyn Subscription>> {
+    ) -> StoreResult<Box<dyn Subscription>> {
         let js = self.nats.js();
         let replicas = self.nats.replicas();
         let key = decision_key(&self.session, compaction);
-        let found: Arc<Mutex<Option<io::Result<Decision>>>> = Arc::new(Mutex::new(None));
+        let found: Arc<Mutex<Option<StoreResult<Decision>>>> = Arc::new(Mutex::new(None));
         // Watch first, then look: a decision made in between is seen either way.
         let watch = {
             let key = key.clone();
@@ -243,7 +244,7 @@ impl DecisionChannel for NatsChannel {
         }))
     }
 
-    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> io::Result<()> {
+    fn watch(&self, wake: Box<dyn Fn() + Send + Sync>) -> StoreResult<()> {
         let js = self.nats.js();
         let replicas = self.nats.replicas();
         let keys = format!("{}.>", self.session);
@@ -277,18 +278,18 @@ impl DecisionChannel for NatsChannel {
 }
 
 struct Watched {
-    found: Arc<Mutex<Option<io::Result<Decision>>>>,
+    found: Arc<Mutex<Option<StoreResult<Decision>>>>,
     /// Why the watch cannot be opened again, while it cannot.
     trouble: Arc<Mutex<Option<String>>>,
     nats: Arc<Nats>,
 }
 
 impl Subscription for Watched {
-    fn check(&mut self) -> io::Result<Option<Decision>> {
+    fn check(&mut self) -> StoreResult<Option<Decision>> {
         let mut slot = self
             .found
             .lock()
-            .map_err(|_| io::Error::other("the decision watch failed"))?;
+            .map_err(|_| StoreError::server_said("the decision watch failed"))?;
         match slot.take() {
             None => Ok(None),
             Some(Ok(decision)) => {

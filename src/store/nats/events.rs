@@ -7,9 +7,10 @@
 //! even past the server's duplicate window.
 
 use super::{failed, Nats, EVENTS_STREAM};
+use crate::store::{StoreError, StoreResult};
 use async_nats::jetstream::{self, consumer, stream};
 use futures_util::StreamExt;
-use std::io;
+
 use std::time::Duration;
 
 /// The byte offset header.
@@ -43,7 +44,7 @@ pub struct Resume {
     pub origin: Option<String>,
 }
 
-async fn events_stream(js: &jetstream::Context, replicas: usize) -> io::Result<stream::Stream> {
+async fn events_stream(js: &jetstream::Context, replicas: usize) -> StoreResult<stream::Stream> {
     js.get_or_create_stream(stream::Config {
         name: EVENTS_STREAM.into(),
         description: Some("ctxlens: session logs, one subject per session".into()),
@@ -69,7 +70,7 @@ pub struct Chunk {
 
 impl Nats {
     /// Where shipping `subject` resumes: after its last stored message, or at the start.
-    pub fn resume_point(&self, subject: &str) -> io::Result<Resume> {
+    pub fn resume_point(&self, subject: &str) -> StoreResult<Resume> {
         let js = self.js();
         let replicas = self.replicas();
         let subject = subject.to_owned();
@@ -104,7 +105,7 @@ impl Nats {
         origin: &str,
         epoch: u64,
         chunks: Vec<Chunk>,
-    ) -> io::Result<usize> {
+    ) -> StoreResult<usize> {
         let js = self.js();
         let replicas = self.replicas();
         let subject = subject.to_owned();
@@ -140,7 +141,7 @@ impl Nats {
     }
 
     /// The bytes of the newest epoch of `subject`'s log, as shipped, in order.
-    pub fn replay(&self, subject: &str) -> io::Result<Vec<u8>> {
+    pub fn replay(&self, subject: &str) -> StoreResult<Vec<u8>> {
         let js = self.js();
         let replicas = self.replicas();
         let subject = subject.to_owned();
@@ -149,9 +150,9 @@ impl Nats {
             let last = match stream.get_last_raw_message_by_subject(&subject).await {
                 Ok(message) => message,
                 Err(e) if e.kind() == stream::LastRawMessageErrorKind::NoMessageFound => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::NotFound,
-                        format!("{subject}: nothing was shipped on this subject"),
+                    return Err(StoreError::server(
+                        subject,
+                        "nothing was shipped on this subject",
                     ))
                 }
                 Err(e) => return Err(failed(&subject, e)),
@@ -186,7 +187,7 @@ impl Nats {
     }
 
     /// The events subjects on the stream that match `filter` (wildcards allowed).
-    pub fn subjects(&self, filter: &str) -> io::Result<Vec<String>> {
+    pub fn subjects(&self, filter: &str) -> StoreResult<Vec<String>> {
         let js = self.js();
         let replicas = self.replicas();
         let filter = filter.to_owned();
@@ -200,7 +201,7 @@ impl Nats {
 }
 
 /// Awaits the acknowledgements in `pending`; returns how many were duplicates.
-async fn settle(pending: &mut Vec<jetstream::context::PublishAckFuture>) -> io::Result<usize> {
+async fn settle(pending: &mut Vec<jetstream::context::PublishAckFuture>) -> StoreResult<usize> {
     let mut duplicates = 0;
     for ack in pending.drain(..) {
         let ack = ack.await.map_err(|e| failed("not acknowledged", e))?;

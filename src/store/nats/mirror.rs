@@ -8,17 +8,18 @@
 use super::decisions::bucket;
 use super::{failed, Nats, EVENTS_STREAM};
 use crate::store::{decisions, ledger, private};
+use crate::store::{StoreError, StoreResult};
 use async_nats::jetstream::{self, consumer, kv};
 use ctxlens_core::model::Decision;
 use futures_util::StreamExt;
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 /// Starts mirroring the fleet into `root` (a folder of its own).
-pub fn start(nats: &Arc<Nats>, root: &Path) -> io::Result<()> {
+pub fn start(nats: &Arc<Nats>, root: &Path) -> StoreResult<()> {
     private::folder(root)?;
     let (js, into) = (nats.js(), root.to_owned());
     nats.spawn(async move {
@@ -45,7 +46,7 @@ pub fn start(nats: &Arc<Nats>, root: &Path) -> io::Result<()> {
 }
 
 /// What went wrong, for the operator to look at (the terminal belongs to the TUI).
-fn note(root: &Path, e: &io::Error) {
+fn note(root: &Path, e: &StoreError) {
     if let Ok(mut file) = private::open_append(&root.join("mirror.log")) {
         let _ = writeln!(file, "{e}");
     }
@@ -82,7 +83,7 @@ struct Files {
 }
 
 impl Files {
-    fn file(&mut self, path: &Path) -> io::Result<&mut std::fs::File> {
+    fn file(&mut self, path: &Path) -> StoreResult<&mut std::fs::File> {
         if self.open.as_ref().is_none_or(|(p, _)| p != path) {
             if let Some(folder) = path.parent() {
                 private::folder(folder)?;
@@ -91,7 +92,7 @@ impl Files {
         }
         match &mut self.open {
             Some((_, file)) => Ok(file),
-            None => Err(io::Error::other("no mirror file")),
+            None => Err(StoreError::server_said("no mirror file")),
         }
     }
 }
@@ -111,7 +112,7 @@ async fn follow_events(
     root: &Path,
     files: &mut Files,
     next: &mut u64,
-) -> io::Result<()> {
+) -> StoreResult<()> {
     let stream = js
         .get_stream(EVENTS_STREAM)
         .await
@@ -146,7 +147,7 @@ async fn follow_events(
 
 /// Writes one shipped chunk into its mirror file: a newer epoch starts the file over,
 /// an older one or a chunk it has is skipped.
-fn apply(files: &mut Files, path: &Path, message: &jetstream::Message) -> io::Result<()> {
+fn apply(files: &mut Files, path: &Path, message: &jetstream::Message) -> StoreResult<()> {
     let epoch = header_u64(message, "Ctxlens-Epoch");
     let offset = header_u64(message, "Ctxlens-Offset");
     let (known_epoch, len) = files.known.get(path).copied().unwrap_or((0, 0));
@@ -169,7 +170,11 @@ fn apply(files: &mut Files, path: &Path, message: &jetstream::Message) -> io::Re
 
 /// Writes every decision of the bucket into its session's mirror sidecar (the first
 /// stands there as on the server).
-async fn follow_decisions(js: &jetstream::Context, root: &Path, replicas: usize) -> io::Result<()> {
+async fn follow_decisions(
+    js: &jetstream::Context,
+    root: &Path,
+    replicas: usize,
+) -> StoreResult<()> {
     let store = bucket(js, replicas).await?;
     let mut watch = store
         .watch_with_history(">")

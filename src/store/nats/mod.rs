@@ -4,6 +4,7 @@
 //! one subject per session. The `async-nats` client runs on a runtime thread of its
 //! own; everything here is called synchronously.
 
+use crate::store::{StoreError, StoreResult};
 mod decisions;
 pub mod events;
 pub mod keys;
@@ -79,7 +80,7 @@ pub(crate) fn is_transient(error: &(dyn std::error::Error + 'static)) -> bool {
 /// `request` answered, asked again while the cluster elects a leader (a request that
 /// timed out or found no responder), for [`ELECTION`] at most; `what` names it in the
 /// error that is left.
-pub(crate) async fn through_election<T, E, F>(what: &str, request: impl Fn() -> F) -> io::Result<T>
+pub(crate) async fn through_election<T, E, F>(what: &str, request: impl Fn() -> F) -> StoreResult<T>
 where
     F: Future<Output = Result<T, E>>,
     E: std::error::Error + 'static,
@@ -107,7 +108,7 @@ pub(crate) async fn open_or_create<T, E1, E2, O, C>(
     open: impl Fn() -> O,
     create: impl Fn() -> C,
     what: &str,
-) -> io::Result<T>
+) -> StoreResult<T>
 where
     O: Future<Output = Result<T, E1>>,
     C: Future<Output = Result<T, E2>>,
@@ -140,7 +141,7 @@ pub(crate) async fn raise_replicas(
     js: &async_nats::jetstream::Context,
     stream: &str,
     replicas: usize,
-) -> io::Result<()> {
+) -> StoreResult<()> {
     let mut found = js
         .get_stream(stream)
         .await
@@ -208,7 +209,7 @@ pub const OLDEST_SERVER: (u64, u64) = (2, 10);
 
 /// Why the server that answered cannot hold ctxlens's stores: it runs without
 /// JetStream, or is older than [`OLDEST_SERVER`]. `Ok` when it can.
-pub fn server_fit(info: &async_nats::ServerInfo, url: &str) -> io::Result<()> {
+pub fn server_fit(info: &async_nats::ServerInfo, url: &str) -> StoreResult<()> {
     let how = "ctxlens needs nats-server 2.10 or newer with JetStream on (`nats-server -js`); \
                scripts/install-nats-server installs one";
     let numbers: Vec<u64> = info
@@ -222,31 +223,28 @@ pub fn server_fit(info: &async_nats::ServerInfo, url: &str) -> io::Result<()> {
         numbers.get(1).copied().unwrap_or(0),
     );
     if (major, minor) < OLDEST_SERVER {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!("{url}: nats-server {} is too old: {how}", info.version),
+        return Err(StoreError::server(
+            url,
+            format!("nats-server {} is too old: {how}", info.version),
         ));
     }
     if !info.jetstream {
-        return Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!(
-                "{url}: nats-server {} runs without JetStream: {how}",
-                info.version
-            ),
+        return Err(StoreError::server(
+            url,
+            format!("nats-server {} runs without JetStream: {how}", info.version),
         ));
     }
     Ok(())
 }
 
 /// Any client error, as an I/O error that says what failed.
-pub(crate) fn failed(what: &str, e: impl std::fmt::Display) -> io::Error {
-    io::Error::other(format!("{what}: {e}"))
+pub(crate) fn failed(what: &str, e: impl std::fmt::Display) -> StoreError {
+    StoreError::server(what, e)
 }
 
 impl Nats {
     /// Connects (giving up after 5 s) and checks that JetStream answers.
-    pub fn connect(config: &NatsConfig) -> io::Result<Arc<Nats>> {
+    pub fn connect(config: &NatsConfig) -> StoreResult<Arc<Nats>> {
         // Its own thread: the rest of ctxlens stays synchronous and never blocks it.
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -294,7 +292,7 @@ impl Nats {
                 }
                 tokio::time::sleep(Duration::from_millis(250)).await;
             }
-            Ok::<_, io::Error>((client, js))
+            Ok::<_, StoreError>((client, js))
         })?;
         // A server in a cluster lists the client URLs of the servers in it (itself
         // among them); a lone server lists none.
@@ -323,7 +321,7 @@ impl Nats {
 
     /// Each store that exists, with its replicas and the server that leads it: what an
     /// operator checks on a cluster (`ctxlens fleet` shows it).
-    pub fn stores(&self) -> io::Result<Vec<StoreState>> {
+    pub fn stores(&self) -> StoreResult<Vec<StoreState>> {
         let js = self.js();
         self.run(async move {
             let mut states = Vec::new();
@@ -353,7 +351,7 @@ impl Nats {
 
     /// Raises the stores that exist to [`Self::replicas`] (those that do not are created
     /// with them on first use): once a connection, not on every use.
-    fn raise_stores(&self) -> io::Result<()> {
+    fn raise_stores(&self) -> StoreResult<()> {
         let (js, replicas) = (self.js(), self.replicas);
         self.run(async move {
             for stream in store_streams() {
@@ -371,10 +369,10 @@ impl Nats {
     }
 
     /// Runs `work` on the client's runtime thread and waits for its result.
-    pub(crate) fn run<T, F>(&self, work: F) -> io::Result<T>
+    pub(crate) fn run<T, F>(&self, work: F) -> StoreResult<T>
     where
         T: Send + 'static,
-        F: Future<Output = io::Result<T>> + Send + 'static,
+        F: Future<Output = StoreResult<T>> + Send + 'static,
     {
         let (done, result) = std::sync::mpsc::sync_channel(1);
         self.runtime.spawn(async move {
@@ -382,7 +380,7 @@ impl Nats {
         });
         result
             .recv()
-            .map_err(|_| io::Error::other("the NATS client stopped"))?
+            .map_err(|_| StoreError::server_said("the NATS client stopped"))?
     }
 
     /// Starts `work` on the runtime thread without waiting for it.
@@ -402,7 +400,7 @@ impl Nats {
     }
 
     /// Waits until everything published has reached the server.
-    pub fn flush(&self) -> io::Result<()> {
+    pub fn flush(&self) -> StoreResult<()> {
         let client = self.client.clone();
         self.run(async move { client.flush().await.map_err(|e| failed("flush", e)) })
     }
@@ -412,7 +410,7 @@ impl Nats {
 pub(crate) async fn subjects_matching(
     stream: &async_nats::jetstream::stream::Stream,
     filter: &str,
-) -> io::Result<Vec<String>> {
+) -> StoreResult<Vec<String>> {
     use futures_util::StreamExt;
     through_election(filter, || async {
         let mut subjects = stream
@@ -423,7 +421,7 @@ pub(crate) async fn subjects_matching(
         while let Some(subject) = subjects.next().await {
             found.push(subject.map_err(io::Error::other)?.0);
         }
-        Ok::<_, io::Error>(found)
+        Ok::<_, StoreError>(found)
     })
     .await
 }

@@ -4,9 +4,10 @@
 use super::{failed, Nats, SPILLS_BUCKET};
 use crate::store::channel::SpillStore;
 use crate::store::spill::{hex, Handle, ReadError};
+use crate::store::StoreResult;
 use async_nats::jetstream::object_store;
 use sha2::{Digest, Sha256};
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
@@ -33,7 +34,7 @@ impl NatsSpills {
 async fn store(
     js: &async_nats::jetstream::Context,
     replicas: usize,
-) -> io::Result<object_store::ObjectStore> {
+) -> StoreResult<object_store::ObjectStore> {
     super::open_or_create(
         || js.get_object_store(SPILLS_BUCKET),
         || {
@@ -53,7 +54,7 @@ async fn store(
 impl SpillStore for NatsSpills {
     /// The region is read into memory, hashed, then stored under its hash (the object
     /// store cannot rename, so the name must be known before the upload).
-    fn put(&self, region: &mut dyn Read) -> io::Result<Handle> {
+    fn put(&self, region: &mut dyn Read) -> StoreResult<Handle> {
         let mut bytes = Vec::new();
         region.read_to_end(&mut bytes)?;
         let handle = Handle::of_digest(&Sha256::digest(&bytes));
@@ -95,7 +96,7 @@ impl SpillStore for NatsSpills {
         let bytes = match got {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return Err(ReadError::Missing(place)),
-            Err(e) => return Err(ReadError::Io(place, e)),
+            Err(e) => return Err(ReadError::Server(place, e)),
         };
         let actual = hex(&Sha256::digest(&bytes));
         if actual != handle.hex() {

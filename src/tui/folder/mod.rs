@@ -97,7 +97,7 @@ impl Entry {
         self.degraded = analysis
             .degraded
             .as_ref()
-            .map(|d| ctxlens_core::analysis::finding::short_id(&d.since).to_owned());
+            .map(|d| ctxlens_core::analysis::short_id(&d.since).to_owned());
         self.opaque = findings
             .filter(|f| f.kind.name() == "opaque_summary")
             .count();
@@ -171,4 +171,4 @@ fn thousands(n: u64) -> String {
     }
 }
 
-pub use crate::ingest::find_logs;
+pub use crate::session::find_logs;

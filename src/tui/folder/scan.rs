@@ -39,7 +39,7 @@ pub(super) fn summarize_name(
 
 /// What says a log's entry is still current: its size and time, and those of its
 /// decision sidecar and hook ledger (a held compaction shows in the ledger first).
-pub(super) type Signature = (u64, SystemTime, [Option<(u64, SystemTime)>; 2]);
+pub(super) type Signature = (u64, SystemTime, crate::session::followed::Beside);
 
 /// A log this large is read by one reader, one after another: its analysis takes
 /// several times its size, and memory a reader thread frees stays with that thread
@@ -115,7 +115,7 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             .iter()
             .filter_map(|root| {
                 let wake = wake.clone();
-                crate::ingest::watch::watch_tree(root, move || {
+                crate::session::watch::watch_tree(root, move || {
                     let _ = wake.send(());
                 })
             })
@@ -143,7 +143,7 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 .collect();
             files.sort_by(|a, b| b.3.cmp(&a.3).then(a.1.cmp(&b.1)));
             let signature = |path: &Path, len: u64, modified: SystemTime| -> Signature {
-                (len, modified, crate::tui::worker::sidecar_signature(path))
+                (len, modified, crate::session::followed::Beside::of(path))
             };
             let fresh = |path: &Path, len: u64, modified: SystemTime| {
                 known

@@ -133,7 +133,7 @@ fn under_their_sessions(entries: Vec<Entry>) -> Vec<Entry> {
     let mut children: HashMap<PathBuf, Vec<Entry>> = HashMap::new();
     let mut top = Vec::new();
     for mut entry in entries {
-        match crate::ingest::subagent_parent(&entry.path).filter(|p| listed.contains(p)) {
+        match crate::session::subagent_parent(&entry.path).filter(|p| listed.contains(p)) {
             Some(parent) => {
                 entry.under_parent = true;
                 children.entry(parent).or_default().push(entry);

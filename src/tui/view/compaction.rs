@@ -4,20 +4,20 @@
 use super::pane_block;
 use super::style::Theme;
 use super::text::{marked_lines, marked_lines_where, scrolled, wrapped_rows};
-use crate::ingest::display::Depth;
 use crate::sanitize;
+use crate::session::display::Depth;
 use crate::tui::app::{App, CompactionView, Pane, REGION_EVENTS_SHOWN};
 use crate::tui::view::marks::{Mark, TokenState};
 use crate::tui::view::token_rows::TokenRows;
-use ctxlens_core::analysis::compaction::{CompactionAnalysis, DroppedToken};
-use ctxlens_core::analysis::finding::{short_id, FindingKind};
+use ctxlens_core::analysis::{short_id, FindingKind};
+use ctxlens_core::analysis::{CompactionAnalysis, DroppedToken};
 use ctxlens_core::model::{RangeSpec, Verdict};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use ratatui::Frame;
 
-pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Compaction;
     let Some(c) = app.selected_compaction() else {
         let block = pane_block(" Compaction ".into(), focused, theme);

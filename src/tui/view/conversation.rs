@@ -6,8 +6,8 @@
 use super::style::Theme;
 use super::text::{plain_lines, visible_part, wrapped_rows};
 use super::{pane_block, timeline};
-use crate::ingest::display::Depth;
 use crate::legend::EventRole;
+use crate::session::display::Depth;
 use crate::tui::app::{App, Pane};
 use crate::tui::snapshot::Row;
 use ctxlens_core::model::{EventKind, TokenUsage};
@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use ratatui::Frame;
 
-pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let height = area.height.saturating_sub(2);
     let width = area.width.saturating_sub(2);
     app.timeline_height.set(usize::from(height));

@@ -1,8 +1,8 @@
 //! Where a compaction's tokens stand in a text, and what became of each: what the views
 //! colour. Computed from the compaction's analysis, never anew.
 
-use ctxlens_core::analysis::compaction::{CompactionAnalysis, RegionToken};
-use ctxlens_core::analysis::extract::{extract, is_whole_word};
+use ctxlens_core::analysis::{extract, is_whole_word};
+use ctxlens_core::analysis::{CompactionAnalysis, RegionToken};
 use ctxlens_core::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ pub struct Mark {
 }
 
 fn key(session: &Session, text: &str, class: TokenClass) -> String {
-    ctxlens_core::analysis::kept::text_key(text, class, session.cwd.as_deref()).into_owned()
+    ctxlens_core::analysis::text_key(text, class, session.cwd.as_deref()).into_owned()
 }
 
 /// A value for each of a compaction's region tokens, found by the token's text. A
@@ -218,11 +218,7 @@ impl BindingStates {
             if !self.infers {
                 return BindingState::Unknown;
             }
-            let wanted = key(
-                session,
-                token,
-                ctxlens_core::analysis::extract::classify(token),
-            );
+            let wanted = key(session, token, ctxlens_core::analysis::classify(token));
             return match self.in_region(&wanted, session) {
                 None => BindingState::NotInRegion,
                 Some(Some(false)) => BindingState::Dropped,

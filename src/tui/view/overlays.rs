@@ -20,7 +20,7 @@ fn centered(area: Rect, width: u16, height: u16) -> Rect {
     cell
 }
 
-pub fn draw(app: &App, theme: Theme, frame: &mut Frame) {
+pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame) {
     let area = frame.area();
     match &app.overlay {
         None => {}
@@ -138,7 +138,7 @@ fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut F
         e.line,
         e.offset
     );
-    let lines = match app.text_to(event, crate::ingest::display::Depth::Whole) {
+    let lines = match app.text_to(event, crate::session::display::Depth::Whole) {
         Some(text) => {
             let mut lines = plain_lines(&text.text, ratatui::style::Style::new());
             lines.push(Line::raw(""));

@@ -6,10 +6,10 @@ use super::text::{scrolled, wrapped_rows};
 use crate::sanitize;
 use crate::tui::app::{App, Pane};
 use crate::tui::view::marks::BindingState;
-use ctxlens_core::analysis::compaction::CompactionAnalysis;
-use ctxlens_core::analysis::finding::{short_id, Finding, FindingKind};
-use ctxlens_core::analysis::state::ChoiceState;
-use ctxlens_core::analysis::state::{target_text, StateAt};
+use ctxlens_core::analysis::ChoiceState;
+use ctxlens_core::analysis::CompactionAnalysis;
+use ctxlens_core::analysis::{short_id, Finding, FindingKind};
+use ctxlens_core::analysis::{target_text, StateAt};
 use ctxlens_core::model::{entity_key, Polarity};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -25,7 +25,7 @@ fn state_span(state: BindingState, theme: Theme) -> Span<'static> {
     }
 }
 
-pub fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn obligations(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Obligations;
     let compaction = app.selected_compaction();
     let session = &app.snapshot.session;
@@ -163,7 +163,7 @@ fn choice_line(
     Line::from(spans)
 }
 
-pub fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn alerts(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let focused = app.focus == Pane::Alerts;
     let alerts = &app.snapshot.alerts;
     let width = area.width.saturating_sub(2);

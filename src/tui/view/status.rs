@@ -160,7 +160,7 @@ fn describe_session(snapshot: &crate::tui::snapshot::Snapshot, bar: &mut Bar) {
     }
 }
 
-pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let snapshot = &app.snapshot;
     let pending = snapshot.pending();
     let errors = snapshot.errors();
@@ -235,7 +235,7 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
                 Span::styled(
                     format!(
                         "DEGRADED since {}",
-                        sanitize::line(ctxlens_core::analysis::finding::short_id(&d.since))
+                        sanitize::line(ctxlens_core::analysis::short_id(&d.since))
                     ),
                     theme.red().add_modifier(ratatui::style::Modifier::BOLD),
                 ),
@@ -264,7 +264,7 @@ pub fn status_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(bar.fitted(area.width)), area);
 }
 
-pub fn tabs(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn tabs(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (pane, name) in [
         (Pane::Compaction, "Compaction"),
@@ -283,7 +283,7 @@ pub fn tabs(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-pub fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn hint_bar(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     let mut scopes = vec![Scope::Session, Scope::Global];
     if app.pending_selected().is_some() {
         scopes.push(Scope::Pending);

@@ -13,7 +13,12 @@ fn untab(text: &str) -> String {
 }
 
 /// `text` split into lines, each mark styled by its state and followed by its glyph.
-pub fn marked_lines(text: &str, marks: &[Mark], base: Style, theme: Theme) -> Vec<Line<'static>> {
+pub(super) fn marked_lines(
+    text: &str,
+    marks: &[Mark],
+    base: Style,
+    theme: Theme,
+) -> Vec<Line<'static>> {
     marked_lines_where(
         text,
         marks,
@@ -27,7 +32,7 @@ pub fn marked_lines(text: &str, marks: &[Mark], base: Style, theme: Theme) -> Ve
 /// cut after `line_cells` cells: a view builds what it can show (every line takes a
 /// row at least, and a row holds at most its width), not a whole summary per frame.
 /// A cut line is the first spans of the whole one, the last of them shortened.
-pub fn marked_lines_where(
+pub(super) fn marked_lines_where(
     text: &str,
     marks: &[Mark],
     (base, theme): (Style, Theme),
@@ -120,14 +125,14 @@ fn first_cells(text: &str, cells: usize) -> &str {
 }
 
 /// Plain lines with tabs expanded.
-pub fn plain_lines(text: &str, style: Style) -> Vec<Line<'static>> {
+pub(super) fn plain_lines(text: &str, style: Style) -> Vec<Line<'static>> {
     text.split('\n')
         .map(|l| Line::from(Span::styled(untab(l), style)))
         .collect()
 }
 
 /// Rows `lines` take once wrapped to `width` columns (near enough for scrolling).
-pub fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
+pub(super) fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
     lines
         .iter()
         .map(|l| (l.width() as u16).div_ceil(width.max(1)).max(1))
@@ -136,7 +141,7 @@ pub fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
 
 /// Wrapped lines in `block`, scrolled down by `scroll` rows, for `area`: every long
 /// text of the views. Only what can be seen is wrapped (see [`visible_part`]).
-pub fn scrolled<'a>(
+pub(super) fn scrolled<'a>(
     lines: Vec<Line<'a>>,
     block: Block<'a>,
     scroll: u16,
@@ -156,7 +161,12 @@ pub fn scrolled<'a>(
 /// the word after them, which decides where the last row breaks) is cut. A summary that is one long line, or a region of 100,000 tokens, costs what fits
 /// on the screen, not its length, on every frame. (In a narrow pane a wide character
 /// fits no row and is skipped: panes under eight columns are left whole.)
-pub fn visible_part(lines: Vec<Line<'_>>, scroll: u16, height: u16, width: u16) -> Vec<Line<'_>> {
+pub(super) fn visible_part(
+    lines: Vec<Line<'_>>,
+    scroll: u16,
+    height: u16,
+    width: u16,
+) -> Vec<Line<'_>> {
     use unicode_width::UnicodeWidthStr;
     if width < 8 {
         return lines;

@@ -18,7 +18,7 @@ fn clock(ts: Option<Timestamp>) -> String {
     ts.map_or_else(|| "--:--:--".into(), Timestamp::clock)
 }
 
-pub fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
+pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
     if app.conversation {
         return super::conversation::draw(app, theme, frame, area);
     }
@@ -114,7 +114,7 @@ pub(super) fn row_line(app: &App, theme: Theme, row: Row, seq_width: usize) -> L
             ));
             spans.push(Span::raw(format!(
                 "{} {} ",
-                sanitize::line(ctxlens_core::analysis::finding::short_id(id)),
+                sanitize::line(ctxlens_core::analysis::short_id(id)),
                 phase.unwrap_or(Phase::Proposed).as_str()
             )));
             if let Some(verdict) = verdict {

@@ -3,8 +3,8 @@
 //! summary sentence that mentions it. Built once per analysis, never per frame.
 
 use super::marks::TokenState;
-use ctxlens_core::analysis::compaction::CompactionAnalysis;
-use ctxlens_core::analysis::kept::{basename, summary_words};
+use ctxlens_core::analysis::CompactionAnalysis;
+use ctxlens_core::analysis::{basename, summary_words};
 use ctxlens_core::model::{Session, TokenClass, TokenId};
 use std::collections::HashMap;
 use unicode_segmentation::UnicodeSegmentation;

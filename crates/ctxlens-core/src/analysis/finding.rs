@@ -333,7 +333,7 @@ impl Finding {
 /// Whether a standing decision of `verdict` resolves findings of `signal` (docs/remedies.md).
 /// A refuse or refetch that the runtime did not follow (the compaction was applied
 /// anyway) resolves nothing.
-pub fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {
+pub(crate) fn resolves(verdict: Verdict, signal: u8, applied: bool) -> bool {
     match verdict {
         Verdict::Spill => matches!(signal, 1 | 2 | 4 | 5 | 6),
         Verdict::Refuse => !applied && matches!(signal, 1 | 2 | 4 | 5 | 6),

@@ -111,7 +111,7 @@ impl GateFlags {
 }
 
 /// The reason a dropped binding gives.
-pub const DROPPED_BINDING: &str = "a binding that cannot be re-fetched was dropped";
+pub(crate) const DROPPED_BINDING: &str = "a binding that cannot be re-fetched was dropped";
 
 /// A decision that differs from the gate's non-strict verdict; preserving what the gate
 /// would spill keeps the same bindings, so it is no override (docs/signals.md).

@@ -9,7 +9,7 @@ use crate::model::{CompactionInfo, EventKind, Session};
 /// newest hook entry between the previous landed compaction and this one, unless that
 /// hook refused (the agent did not compact then). A compaction the agent writes without
 /// a hook of its own before it links to nothing.
-pub fn held_ids(session: &Session, infos: &[CompactionInfo]) -> Vec<Option<String>> {
+pub(crate) fn held_ids(session: &Session, infos: &[CompactionInfo]) -> Vec<Option<String>> {
     let mut previous: Option<u64> = None;
     infos
         .iter()

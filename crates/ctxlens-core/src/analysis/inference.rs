@@ -69,7 +69,7 @@ pub(crate) struct LaterUse {
 
 impl LaterUse {
     /// Found again before this use, or recalled.
-    pub fn reuse(&self) -> Reuse {
+    pub(crate) fn reuse(&self) -> Reuse {
         match self.found_again {
             Some(_) => Reuse::ReDerived,
             None => Reuse::Recalled,

@@ -43,7 +43,7 @@ fn summary_word(raw: &str) -> &str {
 }
 
 /// The summary's words and the comparison keys of its paths.
-pub struct SummaryForms {
+pub(crate) struct SummaryForms {
     words: HashSet<String>,
     path_keys: HashSet<String>,
     /// Hex words of 7 or more characters, for prefix matches.
@@ -70,7 +70,7 @@ pub struct SummaryForms {
 impl SummaryForms {
     /// `declared`: the declared tokens the second pass found in the summary beyond
     /// its digest's.
-    pub fn new(
+    pub(crate) fn new(
         session: &Session,
         summary: &Summary,
         declared: &[TokenId],
@@ -148,7 +148,7 @@ impl SummaryForms {
 
     /// Whether the summary holds `token` in any form docs/transcripts.md lists. `basenames`
     /// counts the region's paths by basename: a shared basename names no file.
-    pub fn holds(
+    pub(crate) fn holds(
         &self,
         text: &str,
         class: TokenClass,
@@ -340,7 +340,11 @@ fn last_parts(path: &str, n: usize) -> Option<&str> {
 }
 
 /// A token's comparison key: a path as the file it names, anything else as written.
-pub fn token_key<'s>(session: &'s Session, token: TokenId, cwd: Option<&str>) -> Cow<'s, str> {
+pub(crate) fn token_key<'s>(
+    session: &'s Session,
+    token: TokenId,
+    cwd: Option<&str>,
+) -> Cow<'s, str> {
     let info = session.tokens.get(token);
     text_key(info.text, info.class, cwd)
 }

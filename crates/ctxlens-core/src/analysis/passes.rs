@@ -9,7 +9,7 @@ use crate::model::{Chunked, DeclaredFound, Event, EventKind, Session};
 
 /// What the last analysis of a session kept of its passes.
 #[derive(Debug, Default)]
-pub struct KeptPasses {
+pub(super) struct KeptPasses {
     /// The events it read: a clone, which shares their chunks (so a chunk changed
     /// since is a copy, and [`Chunked::common_prefix`] finds where they differ).
     events: Chunked<Event>,
@@ -26,7 +26,7 @@ pub struct KeptPasses {
 impl KeptPasses {
     /// How many leading events of `session` the last look read as they are now:
     /// what was computed from those alone still holds.
-    pub fn unchanged(&self, session: &Session) -> usize {
+    pub(super) fn unchanged(&self, session: &Session) -> usize {
         let common = self.events.common_prefix(&session.events);
         self.declared
             .first_difference(&session.declared)
@@ -36,7 +36,7 @@ impl KeptPasses {
     /// The indices of `session`'s compaction, decision and binding events: those the last look
     /// found among the `common` events it read as they are, and the rest searched now
     /// (`common` is [`Self::unchanged`]).
-    pub fn marked_events(&mut self, session: &Session, common: usize) -> &[usize] {
+    pub(super) fn marked_events(&mut self, session: &Session, common: usize) -> &[usize] {
         let keep = self.marked.partition_point(|&i| i < common);
         self.marked.truncate(keep);
         let start = common.min(session.events.len());
@@ -53,7 +53,7 @@ impl KeptPasses {
 
     /// The passes for `session`, from what was kept where it still holds (`common` is
     /// [`Self::unchanged`]).
-    pub fn resume<'s>(
+    pub(super) fn resume<'s>(
         &mut self,
         session: &'s Session,
         common: usize,
@@ -76,7 +76,7 @@ impl KeptPasses {
     }
 
     /// Keeps what `passes` computed, for the next look.
-    pub fn keep(&mut self, mut passes: Passes<'_>) {
+    pub(super) fn keep(&mut self, mut passes: Passes<'_>) {
         passes.first_seen();
         let first_seen = passes.first_seen;
         let state = passes.state;
@@ -90,7 +90,7 @@ impl KeptPasses {
     }
 }
 
-pub struct Passes<'s> {
+pub(super) struct Passes<'s> {
     session: &'s Session,
     /// The first event of each token, once [`Passes::first_seen`] brought it up to the
     /// session: until then, what the last look kept.
@@ -106,7 +106,7 @@ pub struct Passes<'s> {
 
 impl Passes<'_> {
     /// The first event of each token in the session.
-    pub fn first_seen(&mut self) -> &FirstSeen {
+    pub(super) fn first_seen(&mut self) -> &FirstSeen {
         if let Some((before, common)) = self.first_seen_from.take() {
             let kept = std::mem::take(&mut self.first_seen);
             self.first_seen = kept.update(before, common, self.session);
@@ -115,14 +115,14 @@ impl Passes<'_> {
     }
 
     /// The state just before event `index` (asked in increasing order).
-    pub fn state_at(&mut self, index: usize) -> StateAt {
+    pub(super) fn state_at(&mut self, index: usize) -> StateAt {
         self.state.advance(self.session, index);
         self.state.builder.snapshot()
     }
 }
 
 /// The state pass: applied lazily, from the kept checkpoint when it can.
-pub struct StatePass {
+pub(super) struct StatePass {
     builder: StateBuilder,
     applied: usize,
     checkpoint: Option<(usize, StateBuilder)>,

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 /// A comparable key for a path token: absolute against `cwd` where it is relative, with
 /// `.`, `..`, doubled and trailing slashes resolved lexically. Most paths are their own
 /// key, and are lent back as they are.
-pub fn path_key<'a>(path: &'a str, cwd: Option<&str>) -> Cow<'a, str> {
+pub(crate) fn path_key<'a>(path: &'a str, cwd: Option<&str>) -> Cow<'a, str> {
     let rooted = path.starts_with('/') || path.starts_with('~');
     if (rooted || cwd.is_none()) && is_resolved(path) {
         return Cow::Borrowed(path);
@@ -57,7 +57,7 @@ fn is_resolved(path: &str) -> bool {
 }
 
 /// Folder and extension of a path, for "same shape" comparisons.
-pub fn folder_and_extension(path: &str) -> (&str, Option<&str>) {
+pub(crate) fn folder_and_extension(path: &str) -> (&str, Option<&str>) {
     let (folder, file) = path.rsplit_once('/').unwrap_or(("", path));
     (folder, file.rsplit_once('.').map(|(_, ext)| ext))
 }

@@ -4,7 +4,7 @@ use crate::model::{Decision, Event, EventKind};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DecisionSource {
+pub(crate) enum DecisionSource {
     Log,
     Sidecar,
 }
@@ -13,14 +13,14 @@ pub enum DecisionSource {
 /// events of the log stand ahead of sidecar lines, and within each the earliest stands.
 /// A compaction can be known by two ids (the one it landed with, and the one its hook
 /// held it as, docs/agents.md): the decisions of both count, the one recorded first standing.
-pub struct DecisionIndex<'a> {
+pub(crate) struct DecisionIndex<'a> {
     /// Each decision with its place in the order recorded.
     by_id: HashMap<&'a str, Vec<(usize, DecisionSource, &'a Decision)>>,
 }
 
 impl<'a> DecisionIndex<'a> {
     /// The index of the decisions among `events` (in log order) and the sidecar's.
-    pub fn of(events: impl Iterator<Item = &'a Event>, sidecar: &'a [Decision]) -> Self {
+    pub(crate) fn of(events: impl Iterator<Item = &'a Event>, sidecar: &'a [Decision]) -> Self {
         let mut by_id: HashMap<&str, Vec<_>> = HashMap::new();
         let log = events.filter_map(|event| match &event.kind {
             EventKind::Decision(d) => Some((DecisionSource::Log, &**d)),
@@ -50,13 +50,13 @@ impl<'a> DecisionIndex<'a> {
     }
 
     /// The standing decision of the compaction known by `ids`.
-    pub fn standing(&self, ids: &[&str]) -> Option<&'a Decision> {
+    pub(crate) fn standing(&self, ids: &[&str]) -> Option<&'a Decision> {
         self.all(ids).first().map(|(_, d)| *d)
     }
 
     /// Decisions written after the standing one that do not simply repeat it: a second
     /// sidecar line (a writer that ignored the lock), or a line that contradicts it.
-    pub fn conflicts(&self, ids: &[&str]) -> Vec<&'a Decision> {
+    pub(crate) fn conflicts(&self, ids: &[&str]) -> Vec<&'a Decision> {
         let all = self.all(ids);
         let Some(&(_, first)) = all.first() else {
             return Vec::new();

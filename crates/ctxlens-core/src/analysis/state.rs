@@ -75,7 +75,7 @@ pub(crate) struct StateBuilder {
 }
 
 impl StateBuilder {
-    pub fn apply(&mut self, event: &Event) {
+    pub(crate) fn apply(&mut self, event: &Event) {
         let state = &mut self.state;
         let index = self.applied;
         self.applied += 1;
@@ -170,7 +170,7 @@ impl StateBuilder {
         }
     }
 
-    pub fn snapshot(&self) -> StateAt {
+    pub(crate) fn snapshot(&self) -> StateAt {
         let mut state = self.state.clone();
         state.pending = state
             .plan

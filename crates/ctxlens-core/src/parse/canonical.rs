@@ -195,7 +195,7 @@ struct Record {
 impl BadLine {
     /// Whether the line may have held a binding or an obligation: its type cannot be
     /// read, or it is one of those two with a field that cannot be.
-    pub fn may_declare(&self) -> bool {
+    pub(crate) fn may_declare(&self) -> bool {
         let declaring = |type_name: &str| matches!(type_name, "binding" | "obligation");
         match self {
             BadLine::Oversized { .. }
@@ -529,7 +529,7 @@ pub fn region_texts_of_line(bytes: &[u8]) -> Option<Vec<Cow<'_, str>>> {
 
 /// The texts of a parsed canonical line that count as region text, for the second look
 /// that finds declared tokens (see `super::declared`).
-pub fn region_texts(value: &Value) -> Vec<String> {
+pub(crate) fn region_texts(value: &Value) -> Vec<String> {
     let Some(obj) = value.as_object() else {
         return Vec::new();
     };

@@ -35,7 +35,7 @@ pub(super) fn is_copilot_record(record: &Value) -> bool {
 
 /// What a record of a Copilot CLI session shows in a timeline: its message, its tool
 /// call or result, its compaction's summary, or its type.
-pub fn record_text(record: &Value) -> String {
+pub(crate) fn record_text(record: &Value) -> String {
     let kind = str_of(record, "type").unwrap_or_default();
     let data = record.get("data").unwrap_or(&Value::Null);
     match kind.as_str() {

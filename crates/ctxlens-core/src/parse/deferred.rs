@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// The id a tool's answer gives a command it left running in the background:
 /// Claude Code's `Command running in background with ID: b404a92.` and Codex's
 /// `Process running with session ID 4964`.
-pub fn started_in_background(text: &str) -> Option<&str> {
+pub(crate) fn started_in_background(text: &str) -> Option<&str> {
     const MARKERS: [&str; 2] = [
         "Command running in background with ID: ",
         "Process running with session ID ",
@@ -31,7 +31,7 @@ const ID_FIELDS: &[&str] = &["bash_id", "task_id", "shell_id", "session_id", "sh
 
 /// The background commands a call reads the output of: the ids its input names, and
 /// the ids of the output files (`…/tasks/b404a92.output`) it reads.
-pub fn polls(input: &Value, table: &mut impl Intern) -> Box<[TokenId]> {
+pub(crate) fn polls(input: &Value, table: &mut impl Intern) -> Box<[TokenId]> {
     let Value::Object(fields) = input else {
         return Box::default();
     };
@@ -64,7 +64,7 @@ fn output_files(text: &str) -> impl Iterator<Item = &str> {
 const FAILURE_WORDS: &str = r"(?mi)connection (?:timed out|refused|closed)|could not resolve hostname|no route to host|permission denied \(publickey|host key verification failed|no such (?:container|file or directory|host)|does not exist|\bnot found\b|^Traceback \(most recent call last\)|^(?:error|fatal):|<status>failed</status>|<exit_code>[1-9]|exited with code [1-9]|exit status [1-9]";
 
 /// Whether a tool's output reports a failure in words.
-pub fn reports_failure(text: &str) -> bool {
+pub(crate) fn reports_failure(text: &str) -> bool {
     static RE: OnceLock<regex::Regex> = OnceLock::new();
     // A built-in pattern: it compiles, or every test fails.
     #[allow(clippy::expect_used)]

@@ -30,7 +30,7 @@ const CANONICAL_TYPES: &[&str] = &[
 
 /// The format a record speaks for, or `None` for a record any format may hold (an
 /// unknown kind such as Claude Code's newer `mode` or `last-prompt` without ids).
-pub fn detect_record(record: &Value) -> Option<Format> {
+pub(crate) fn detect_record(record: &Value) -> Option<Format> {
     let kind = record.get("type").and_then(Value::as_str).unwrap_or("");
     let has = |key: &str| record.get(key).is_some();
     // Before Copilot's: its records too have a dotted type, `data` and an id.
@@ -68,7 +68,7 @@ pub fn detect_record(record: &Value) -> Option<Format> {
 
 /// Records that vote before the format is decided.
 /// Why a line longer than the cap is a malformed line.
-pub fn oversized_reason(span: u64) -> String {
+pub(crate) fn oversized_reason(span: u64) -> String {
     super::canonical::BadLine::Oversized { span }.to_string()
 }
 

@@ -51,7 +51,7 @@ fn text_of(content: &Value) -> String {
 }
 
 /// What a record of a Gemini CLI recording shows in a timeline.
-pub fn record_text(record: &Value) -> String {
+pub(crate) fn record_text(record: &Value) -> String {
     if let Some(set) = record.get("$set") {
         let snapshot = set
             .get("messages")

@@ -1,20 +1,26 @@
 //! Parsing: a log's lines into a [`Session`], one module per
 //! format, and which format a log is in (`detect`). Pure: the caller reads the lines.
 
-pub mod canonical;
+pub(crate) mod canonical;
 pub(crate) mod claude_code;
 pub(crate) mod codex;
-pub mod copilot;
+pub(crate) mod copilot;
 pub(crate) mod deferred;
-pub mod detect;
-pub mod gemini;
+pub(crate) mod detect;
+pub(crate) mod gemini;
 pub mod lines;
-pub mod opencode;
-pub mod qwen_code;
-pub mod roles;
-pub mod text;
+pub(crate) mod opencode;
+pub(crate) mod qwen_code;
+mod record_text;
+pub(crate) mod roles;
+pub(crate) mod text;
 pub(crate) mod text_record;
-pub mod transcript;
+pub(crate) mod transcript;
+
+pub use canonical::{region_texts_of_line, CanonicalParser, ParsedBatch};
+pub use detect::LogParser;
+pub use record_text::record_text;
+pub use text::digest;
 
 use crate::model::Session;
 

@@ -51,7 +51,7 @@ pub(super) fn is_opencode_record(record: &Value) -> bool {
 
 /// What part `part` of a message line shows: its text, its tool call and output, or
 /// its type; the session line shows its folder and title.
-pub fn record_text(record: &Value, part: u32) -> String {
+pub(crate) fn record_text(record: &Value, part: u32) -> String {
     if str_of(record, "type").as_deref() == Some("opencode.session") {
         return format!(
             "cwd {} {}",

@@ -75,7 +75,7 @@ fn compressed_text(payload: &Value) -> String {
 }
 
 /// What a record of a Qwen Code recording shows in a timeline.
-pub fn record_text(record: &Value) -> String {
+pub(crate) fn record_text(record: &Value) -> String {
     if let Some(payload) = record.get("systemPayload") {
         return match str_of(record, "subtype").as_deref() {
             Some("chat_compression") => compressed_text(payload),

@@ -10,7 +10,7 @@ use crate::model::TokenClass;
 
 /// A value a command takes in a role, and the class of token it makes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RoleValue {
+pub(crate) struct RoleValue {
     /// The value, as the command wrote it (without `user@` or `:path`).
     pub text: String,
     /// The class its role gives it.
@@ -19,7 +19,7 @@ pub struct RoleValue {
 
 /// Classes whose values are identifiers only when two calls use them in their role:
 /// their shape alone says nothing.
-pub fn learnt_from_use(class: TokenClass) -> bool {
+pub(crate) fn learnt_from_use(class: TokenClass) -> bool {
     matches!(
         class,
         TokenClass::Container | TokenClass::Database | TokenClass::Variable | TokenClass::Port
@@ -77,7 +77,7 @@ const SCP_VALUED: &str = "cFiJloPS";
 
 /// The role values of a shell command. Words are split as a shell splits them; a
 /// command that does not split (an open quote) gives none.
-pub fn command_roles(command: &str) -> Vec<RoleValue> {
+pub(crate) fn command_roles(command: &str) -> Vec<RoleValue> {
     let mut out = Vec::new();
     roles_into(command, 0, &mut out);
     let mut seen = std::collections::HashSet::new();

@@ -18,7 +18,7 @@ pub fn digest(texts: &[&str], words: u64, table: &mut impl Intern) -> TextDigest
 }
 
 /// Every string in a JSON value (object keys excluded), depth first.
-pub fn json_text_leaves<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+pub(crate) fn json_text_leaves<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     match value {
         Value::String(s) => out.push(s),
         Value::Array(items) => items.iter().for_each(|v| json_text_leaves(v, out)),
@@ -114,7 +114,7 @@ fn bare_file_arguments(command: &str) -> Vec<String> {
 /// tokens taken from its string values so JSON escapes do not glue to them), plus the
 /// tokens of its target arguments (commands, paths, URLs, ids: everything but the
 /// content it writes). One walk over the input, each string extracted once.
-pub fn tool_call_digest(
+pub(crate) fn tool_call_digest(
     name: &str,
     input: &Value,
     table: &mut impl Intern,
@@ -200,7 +200,7 @@ fn input_leaves<'v>(key: Option<&'v str>, value: &'v Value, target: bool, out: &
 }
 
 /// A message as an event.
-pub fn message(role: &str, text: &str, table: &mut impl Intern) -> crate::model::EventKind {
+pub(crate) fn message(role: &str, text: &str, table: &mut impl Intern) -> crate::model::EventKind {
     crate::model::EventKind::Message {
         role: crate::model::Role::new(role),
         text: digest(&[text], tokens::word_count(text), table),
@@ -208,7 +208,7 @@ pub fn message(role: &str, text: &str, table: &mut impl Intern) -> crate::model:
 }
 
 /// A tool call as an event: the digest of its name and input, and the paths it names.
-pub fn tool_call(
+pub(crate) fn tool_call(
     call_id: Option<Box<str>>,
     name: &str,
     input: &Value,
@@ -228,7 +228,7 @@ pub fn tool_call(
 }
 
 /// A tool result as an event: its digest and whether its output says the call failed.
-pub fn tool_result(
+pub(crate) fn tool_result(
     call_id: Option<Box<str>>,
     is_error: bool,
     text: &str,
@@ -263,7 +263,7 @@ const NOT_FOUND: &str = r"(?i)\bnot found\b|no such file|does not exist|doesn't 
 /// found nothing (`NOT_FOUND`), in one search. No match of one pattern can start inside
 /// a match of the other, so the leftmost matches, each told by the group it matched,
 /// find both.
-pub fn what_output_says(text: &str) -> (bool, bool) {
+pub(crate) fn what_output_says(text: &str) -> (bool, bool) {
     use std::sync::OnceLock;
     static EITHER: OnceLock<regex::Regex> = OnceLock::new();
     // Built-in patterns: they compile, or every test fails.

@@ -45,7 +45,7 @@ impl std::ops::Deref for Field<'_> {
 }
 
 /// What a line read this way holds: its seq (if given), its time, and its event.
-pub struct Read {
+pub(crate) struct Read {
     pub seq: Option<u64>,
     pub ts: Option<Box<str>>,
     pub kind: EventKind,
@@ -53,7 +53,7 @@ pub struct Read {
 
 /// The record of `bytes` if it is a message, a tool call or a tool result whose fields
 /// all have their types; `None` sends the line the general way.
-pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
+pub(crate) fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
     let record: TextRecord = object(bytes)?;
     let text = record.text.as_deref().unwrap_or_default();
     let kind = match record.type_name.as_ref() {
@@ -84,7 +84,7 @@ pub fn read(bytes: &[u8], table: &mut impl Intern) -> Option<Read> {
 /// record, and one whose fields do not have their types or that holds a key twice.
 /// A lone surrogate escape, which the general reading repairs first (see
 /// [`super::lines::json_record`]), fails here too: the JSON parser rejects it.
-pub fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
+pub(crate) fn message_text(bytes: &[u8]) -> Option<Cow<'_, str>> {
     // Two fields, not [`TextRecord`]'s nine: read whole, the other fields (a tool
     // call's input into a tree) are work the declared pass does not need.
     #[derive(Deserialize)]

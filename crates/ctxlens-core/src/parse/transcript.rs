@@ -37,7 +37,7 @@ pub(crate) fn usage_of(usage: &Value, [input, output, read, written]: [&str; 4])
 }
 
 /// An item of a todo list or plan, in the agent's words.
-pub struct Todo {
+pub(crate) struct Todo {
     /// The item's text.
     pub content: String,
     /// `pending`, `in_progress` or `completed`.
@@ -45,7 +45,7 @@ pub struct Todo {
 }
 
 impl Builder {
-    pub fn new(format: Format) -> Builder {
+    pub(crate) fn new(format: Format) -> Builder {
         Builder {
             session: Session::new(format),
             segment_start: 1,
@@ -55,14 +55,20 @@ impl Builder {
         }
     }
 
-    pub fn next_seq(&self) -> u64 {
+    pub(crate) fn next_seq(&self) -> u64 {
         self.session
             .events
             .last()
             .map_or(1, |e| e.seq.saturating_add(1))
     }
 
-    pub fn push(&mut self, line: &Line, part: u32, ts: Option<String>, kind: EventKind) -> usize {
+    pub(crate) fn push(
+        &mut self,
+        line: &Line,
+        part: u32,
+        ts: Option<String>,
+        kind: EventKind,
+    ) -> usize {
         let seq = self.next_seq();
         self.session.events.push(Event {
             seq,
@@ -78,7 +84,7 @@ impl Builder {
     }
 
     /// The compaction event at `at`, to fill in what later records say of it.
-    pub fn compaction_mut(&mut self, at: usize) -> Option<&mut CompactionEvent> {
+    pub(crate) fn compaction_mut(&mut self, at: usize) -> Option<&mut CompactionEvent> {
         match self.session.events.get_mut(at).map(|e| &mut e.kind) {
             Some(EventKind::Compaction(compaction)) => Some(compaction),
             _ => None,
@@ -86,15 +92,20 @@ impl Builder {
     }
 
     /// What a transcript says of the compaction at `at` besides its summary.
-    pub fn compaction_extra_mut(&mut self, at: usize) -> Option<&mut CompactionExtra> {
+    pub(crate) fn compaction_extra_mut(&mut self, at: usize) -> Option<&mut CompactionExtra> {
         self.compaction_mut(at).map(|c| &mut *c.extra)
     }
 
-    pub fn message(&mut self, role: &str, text: &str) -> EventKind {
+    pub(crate) fn message(&mut self, role: &str, text: &str) -> EventKind {
         super::text::message(role, text, &mut self.session.tokens)
     }
 
-    pub fn tool_call(&mut self, call_id: Option<String>, name: &str, input: &Value) -> EventKind {
+    pub(crate) fn tool_call(
+        &mut self,
+        call_id: Option<String>,
+        name: &str,
+        input: &Value,
+    ) -> EventKind {
         super::text::tool_call(
             call_id.map(Into::into),
             name,
@@ -103,7 +114,7 @@ impl Builder {
         )
     }
 
-    pub fn tool_result(
+    pub(crate) fn tool_result(
         &mut self,
         call_id: Option<String>,
         text: &str,
@@ -117,7 +128,7 @@ impl Builder {
         )
     }
 
-    pub fn summary(&mut self, text: &str) -> Summary {
+    pub(crate) fn summary(&mut self, text: &str) -> Summary {
         Summary {
             text: text.to_owned(),
             digest: digest(&[text], tokens::word_count(text), &mut self.session.tokens),
@@ -126,7 +137,7 @@ impl Builder {
 
     /// A todo list (TodoWrite, update_plan) as the plan in force plus one obligation per
     /// item; an item that vanished from the list is dropped.
-    pub fn todos(&mut self, line: &Line, part: u32, ts: &Option<String>, todos: &[Todo]) {
+    pub(crate) fn todos(&mut self, line: &Line, part: u32, ts: &Option<String>, todos: &[Todo]) {
         let mut steps = Vec::new();
         let mut listed = BTreeMap::new();
         for todo in todos {
@@ -188,7 +199,7 @@ impl Builder {
 
     /// A compaction that ends a file holding no conversation yet: its region lies in
     /// an earlier file (a continued session).
-    pub fn compaction_of_an_earlier_file(&self) -> bool {
+    pub(crate) fn compaction_of_an_earlier_file(&self) -> bool {
         self.session
             .events
             .iter()
@@ -196,7 +207,7 @@ impl Builder {
     }
 
     /// A compaction of everything since the previous one. Returns its event index.
-    pub fn compaction(
+    pub(crate) fn compaction(
         &mut self,
         line: &Line,
         ts: Option<String>,
@@ -248,7 +259,7 @@ impl Builder {
         index
     }
 
-    pub fn set_cwd(&mut self, cwd: Option<&str>) {
+    pub(crate) fn set_cwd(&mut self, cwd: Option<&str>) {
         if self.session.cwd.is_none() {
             self.session.cwd = cwd.filter(|c| !c.is_empty()).map(str::to_owned);
         }
@@ -268,7 +279,7 @@ fn todo_id(content: &str) -> String {
 }
 
 /// The items of the list `input[list]`, each `{<text>: …, status: …}`, as todos.
-pub fn todo_list(input: &Value, list: &str, text: &str) -> Vec<Todo> {
+pub(crate) fn todo_list(input: &Value, list: &str, text: &str) -> Vec<Todo> {
     input
         .get(list)
         .and_then(Value::as_array)
@@ -304,7 +315,7 @@ pub(crate) fn parse_record(
 }
 
 /// Text of content that is a string, or a list of blocks with `text`.
-pub fn content_text(content: &Value) -> String {
+pub(crate) fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
         Value::Array(items) => items

@@ -118,7 +118,7 @@ pub struct CompactionAnalysis {
 
 /// Why the gate says what it says of a held compaction, whose summary is not written
 /// yet: nothing has been dropped, but what the work depends on is at risk.
-pub const HELD_AT_RISK: &str =
+pub(crate) const HELD_AT_RISK: &str =
     "identifiers the work depends on are at risk: the summary is not written yet";
 
 impl CompactionAnalysis {

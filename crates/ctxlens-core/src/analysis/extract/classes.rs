@@ -474,13 +474,13 @@ pub(super) fn colons(bytes: &[u8], pos: usize) -> impl Iterator<Item = usize> + 
 /// What a byte is to the ARN pattern's parts ([`ARN_BYTES`]).
 pub(super) mod arn_byte {
     /// `[a-z0-9-]`: the partition, the service and the region.
-    pub const FIELD: u8 = 1;
+    pub(crate) const FIELD: u8 = 1;
     /// `[0-9]`: the account.
-    pub const DIGIT: u8 = 2;
+    pub(crate) const DIGIT: u8 = 2;
     /// `[A-Za-z0-9_./:+=,@*-]`: the resource.
-    pub const RESOURCE: u8 = 4;
+    pub(crate) const RESOURCE: u8 = 4;
 
-    pub const fn of(b: u8) -> u8 {
+    pub(crate) const fn of(b: u8) -> u8 {
         let field = b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-';
         let resource = b.is_ascii_alphanumeric()
             || matches!(
@@ -561,11 +561,11 @@ pub(super) fn find_url(text: &str, pos: usize) -> Option<Span> {
 /// What an ASCII byte is to the URL pattern ([`URL_BYTES`]).
 pub(super) mod url_byte {
     /// `[a-zA-Z0-9+.-]`: the scheme.
-    pub const SCHEME: u8 = 1;
+    pub(crate) const SCHEME: u8 = 1;
     /// What goes on after `://` ([`super::url_goes_on`]).
-    pub const TAIL: u8 = 2;
+    pub(crate) const TAIL: u8 = 2;
 
-    pub const fn of(b: u8) -> u8 {
+    pub(crate) const fn of(b: u8) -> u8 {
         let scheme = b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-');
         let tail = b.is_ascii() && super::url_goes_on(b as char);
         super::bit_if(scheme, SCHEME) | super::bit_if(tail, TAIL)

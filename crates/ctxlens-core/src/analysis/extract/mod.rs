@@ -42,9 +42,8 @@ use classes::*;
 pub(crate) use classes::{is_host_to_keep, leading_brackets};
 use prefilter::*;
 use words::*;
-pub use words::{
-    is_ascii_word_byte, is_whole_word, is_word_char, word_count, word_runs_at, word_runs_from_last,
-};
+pub(crate) use words::{is_ascii_word_byte, is_word_char, word_runs_at, word_runs_from_last};
+pub use words::{is_whole_word, word_count};
 
 /// One token found in a text: byte span and class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -394,7 +393,7 @@ pub fn extract_directories(text: &str) -> Vec<Found> {
 
 /// A tool argument that names a directory or file by itself (`{"path": "src/api"}`,
 /// `{"file_path": "overview.md"}`), as a path token; `None` for anything else.
-pub fn path_argument(value: &str) -> Option<&str> {
+pub(crate) fn path_argument(value: &str) -> Option<&str> {
     let value = value.strip_suffix('/').unwrap_or(value);
     if let Some(file) = bare_file_name(value) {
         return Some(file);
@@ -412,7 +411,7 @@ pub fn path_argument(value: &str) -> Option<&str> {
 
 /// A file name without a folder and with an extension (`overview.md`,
 /// `.commitlintrc.yml`), as a tool argument names a file of the cwd.
-pub fn bare_file_name(value: &str) -> Option<&str> {
+pub(crate) fn bare_file_name(value: &str) -> Option<&str> {
     // `main..HEAD` is a range of commits.
     let bare = !value.contains('/')
         && !value.contains("..")
@@ -600,12 +599,12 @@ pub fn classify(token: &str) -> TokenClass {
 }
 
 /// Whether `token` occurs in `text` as a whole word.
-pub fn contains_whole_word(text: &str, token: &str, class: TokenClass) -> bool {
+pub(crate) fn contains_whole_word(text: &str, token: &str, class: TokenClass) -> bool {
     WholeWord::new(token, class).is_in(text)
 }
 
 /// A whole-word search for one token, built once and run over many texts.
-pub struct WholeWord<'t> {
+pub(crate) struct WholeWord<'t> {
     finder: memchr::memmem::Finder<'t>,
     len: usize,
     class: TokenClass,
@@ -613,7 +612,7 @@ pub struct WholeWord<'t> {
 
 impl<'t> WholeWord<'t> {
     /// A search for `token`, of class `class` (which says what counts as a word's edge).
-    pub fn new(token: &'t str, class: TokenClass) -> Self {
+    pub(crate) fn new(token: &'t str, class: TokenClass) -> Self {
         WholeWord {
             finder: memchr::memmem::Finder::new(token.as_bytes()),
             len: token.len(),
@@ -622,7 +621,7 @@ impl<'t> WholeWord<'t> {
     }
 
     /// `token` occurs in `text` as a whole word.
-    pub fn is_in(&self, text: &str) -> bool {
+    pub(crate) fn is_in(&self, text: &str) -> bool {
         self.len > 0
             && self
                 .finder

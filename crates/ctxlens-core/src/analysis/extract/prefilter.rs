@@ -8,16 +8,16 @@ use super::*;
 
 /// What a run of text between blanks holds that some class's pattern needs.
 pub(super) mod holds {
-    pub const DIGIT: u8 = 1;
-    pub const SLASH: u8 = 2;
-    pub const DASH: u8 = 4;
-    pub const UNDERSCORE: u8 = 8;
-    pub const DOT: u8 = 16;
-    pub const COLON: u8 = 32;
+    pub(crate) const DIGIT: u8 = 1;
+    pub(crate) const SLASH: u8 = 2;
+    pub(crate) const DASH: u8 = 4;
+    pub(crate) const UNDERSCORE: u8 = 8;
+    pub(crate) const DOT: u8 = 16;
+    pub(crate) const COLON: u8 = 32;
     /// A byte no pattern but the keyword classes matches: a run ends there.
-    pub const BLANK: u8 = 128;
+    pub(crate) const BLANK: u8 = 128;
 
-    pub const fn of(b: u8) -> u8 {
+    pub(crate) const fn of(b: u8) -> u8 {
         match b {
             b'0'..=b'9' => DIGIT,
             b'/' => SLASH,

@@ -6,7 +6,7 @@
 
 /// A bit per byte of a block of 64, byte `i` at bit `i`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct WordMasks {
+pub(super) struct WordMasks {
     /// Letters, digits and `_`.
     pub word: u64,
     pub letter: u64,
@@ -17,10 +17,10 @@ pub struct WordMasks {
     pub mid_digits: u64,
 }
 
-pub const BLOCK: usize = 64;
+pub(super) const BLOCK: usize = 64;
 
 /// A byte of a word: a letter, a digit or `_`.
-pub fn is_word_byte(b: u8) -> bool {
+pub(super) fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
@@ -32,7 +32,7 @@ impl WordMasks {
         target_feature = "sse2"
     ))]
     #[inline(always)]
-    pub fn of(block: &[u8; BLOCK]) -> WordMasks {
+    pub(super) fn of(block: &[u8; BLOCK]) -> WordMasks {
         let mut masks = WordMasks::default();
         let (parts, _) = block.as_chunks::<16>();
         for (i, part) in parts.iter().enumerate() {
@@ -59,7 +59,7 @@ impl WordMasks {
             target_feature = "sse2"
         ))
     ))]
-    pub fn byte_by_byte(block: &[u8; BLOCK]) -> WordMasks {
+    pub(super) fn byte_by_byte(block: &[u8; BLOCK]) -> WordMasks {
         let mut masks = WordMasks::default();
         for (i, &b) in block.iter().enumerate() {
             let bit = 1u64 << i;
@@ -82,7 +82,7 @@ impl WordMasks {
     /// none: all zero). A word starts at a word byte that neither follows a word byte
     /// nor is joined to the word before it across one middle byte (a letter, a middle
     /// byte for letters, a letter; the same for digits).
-    pub fn starts_after(&self, before: &WordMasks) -> u32 {
+    pub(super) fn starts_after(&self, before: &WordMasks) -> u32 {
         let back = |now: u64, then: u64, by: u32| (now << by) | (then >> (64 - by));
         let word_before = back(self.word, before.word, 1);
         let letter_two_back = back(self.letter, before.letter, 2);
@@ -94,7 +94,7 @@ impl WordMasks {
     }
 
     /// Whether the block holds a `_`: a word byte that is no letter or digit.
-    pub fn holds_underscore(&self) -> bool {
+    pub(super) fn holds_underscore(&self) -> bool {
         self.word & !(self.letter | self.digit) != 0
     }
 }
@@ -119,7 +119,7 @@ mod sse2 {
 
     /// Adds the kinds of 16 bytes to `masks`, from bit `shift` on.
     #[inline(always)]
-    pub fn add(bytes: &[u8; 16], shift: usize, masks: &mut super::WordMasks) {
+    pub(super) fn add(bytes: &[u8; 16], shift: usize, masks: &mut super::WordMasks) {
         let v = load_unaligned_m128i(bytes);
         let is = |b: u8| cmp_eq_mask_i8_m128i(v, set_splat_i8_m128i(b as i8));
         // `| 0x20` folds upper-case letters onto lower-case ones, and no other byte

@@ -15,7 +15,7 @@ pub(super) fn is_unspaced_script(c: char) -> bool {
 /// Characters that continue a word on either side of a token.
 /// A character that glues to a token next to it: a token is a whole word only with
 /// none of these on either side.
-pub fn is_word_char(c: char) -> bool {
+pub(crate) fn is_word_char(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_alphanumeric() || c == '_' || c == '-';
     }
@@ -114,13 +114,13 @@ pub(super) fn word_segments(text: &str, range: Span) -> impl Iterator<Item = (Sp
 
 /// The runs of word characters ([`is_word_char`]) of `text`, each with where it
 /// starts: ASCII read a byte at a time from a table.
-pub fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+pub(crate) fn word_runs_at(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
     word_segments(text, 0..text.len())
         .filter_map(move |(run, _, _)| Some((run.start, text.get(run)?)))
 }
 
 /// [`word_runs_at`] from the last run to the first.
-pub fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
+pub(crate) fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> + '_ {
     let bytes = text.as_bytes();
     let mut end = bytes.len();
     // Whether the character that ends at `at` is a word character, and its length.
@@ -149,19 +149,19 @@ pub fn word_runs_from_last(text: &str) -> impl Iterator<Item = (usize, &str)> + 
 }
 
 /// Whether a byte is an ASCII word character ([`is_word_char`]), from a table.
-pub fn is_ascii_word_byte(b: u8) -> bool {
+pub(crate) fn is_ascii_word_byte(b: u8) -> bool {
     byte_in(&SEGMENT_BYTES, b) & segment_byte::WORD != 0
 }
 
 /// What an ASCII byte is to [`word_segments`].
 pub(super) mod segment_byte {
     /// A word character ([`super::is_word_char`]).
-    pub const WORD: u8 = 1;
-    pub const HEX: u8 = 2;
-    pub const DIGIT: u8 = 4;
-    pub const LETTER: u8 = 8;
+    pub(crate) const WORD: u8 = 1;
+    pub(crate) const HEX: u8 = 2;
+    pub(crate) const DIGIT: u8 = 4;
+    pub(crate) const LETTER: u8 = 8;
 
-    pub const fn of(b: u8) -> u8 {
+    pub(crate) const fn of(b: u8) -> u8 {
         match b {
             b'0'..=b'9' => WORD | HEX | DIGIT,
             b'a'..=b'f' | b'A'..=b'F' => WORD | HEX | LETTER,

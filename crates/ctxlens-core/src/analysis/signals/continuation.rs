@@ -22,7 +22,10 @@ pub struct ProposedAction {
 }
 
 /// Divergences of every applied compaction, each returned with its compaction's index.
-pub fn divergences(session: &Session, analyses: &[CompactionAnalysis]) -> Vec<(usize, Finding)> {
+pub(crate) fn divergences(
+    session: &Session,
+    analyses: &[CompactionAnalysis],
+) -> Vec<(usize, Finding)> {
     // Where each applied compaction's window ends, found by one sort, not a pass over
     // every compaction for each.
     let mut applied: Vec<usize> = analyses.iter().filter_map(|a| a.info.applied_at).collect();

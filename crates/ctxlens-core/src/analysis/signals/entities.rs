@@ -11,7 +11,7 @@ use std::ops::Range;
 /// Checks the entities whose latest choice lies in `region` against the summary's
 /// schema `entities` (`None`: the compaction has none).
 /// The region signal: the summary's schema against the choices made in the region.
-pub fn signal(region: &super::Region, flags: &mut GateFlags, findings: &mut Vec<Finding>) {
+pub(crate) fn signal(region: &super::Region, flags: &mut GateFlags, findings: &mut Vec<Finding>) {
     check(
         region.id,
         region.state,

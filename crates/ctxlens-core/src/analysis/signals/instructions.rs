@@ -16,7 +16,7 @@ fn is_cjk(c: char) -> bool {
 /// The distinct words that count: Unicode words of 4 or more letters, lower case; for
 /// CJK text, where UAX #29 gives one character a word, every pair of neighbouring
 /// characters (the words of 2 or more characters a dictionary would find contain them).
-pub fn words(text: &str) -> HashSet<String> {
+pub(crate) fn words(text: &str) -> HashSet<String> {
     let mut out = HashSet::new();
     let mut run: Vec<char> = Vec::new();
     let flush = |run: &mut Vec<char>, out: &mut HashSet<String>| {
@@ -117,7 +117,7 @@ fn user_message_items(summary: &str) -> Option<Vec<String>> {
 /// Prompts typed in `region` that no item of the summary's user-message list covers.
 /// The region signal: each message the user typed in the region must stand in the
 /// summary's list of the user's messages.
-pub fn signal(
+pub(crate) fn signal(
     region: &super::Region,
     _: &mut crate::analysis::gate::GateFlags,
     findings: &mut Vec<Finding>,

@@ -8,15 +8,15 @@ use crate::analysis::state::StateAt;
 use crate::model::{CompactionExtra, Session};
 use std::ops::Range;
 
-pub mod continuation;
+pub(crate) mod continuation;
 pub(crate) mod coverage;
 pub(crate) mod entities;
 pub(crate) mod instructions;
-pub mod regenerated;
+pub(crate) mod regenerated;
 
 /// What a region signal looks at: one compaction whose region is known, before anything
 /// after it is read.
-pub struct Region<'a> {
+pub(crate) struct Region<'a> {
     /// The session.
     pub session: &'a Session,
     /// The compaction's id, as findings name it.
@@ -33,9 +33,9 @@ pub struct Region<'a> {
 
 /// A signal that needs only the region and its summary: it pushes its findings and sets
 /// the gate's flags it decides.
-pub type RegionSignal = fn(&Region, &mut GateFlags, &mut Vec<Finding>);
+pub(crate) type RegionSignal = fn(&Region, &mut GateFlags, &mut Vec<Finding>);
 
 /// The region signals every compaction runs, in this order. A new one is a function of
 /// this shape added here: the caching around the analysis (`incremental.rs`) needs no
 /// change, since a region part is computed once from the region and kept as a whole.
-pub const REGION_SIGNALS: &[RegionSignal] = &[instructions::signal, entities::signal];
+pub(crate) const REGION_SIGNALS: &[RegionSignal] = &[instructions::signal, entities::signal];

@@ -32,7 +32,7 @@ pub struct FirstSeen(Vec<u32>);
 
 impl Regenerated {
     /// Index of the first failed tool call.
-    pub fn event(&self) -> usize {
+    pub(crate) fn event(&self) -> usize {
         self.failed.first().copied().unwrap_or_default()
     }
 }
@@ -143,11 +143,11 @@ pub(crate) struct Lost {
 }
 
 impl Lost {
-    pub fn new(ids: Vec<TokenId>) -> Lost {
+    pub(crate) fn new(ids: Vec<TokenId>) -> Lost {
         Lost { ids }
     }
 
-    pub fn ids(&self) -> &[TokenId] {
+    pub(crate) fn ids(&self) -> &[TokenId] {
         &self.ids
     }
 }
@@ -177,7 +177,7 @@ pub(crate) struct WindowScan {
 }
 
 impl WindowScan {
-    pub fn new(from: usize) -> WindowScan {
+    pub(crate) fn new(from: usize) -> WindowScan {
         WindowScan {
             from,
             to: from,
@@ -187,16 +187,22 @@ impl WindowScan {
 
     /// Whether this scan of the window from `from` still holds when events from
     /// `unchanged` on may differ from those it read.
-    pub fn holds(&self, from: usize, unchanged: usize) -> bool {
+    pub(crate) fn holds(&self, from: usize, unchanged: usize) -> bool {
         self.from == from && self.to <= unchanged
     }
 
-    pub fn found(&self) -> &[Regenerated] {
+    pub(crate) fn found(&self) -> &[Regenerated] {
         &self.found
     }
 
     /// Scans on to event `until`.
-    pub fn extend(&mut self, session: &Session, until: usize, lost: &Lost, first: &FirstSeen) {
+    pub(crate) fn extend(
+        &mut self,
+        session: &Session,
+        until: usize,
+        lost: &Lost,
+        first: &FirstSeen,
+    ) {
         let end = until.min(session.events.len());
         let start = self.to;
         for (index, event) in session.context_events_in(start..end) {

@@ -10,7 +10,7 @@
 //! other tokens hold. A look is a hashed bit (the bits fit the cache, and most looks
 //! end there), then the windows of that value and a comparison with the whole token.
 
-use ctxlens_core::model::FastMap;
+use crate::model::FastMap;
 
 /// Windows are at most a `u64`.
 const WIDEST: usize = 8;
@@ -22,6 +22,8 @@ const LONGEST_STEP: usize = 8;
 /// memory of the windows (about 20 bytes a kept window, at most a window a byte).
 const MOST_BYTES: usize = 1 << 20;
 
+/// Many tokens, each kept as a few of its windows, to find in texts by looking at one
+/// place in every few bytes.
 pub struct SampledWindows {
     tokens: Vec<Box<[u8]>>,
     /// Each token's last [`WIDEST`] bytes ([`tail`]), compared before
@@ -286,7 +288,7 @@ fn hashed(value: u64, shift: u32) -> usize {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
 
     /// Every occurrence, by a search of every place for every token.
@@ -335,7 +337,7 @@ pub(super) mod tests {
 
     /// A text made of junk and tokens, whole or cut short, so that occurrences and
     /// near misses stand at every offset.
-    pub(in crate::ingest) fn text_of(tokens: &[&str], pieces: &[(usize, usize, String)]) -> String {
+    fn text_of(tokens: &[&str], pieces: &[(usize, usize, String)]) -> String {
         let mut text = String::new();
         for (index, cut, junk) in pieces {
             text.push_str(junk);
