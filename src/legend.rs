@@ -7,6 +7,7 @@ use ctxlens_core::analysis::{DroppedToken, RegionToken};
 /// What a compaction did to a token of its region.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TokenState {
+    /// The summary keeps it.
     Kept,
     /// Dropped by the summary, put back by the runtime (re-read files, `CLAUDE.md`…).
     Carried,
@@ -25,6 +26,7 @@ pub enum TokenState {
 }
 
 impl TokenState {
+    /// The state a compaction left `token` in.
     pub fn of(token: &RegionToken) -> TokenState {
         match (token.survived, token.declared) {
             (None, _) => TokenState::Unknown,
@@ -170,13 +172,21 @@ pub const GLOSSARY: [(&str, &str); 9] = [
 /// Who or what an event is, as the timeline and `export` label it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventRole {
+    /// The user's words.
     User,
+    /// The assistant's words.
     Assistant,
+    /// The model's reasoning.
     Thinking,
+    /// A tool call.
     ToolCall,
+    /// A tool's result.
     ToolResult,
+    /// A tool's result that reports a failure.
     ToolError,
+    /// What the runtime or the log says of itself.
     System,
+    /// A compaction.
     Compaction,
     /// A session, binding, obligation, plan, action, choice or decision record of the
     /// canonical log.
@@ -186,6 +196,7 @@ pub enum EventRole {
 }
 
 impl EventRole {
+    /// The role an event of `kind` is shown in.
     pub fn of(kind: &ctxlens_core::model::EventKind) -> EventRole {
         use ctxlens_core::model::{EventKind, Role};
         match kind {

@@ -11,7 +11,7 @@ use std::path::PathBuf;
     after_help = "Examples:\n  ctxlens demo\n  ctxlens session.jsonl\n  ctxlens audit sample-sessions/seed-migration-rollback.jsonl\n  ctxlens gate session.jsonl k3 && echo approved"
 )]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// A session log to open in the TUI (followed as it grows), or a folder of logs.
     pub path: Option<PathBuf>,
     #[command(flatten)]
@@ -21,7 +21,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Watch a simulated agent session live: it proposes a compaction that drops its
     /// rollback revision and waits for your decision through the real decision channel.
     #[command(
@@ -108,7 +108,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum HookAgent {
+pub(crate) enum HookAgent {
     /// Claude Code hooks: they read the hook's JSON on stdin and never break the agent
     /// (bad input: a message on stderr, exit 0).
     #[command(subcommand)]
@@ -133,7 +133,7 @@ pub enum HookAgent {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum OpenCodeHook {
+pub(crate) enum OpenCodeHook {
     /// What ctxlens's plugin runs on each compaction, with {"sessionID": …} on stdin: it
     /// brings ctxlens's copy of the session up to date, stores the region, records the
     /// identifiers at risk and, with --hold, waits for an operator. It answers
@@ -163,7 +163,7 @@ pub enum OpenCodeHook {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CopilotHook {
+pub(crate) enum CopilotHook {
     /// preCompact: stores the region since the last compaction in <events.jsonl>.spill/
     /// and records the identifiers the work depends on in the binding ledger, so the
     /// compaction that lands names what its summary dropped.
@@ -192,7 +192,7 @@ pub enum CopilotHook {
 
 /// How long a held compaction waits for an operator.
 #[derive(Debug, Args)]
-pub struct HoldArgs {
+pub(crate) struct HoldArgs {
     /// Wait for an operator's decision before the compaction goes ahead; it shows as
     /// PENDING in the TUI at once.
     #[arg(long)]
@@ -208,7 +208,7 @@ pub struct HoldArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ClaudeHook {
+pub(crate) enum ClaudeHook {
     /// PreCompact: stores the region since the last compaction in <transcript>.spill/
     /// and records the identifiers the work depends on in the binding ledger.
     ///
@@ -251,7 +251,7 @@ pub enum ClaudeHook {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum QwenHook {
+pub(crate) enum QwenHook {
     /// PreCompact: stores the region since the last compaction in <transcript>.spill/
     /// and records the identifiers the work depends on; with --hold, waits for an
     /// operator. Answers with additionalContext, which Qwen Code adds to its
@@ -285,7 +285,7 @@ pub enum QwenHook {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum CodexHook {
+pub(crate) enum CodexHook {
     /// PreCompact: stores the region since the last compaction in <rollout>.spill/ and
     /// records the identifiers the work depends on; with --hold, waits for an operator.
     ///
@@ -327,7 +327,7 @@ pub enum CodexHook {
 
 /// Which configuration a hook command works on.
 #[derive(Debug, Args)]
-pub struct ProjectArgs {
+pub(crate) struct ProjectArgs {
     /// The project's (DIR/.claude/settings.json, DIR/.codex/hooks.json) instead of the
     /// user's.
     #[arg(long, value_name = "DIR")]
@@ -335,7 +335,7 @@ pub struct ProjectArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct InstallArgs {
+pub(crate) struct InstallArgs {
     /// Install for this project (DIR/.claude/settings.json, DIR/.codex/hooks.json)
     /// instead of the user.
     #[arg(long, value_name = "DIR")]
@@ -356,7 +356,7 @@ pub struct InstallArgs {
 
 /// Where a fleet keeps decisions, spills and shipped logs.
 #[derive(Debug, Args, Clone, Default)]
-pub struct FleetArgs {
+pub(crate) struct FleetArgs {
     /// A NATS server with JetStream (nats://HOST:PORT or tls://…), or the servers of a
     /// cluster separated by commas: decisions and spills go there instead of beside the
     /// log.
@@ -374,7 +374,7 @@ pub struct FleetArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ShipArgs {
+pub(crate) struct ShipArgs {
     /// Session logs or folders of them (canonical, Claude Code, Codex).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
@@ -386,7 +386,7 @@ pub struct ShipArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct AuditArgs {
+pub(crate) struct AuditArgs {
     /// Session logs to audit; with --nats, an argument that is not a file is a subject
     /// of the events stream (wildcards allowed), e.g. ctxlens.HOST.SESSION.events.
     #[arg(required = true, value_name = "PATH")]
@@ -405,7 +405,7 @@ pub struct AuditArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct GateArgs {
+pub(crate) struct GateArgs {
     /// The session log.
     pub log: PathBuf,
     /// The compaction id.
@@ -421,7 +421,7 @@ pub struct GateArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct DecideArgs {
+pub(crate) struct DecideArgs {
     /// The session log.
     pub log: PathBuf,
     /// The compaction id.
@@ -441,7 +441,7 @@ pub struct DecideArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ContractArgs {
+pub(crate) struct ContractArgs {
     /// The session log.
     pub log: PathBuf,
     /// A compaction id; without it, the state at the newest event.
@@ -454,7 +454,7 @@ pub struct ContractArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct ExportArgs {
+pub(crate) struct ExportArgs {
     /// The session log.
     pub log: PathBuf,
     /// What to write.
@@ -468,7 +468,7 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// The session log.
     pub log: PathBuf,
     /// The action about to be taken: {"name": …, "target": …, "step": … (optional)}.
@@ -479,7 +479,7 @@ pub struct CheckArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct AwaitArgs {
+pub(crate) struct AwaitArgs {
     /// The session log.
     pub log: PathBuf,
     /// The compaction id.
@@ -496,7 +496,7 @@ pub struct AwaitArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum SpillCommand {
+pub(crate) enum SpillCommand {
     /// Print a spilled region after checking its hash.
     ///
     /// Exit status: 0, or 2 on a missing, malformed or corrupt handle.
@@ -514,7 +514,7 @@ pub enum SpillCommand {
 impl Command {
     /// The one log a command reads, when it reads one: made the log to open
     /// (`session::source::resolve`) before the command runs.
-    pub fn log_mut(&mut self) -> Option<&mut PathBuf> {
+    pub(crate) fn log_mut(&mut self) -> Option<&mut PathBuf> {
         match self {
             Command::Gate(a) => Some(&mut a.log),
             Command::Decide(a) => Some(&mut a.log),

@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::io::Write;
 use std::time::Duration;
 
-pub fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
+pub(crate) fn run(args: &AuditArgs, out: &mut impl Write, style: Style) -> u8 {
     let options = Options {
         strict: args.strict,
         list_tokens: args.tokens,

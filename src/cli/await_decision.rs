@@ -41,7 +41,7 @@ fn in_log(log: &Path, followed: &mut Followed, id: &str) -> Result<Option<Decisi
     }))
 }
 
-pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     // One read of the log: the follower that waits also says whether the compaction is
     // there at all.
     let mut followed = Followed::read_whole(&args.log)?;
@@ -70,7 +70,10 @@ pub fn run(args: &AwaitArgs, out: &mut impl Write) -> Result<u8, CliError> {
     };
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let location = backend.channel.location();
-    let unusable = |e: crate::store::StoreError| CliError::unusable(format!("{location}: {e}"));
+    let unusable = |source| CliError::Channel {
+        location: location.clone(),
+        source,
+    };
     // Without a file event or a decision on the server it looks every half second.
     let mut wait = DecisionWait::start(&args.log, &*backend.channel, id).map_err(unusable)?;
     loop {

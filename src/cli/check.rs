@@ -23,7 +23,7 @@ struct Diverges<'a> {
 /// The action as the runtime gives it: an object with a string `name`.
 fn parse_action(text: &str) -> Result<ProposedAction, CliError> {
     let unusable = |why: &str| CliError::unusable(format!("--action: {why}"));
-    let value: Value = serde_json::from_str(text).map_err(|e| unusable(&e.to_string()))?;
+    let value: Value = serde_json::from_str(text).map_err(CliError::ActionNotJson)?;
     let Value::Object(object) = value else {
         return Err(unusable("not a JSON object"));
     };
@@ -42,7 +42,7 @@ fn parse_action(text: &str) -> Result<ProposedAction, CliError> {
     })
 }
 
-pub fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn run(args: &CheckArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let action = parse_action(&args.action)?;
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;

@@ -5,7 +5,7 @@ use crate::cli::args::ContractArgs;
 use ctxlens_core::analysis::contract::{at_end, for_compaction};
 use std::io::Write;
 
-pub fn run(args: &ContractArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn run(args: &ContractArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let loaded = super::load_from(&args.log, &*backend.channel, false, &mut |_| {})?;
     let contract = match &args.id {

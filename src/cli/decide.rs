@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 
 /// Records `verdict` for compaction `id` of a loaded log.
-pub fn record(
+pub(crate) fn record(
     log: &Path,
     backend: &Backend,
     loaded: &Loaded,
@@ -39,7 +39,7 @@ pub fn record(
     .map_err(CliError::from)
 }
 
-pub fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn run(args: &DecideArgs, out: &mut impl Write) -> Result<u8, CliError> {
     let verdict = Verdict::parse(&args.verdict)
         .ok_or_else(|| CliError::unusable(format!("unknown verdict {}", args.verdict)))?;
     let backend = super::fleet::backend(&args.log, &args.fleet)?;

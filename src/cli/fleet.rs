@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// The server of `fleet`, connected; `None` without `--nats` (or `CTXLENS_NATS_URL`).
 #[cfg(feature = "fleet")]
-pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
+pub(crate) fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
     let Some(url) = fleet.nats.as_deref().filter(|u| !u.trim().is_empty()) else {
         return Ok(None);
     };
@@ -24,7 +24,7 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
 
 /// Built without fleet mode: `--nats` is refused, saying why.
 #[cfg(not(feature = "fleet"))]
-pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
+pub(crate) fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
     match fleet.nats.as_deref().filter(|u| !u.trim().is_empty()) {
         None => Ok(None),
         Some(_) => Err(no_fleet()),
@@ -33,7 +33,7 @@ pub fn connect(fleet: &FleetArgs) -> Result<Option<Arc<Nats>>, CliError> {
 
 /// What a fleet command says in a build without fleet mode.
 #[cfg(not(feature = "fleet"))]
-pub fn no_fleet() -> CliError {
+pub(crate) fn no_fleet() -> CliError {
     CliError::unusable(
         "this ctxlens was built without fleet mode (the `fleet` feature): no NATS server can be used",
     )
@@ -41,12 +41,12 @@ pub fn no_fleet() -> CliError {
 
 /// The decision channel and spill store of `log`: on the server when there is one
 /// (under this host and the log's name), beside the log otherwise.
-pub fn backend(log: &Path, fleet: &FleetArgs) -> Result<Backend, CliError> {
+pub(crate) fn backend(log: &Path, fleet: &FleetArgs) -> Result<Backend, CliError> {
     Ok(backend_on(connect(fleet)?.as_ref(), log))
 }
 
 /// [`backend`] on a server already connected, or none.
-pub fn backend_on(server: Option<&Arc<Nats>>, log: &Path) -> Backend {
+pub(crate) fn backend_on(server: Option<&Arc<Nats>>, log: &Path) -> Backend {
     match server {
         Some(server) => nats::backend(server, &keys::session_of_log(&keys::host(), log)),
         None => Backend::files(log),
@@ -55,7 +55,7 @@ pub fn backend_on(server: Option<&Arc<Nats>>, log: &Path) -> Backend {
 
 /// Where the TUI keeps the decisions and spills of each log it opens: on the server of
 /// `fleet` (under this host and the log's name), beside each log otherwise.
-pub fn stores(fleet: &FleetArgs) -> Result<crate::store::Stores, CliError> {
+pub(crate) fn stores(fleet: &FleetArgs) -> Result<crate::store::Stores, CliError> {
     let server = connect(fleet)?;
     Ok(Arc::new(move |path: &Path| {
         backend_on(server.as_ref(), path)
@@ -106,23 +106,25 @@ fn short_name(name: &str) -> String {
 
 /// `ctxlens fleet` in a build without fleet mode.
 #[cfg(not(feature = "fleet"))]
-pub fn run_view(_fleet: &FleetArgs) -> Result<u8, CliError> {
+pub(crate) fn run_view(_fleet: &FleetArgs) -> Result<u8, CliError> {
     Err(no_fleet())
 }
 
 /// `ctxlens fleet`: mirrors the server into a private temporary folder and shows it in
 /// the folder view; decisions and spills made there go to the server.
 #[cfg(feature = "fleet")]
-pub fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
+pub(crate) fn run_view(fleet: &FleetArgs) -> Result<u8, CliError> {
     let server = connect(fleet)?.ok_or_else(|| {
         CliError::unusable("fleet needs a server: --nats URL or CTXLENS_NATS_URL")
     })?;
     let mirror = tempfile::Builder::new()
         .prefix("ctxlens-fleet-")
         .tempdir()
-        .map_err(|e| CliError::unusable(format!("cannot make the mirror folder: {e}")))?;
-    nats::mirror::start(&server, mirror.path())
-        .map_err(|e| CliError::unusable(format!("cannot mirror the fleet: {e}")))?;
+        .map_err(|source| CliError::Io {
+            what: "cannot make the mirror folder",
+            source,
+        })?;
+    nats::mirror::start(&server, mirror.path())?;
     let on_server = server.clone();
     let stores: crate::store::Stores =
         Arc::new(

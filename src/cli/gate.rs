@@ -7,7 +7,7 @@ use crate::sanitize;
 use ctxlens_core::model::Verdict;
 use std::io::Write;
 
-pub fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, CliError> {
+pub(crate) fn run(args: &GateArgs, out: &mut impl Write, style: Style) -> Result<u8, CliError> {
     let backend = super::fleet::backend(&args.log, &args.fleet)?;
     let loaded = super::load_from(&args.log, &*backend.channel, args.strict, &mut |_| {})?;
     let compaction = require_compaction(&loaded, &args.log, &args.id)?;

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 /// ANSI styling, or none.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub color: bool,
 }
 
@@ -22,27 +22,27 @@ impl Style {
         }
     }
 
-    pub fn bold(&self, text: &str) -> String {
+    pub(crate) fn bold(&self, text: &str) -> String {
         self.paint("1", text)
     }
 
-    pub fn red(&self, text: &str) -> String {
+    pub(crate) fn red(&self, text: &str) -> String {
         self.paint("1;31", text)
     }
 
-    pub fn yellow(&self, text: &str) -> String {
+    pub(crate) fn yellow(&self, text: &str) -> String {
         self.paint("33", text)
     }
 
-    pub fn green(&self, text: &str) -> String {
+    pub(crate) fn green(&self, text: &str) -> String {
         self.paint("32", text)
     }
 
-    pub fn dim(&self, text: &str) -> String {
+    pub(crate) fn dim(&self, text: &str) -> String {
         self.paint("2", text)
     }
 
-    pub fn verdict(&self, verdict: Verdict) -> String {
+    pub(crate) fn verdict(&self, verdict: Verdict) -> String {
         let text = verdict.as_str().to_uppercase();
         match verdict {
             Verdict::Approve => self.green(&text),
@@ -51,7 +51,7 @@ impl Style {
         }
     }
 
-    pub fn finding(&self, finding: &Finding) -> String {
+    pub(crate) fn finding(&self, finding: &Finding) -> String {
         // One rule with the TUI: what a standing decision resolves is marked resolved
         // and counted apart, whatever its severity.
         let (mark, label) = match (finding.severity, finding.resolved_by) {
@@ -223,7 +223,7 @@ fn dropped(out: &mut String, c: &CompactionReport, style: Style) {
 }
 
 /// The whole report of one file.
-pub fn report(report: &Report, style: Style) -> String {
+pub(crate) fn report(report: &Report, style: Style) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,

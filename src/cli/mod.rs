@@ -1,29 +1,33 @@
 //! Headless commands and their human and JSON output.
 
-pub mod args;
-pub mod audit;
-pub mod await_decision;
-pub mod check;
-pub mod contract;
-pub mod decide;
-pub mod export;
-pub mod fleet;
-pub mod gate;
-pub mod hook;
-pub mod human;
-pub mod pipe;
+pub(crate) mod args;
+pub(crate) mod audit;
+pub(crate) mod await_decision;
+pub(crate) mod check;
+pub(crate) mod contract;
+pub(crate) mod decide;
+pub(crate) mod export;
+pub(crate) mod fleet;
+pub(crate) mod gate;
+pub(crate) mod hook;
+pub(crate) mod human;
+pub(crate) mod pipe;
+mod run;
 #[cfg(feature = "fleet")]
-pub mod ship;
-pub mod spill;
+pub(crate) mod ship;
+pub(crate) mod spill;
 
 pub use crate::session::Loaded;
 use crate::store::channel::{Backend, DecisionChannel};
 use ctxlens_core::analysis::{self};
+pub use run::main;
 use std::path::Path;
 
 /// Exit codes of docs/json-report.md.
 pub const EXIT_OK: u8 = 0;
+/// Exit status: the gate holds a finding (an error-level one, or any with `--strict`).
 pub const EXIT_FINDING: u8 = 1;
+/// Exit status: the input cannot be used (docs/json-report.md).
 pub const EXIT_UNUSABLE: u8 = 2;
 
 /// A command that cannot go on (exit 2): each layer's error, or a message of the CLI's
@@ -33,29 +37,70 @@ pub enum CliError {
     /// A message of the CLI's own, with no cause under it.
     #[error("{0}")]
     Unusable(String),
+    /// The log cannot be read.
     #[error(transparent)]
     Load(#[from] crate::session::LoadError),
+    /// A decision cannot be recorded.
     #[error(transparent)]
     Record(#[from] crate::session::record::RecordError),
+    /// A hook cannot be installed or removed.
     #[error(transparent)]
     Install(#[from] hook::InstallError),
+    /// The TUI cannot show the log.
     #[error(transparent)]
     Tui(#[from] crate::tui::TuiError),
+    /// The session cannot be opened.
     #[error(transparent)]
     Session(#[from] crate::session::SessionError),
+    /// A spill cannot be read back.
     #[error(transparent)]
     Spill(#[from] crate::store::spill::ReadError),
+    /// The path names no session to open.
     #[error(transparent)]
     Source(#[from] crate::session::source::SourceError),
+    /// ctxlens's copy of a database session cannot be kept.
     #[error(transparent)]
     Mirror(#[from] crate::session::mirror::MirrorError),
+    /// A store (the disk or the fleet's server) failed.
     #[error(transparent)]
     Store(#[from] crate::store::StoreError),
+    /// A file cannot be read or written.
+    #[error("{}: {source}", path.display())]
+    File {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// What the command was to do cannot be done.
+    #[error("{what}: {source}")]
+    Io {
+        /// What it was doing.
+        what: &'static str,
+        /// Why it cannot.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The decisions cannot be read.
+    #[error("{location}: {source}")]
+    Channel {
+        /// Where they live.
+        location: String,
+        /// What failed.
+        #[source]
+        source: crate::store::StoreError,
+    },
+    /// `--action` is not JSON.
+    #[error("--action: {0}")]
+    ActionNotJson(#[source] serde_json::Error),
+    /// An OpenCode database cannot be read.
     #[error(transparent)]
     Database(#[from] crate::session::source::DatabaseError),
 }
 
 impl CliError {
+    /// An error of the CLI's own, saying `message`.
     pub fn unusable(message: impl Into<String>) -> CliError {
         CliError::Unusable(message.into())
     }

@@ -5,13 +5,13 @@ use std::io::{self, Write};
 
 /// A writer that remembers a broken pipe. Writes after one fail again with it, so a
 /// command stops early; `main` then ends quietly.
-pub struct PipeAware<W> {
+pub(crate) struct PipeAware<W> {
     inner: W,
     broken: bool,
 }
 
 impl<W: Write> PipeAware<W> {
-    pub fn new(inner: W) -> Self {
+    pub(crate) fn new(inner: W) -> Self {
         PipeAware {
             inner,
             broken: false,
@@ -19,7 +19,7 @@ impl<W: Write> PipeAware<W> {
     }
 
     /// The reader closed the pipe: nothing more can be shown, and nothing went wrong.
-    pub fn broken(&self) -> bool {
+    pub(crate) fn broken(&self) -> bool {
         self.broken
     }
 

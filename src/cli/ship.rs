@@ -58,7 +58,7 @@ fn targets(paths: &[PathBuf], host: &str) -> Vec<(PathBuf, String)> {
     out
 }
 
-pub fn run(args: &ShipArgs) -> Result<u8, CliError> {
+pub(crate) fn run(args: &ShipArgs) -> Result<u8, CliError> {
     let server = super::fleet::connect(&args.fleet)?
         .ok_or_else(|| CliError::unusable("ship needs a server: --nats URL or CTXLENS_NATS_URL"))?;
     let host = keys::host();

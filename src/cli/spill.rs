@@ -46,7 +46,7 @@ fn start_of_a_handle(log: &Path, start: &str) -> Result<Handle, CliError> {
 }
 
 /// Writes the region; escaped when `to_terminal`, byte-exact otherwise.
-pub fn get(
+pub(crate) fn get(
     log: &Path,
     handle: &str,
     fleet: &FleetArgs,
@@ -73,7 +73,10 @@ pub fn get(
         };
         written
             .and_then(|()| out.flush())
-            .map_err(|e| CliError::unusable(format!("cannot write the region: {e}")))?;
+            .map_err(|source| CliError::Io {
+                what: "cannot write the region",
+                source,
+            })?;
         return Ok(0);
     }
     let mut file = spill::open_verified(log, &parsed)?;
@@ -88,6 +91,9 @@ pub fn get(
     };
     written
         .and_then(|()| out.flush())
-        .map_err(|e| CliError::unusable(format!("cannot write the region: {e}")))?;
+        .map_err(|source| CliError::Io {
+            what: "cannot write the region",
+            source,
+        })?;
     Ok(0)
 }

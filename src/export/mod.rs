@@ -17,7 +17,7 @@ use serde::Serialize;
 
 /// What `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
+pub(crate) enum ExportFormat {
     /// One self-contained page: inline CSS, no script, no network.
     Html,
     /// For pasting into a pull request or an issue.
@@ -28,7 +28,7 @@ pub enum ExportFormat {
 
 /// A session as export shows it.
 #[derive(Debug, Serialize)]
-pub struct Export {
+pub(crate) struct Export {
     /// The audit report (`audit --json --tokens`).
     pub report: Report,
     /// What was said and done, in log order; bookkeeping records left out.
@@ -41,7 +41,7 @@ pub struct Export {
 
 /// One event of the conversation.
 #[derive(Debug, Serialize)]
-pub struct Turn {
+pub(crate) struct Turn {
     pub seq: u64,
     /// `user`, `assistant`, `thinking`, `tool call`, `tool result`, `tool error`,
     /// `system`, `compaction`, or `record` (a session, binding, obligation, plan, action,
@@ -56,7 +56,7 @@ pub struct Turn {
 
 /// A compaction's summary and every token of its region.
 #[derive(Debug, Serialize)]
-pub struct CompactionTokens {
+pub(crate) struct CompactionTokens {
     pub id: String,
     pub summary: Option<String>,
     pub tokens: Vec<TokenOut>,
@@ -64,7 +64,7 @@ pub struct CompactionTokens {
 
 /// A token of a region and what became of it.
 #[derive(Debug, Serialize)]
-pub struct TokenOut {
+pub(crate) struct TokenOut {
     pub token: String,
     pub class: &'static str,
     /// The legend's label: `kept`, `dropped`, `dropped, recalled`, `carried over`, …
@@ -74,7 +74,7 @@ pub struct TokenOut {
 }
 
 /// The export of `loaded`, read from `name`'s lines in `log`.
-pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
+pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
     let session = &loaded.session;
     let options = Options {
         strict: false,
@@ -150,7 +150,7 @@ pub fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export {
 }
 
 /// `export` in `format`.
-pub fn render(export: &Export, format: ExportFormat) -> String {
+pub(crate) fn render(export: &Export, format: ExportFormat) -> String {
     match format {
         ExportFormat::Html => html::page(export),
         ExportFormat::Markdown => markdown::page(export),

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::io;
 
-pub fn attach_declared_tokens(
+pub(crate) fn attach_declared_tokens(
     session: &mut Session,
     source: &(impl LineSource + ?Sized),
 ) -> io::Result<()> {

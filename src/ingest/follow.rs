@@ -34,6 +34,7 @@ const HEAD: u64 = 1024;
 /// milliseconds for its turn, not a whole step (up to 32 MiB).
 pub const MEANWHILE_BYTES: u64 = 1 << 20;
 
+/// A log followed as it grows: what was read, and where the next read starts.
 pub struct Follower {
     path: PathBuf,
     parser: LogParser,
@@ -46,6 +47,7 @@ pub struct Follower {
 }
 
 impl Follower {
+    /// A follower of the log at `path` that has read it to its last complete line.
     pub fn open(path: &Path) -> io::Result<Follower> {
         let mut follower = Follower::start(path)?;
         follower.read_new(super::open_log(path)?)?;
@@ -88,6 +90,7 @@ impl Follower {
         self.offset
     }
 
+    /// The session as read so far (without the declared-token pass).
     pub fn session(&self) -> &Session {
         self.parser.session()
     }

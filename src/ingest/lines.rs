@@ -7,6 +7,7 @@ pub use ctxlens_core::parse::lines::{
 };
 use std::io::{self, BufRead};
 
+/// Complete lines of a reader, each with its number and byte offset; a line too long to hold is reported, not held.
 pub struct LineReader<R> {
     inner: R,
     buf: Vec<u8>,
@@ -19,6 +20,7 @@ pub struct LineReader<R> {
 }
 
 impl<R: BufRead> LineReader<R> {
+    /// Lines of `inner` from its start.
     pub fn new(inner: R) -> Self {
         Self::starting_at(inner, 0, 1)
     }
@@ -89,6 +91,7 @@ impl<R: BufRead> LineReader<R> {
         Ok((newline <= self.max_line && !repairs).then_some(newline + 1))
     }
 
+    /// The next line, `None` at the end; a last line without its newline is given too.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
         self.inner.consume(std::mem::take(&mut self.lent));
         let offset = self.next_offset;

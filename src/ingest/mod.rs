@@ -1,12 +1,12 @@
 //! Reading logs: line index, canonical JSONL, declared-token resolution.
 
-pub mod declared;
+pub(crate) mod declared;
 pub mod follow;
 pub mod lines;
 pub mod opencode;
 mod parallel;
 pub mod progress;
-pub mod source;
+pub(crate) mod source;
 
 use ctxlens_core::model::Session;
 use ctxlens_core::parse::LogParser;
@@ -19,7 +19,9 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 #[error("{}: {source}", path.display())]
 pub struct LoadError {
+    /// The log's path.
     pub path: PathBuf,
+    /// Why it cannot be used.
     #[source]
     pub source: io::Error,
 }

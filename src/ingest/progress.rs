@@ -7,12 +7,16 @@ use std::time::{Duration, Instant};
 /// A moment of a read: bytes read of `total`, after `elapsed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reading {
+    /// Bytes read so far.
     pub read: u64,
+    /// Bytes of the log when the read began.
     pub total: u64,
+    /// Time since the read began.
     pub elapsed: Duration,
 }
 
 impl Reading {
+    /// How much is read, in whole percent.
     pub fn percent(&self) -> u64 {
         (self.read.saturating_mul(100))
             .checked_div(self.total)
@@ -20,6 +24,7 @@ impl Reading {
             .min(100)
     }
 
+    /// The reading speed so far.
     pub fn mib_per_second(&self) -> f64 {
         let seconds = self.elapsed.as_secs_f64();
         if seconds > 0.0 {
@@ -45,6 +50,7 @@ pub struct ProgressCount<'a> {
 }
 
 impl<'a> ProgressCount<'a> {
+    /// A count of `total` bytes that tells `report` how far it has got.
     pub fn new(total: u64, report: &'a mut dyn FnMut(Reading)) -> Self {
         let now = Instant::now();
         ProgressCount {

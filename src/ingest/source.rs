@@ -11,7 +11,7 @@ pub trait LineSource: Sync {
 }
 
 /// A line's bytes without the newline that ends it (`\n` or `\r\n`).
-pub fn without_newline(bytes: &[u8]) -> &[u8] {
+pub(crate) fn without_newline(bytes: &[u8]) -> &[u8] {
     match bytes.strip_suffix(b"\n") {
         Some(line) => line.strip_suffix(b"\r").unwrap_or(line),
         None => bytes,

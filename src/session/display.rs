@@ -25,6 +25,7 @@ pub enum Depth {
     Whole,
 }
 
+/// What a view shows of one event, read from its line.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EventText {
     /// One line, terminal-safe.

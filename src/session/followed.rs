@@ -16,11 +16,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-pub use crate::ingest::follow::{Change, MEANWHILE_BYTES};
-pub use crate::ingest::progress::ProgressCount;
+pub(crate) use crate::ingest::follow::Change;
+pub(crate) use crate::ingest::progress::ProgressCount;
 
 /// A followed log, with what each look keeps for the next.
-pub struct Followed {
+pub(crate) struct Followed {
     path: PathBuf,
     follower: Follower,
     analyzer: Analyzer,
@@ -32,7 +32,7 @@ pub struct Followed {
 
 /// What a look found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Look {
+pub(crate) struct Look {
     /// What became of the log.
     pub change: Change,
     /// Whether the decisions (or the hooks' ledger) may have changed, so that the
@@ -42,13 +42,13 @@ pub struct Look {
 
 impl Look {
     /// Whether the analysis may differ from the last one.
-    pub fn changes_anything(&self) -> bool {
+    pub(crate) fn changes_anything(&self) -> bool {
         self.change != Change::None || self.decided
     }
 }
 
 /// A session as a look analysed it.
-pub struct Analysed {
+pub(crate) struct Analysed {
     pub session: Session,
     pub analysis: SessionAnalysis,
 }
@@ -58,7 +58,10 @@ impl Followed {
     /// step at a time ([`Followed::read_first`]). The files beside the log are
     /// signed before the read, so that a decision recorded during it is seen by the
     /// first look after it.
-    pub fn start(path: &Path, channel: &dyn DecisionChannel) -> Result<Followed, SessionError> {
+    pub(crate) fn start(
+        path: &Path,
+        channel: &dyn DecisionChannel,
+    ) -> Result<Followed, SessionError> {
         let beside = Beside::of(path);
         let follower = Follower::start(path).map_err(|source| file_error(path, source))?;
         Ok(Followed {
@@ -73,7 +76,7 @@ impl Followed {
 
     /// Follows the log at `path`, read to its last complete line, without its
     /// decisions: what `await` watches for a decision written into the log.
-    pub fn read_whole(path: &Path) -> Result<Followed, SessionError> {
+    pub(crate) fn read_whole(path: &Path) -> Result<Followed, SessionError> {
         let follower = Follower::open(path).map_err(|source| file_error(path, source))?;
         Ok(Followed {
             path: path.to_owned(),
@@ -86,17 +89,17 @@ impl Followed {
     }
 
     /// The log's path.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The bytes the first read has read.
-    pub fn read_to(&self) -> u64 {
+    pub(crate) fn read_to(&self) -> u64 {
         self.follower.read_to()
     }
 
     /// The size of the log now.
-    pub fn size(&self) -> Result<u64, SessionError> {
+    pub(crate) fn size(&self) -> Result<u64, SessionError> {
         std::fs::metadata(&self.path)
             .map(|meta| meta.len())
             .map_err(|source| file_error(&self.path, source))
@@ -104,7 +107,7 @@ impl Followed {
 
     /// Reads about `step` more bytes of the first read, counting them in `count` and
     /// calling `meanwhile` every [`MEANWHILE_BYTES`]; whether the end is reached.
-    pub fn read_first(
+    pub(crate) fn read_first(
         &mut self,
         step: u64,
         count: &mut ProgressCount<'_>,
@@ -117,14 +120,14 @@ impl Followed {
 
     /// The session as read so far, without the declared tokens, the files beside the
     /// log or an analysis.
-    pub fn session(&self) -> &Session {
+    pub(crate) fn session(&self) -> &Session {
         self.follower.session()
     }
 
     /// Looks at the log and at the files beside it again. A log truncated or
     /// replaced is analysed from scratch next; `decided_elsewhere` is a decision the
     /// caller heard of on the server.
-    pub fn look(&mut self, decided_elsewhere: bool) -> Result<Look, SessionError> {
+    pub(crate) fn look(&mut self, decided_elsewhere: bool) -> Result<Look, SessionError> {
         let change = self
             .follower
             .poll()
@@ -142,14 +145,17 @@ impl Followed {
     /// Reads the decisions that stand on `channel` again: only when a look says they
     /// may have changed (on the server that is a round trip, and a live log grows far
     /// more often).
-    pub fn read_decisions(&mut self, channel: &dyn DecisionChannel) -> Result<(), SessionError> {
+    pub(crate) fn read_decisions(
+        &mut self,
+        channel: &dyn DecisionChannel,
+    ) -> Result<(), SessionError> {
         self.decisions = standing(channel)?;
         Ok(())
     }
 
     /// Analyses what is read, with the declared-token pass, the files beside the log
     /// and the decisions; what the last look computed is reused where it still holds.
-    pub fn analyse(&mut self) -> Result<Analysed, SessionError> {
+    pub(crate) fn analyse(&mut self) -> Result<Analysed, SessionError> {
         let failed = |source| file_error(&self.path, source);
         let file = crate::ingest::open_log(&self.path).map_err(failed)?;
         self.follower
@@ -164,7 +170,7 @@ impl Followed {
 
     /// The compactions whose analysis in the last look is the look's before,
     /// unchanged: what a view built of that look can keep.
-    pub fn reused(&self) -> &HashSet<String> {
+    pub(crate) fn reused(&self) -> &HashSet<String> {
         self.analyzer.reused()
     }
 }
@@ -172,11 +178,11 @@ impl Followed {
 /// Size and time of the files beside a log that change its analysis: the decisions'
 /// sidecar and the hooks' ledger.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Beside([Option<(u64, SystemTime)>; 2]);
+pub(crate) struct Beside([Option<(u64, SystemTime)>; 2]);
 
 impl Beside {
     /// The files beside the log at `path` as they are now.
-    pub fn of(path: &Path) -> Beside {
+    pub(crate) fn of(path: &Path) -> Beside {
         let signature = |file: PathBuf| {
             let meta = std::fs::metadata(file).ok()?;
             Some((meta.len(), meta.modified().ok()?))

@@ -16,11 +16,15 @@ use std::time::Duration;
 /// Why the copies could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum MirrorError {
+    /// The database cannot be read.
     #[error(transparent)]
     Database(#[from] DatabaseError),
+    /// The copy cannot be written.
     #[error("{}: cannot keep the copy of the database's sessions: {source}", path.display())]
     Copy {
+        /// The copy's path.
         path: PathBuf,
+        /// Why.
         #[source]
         source: std::io::Error,
     },

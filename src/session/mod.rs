@@ -6,13 +6,13 @@
 mod context;
 pub mod display;
 mod find;
-pub mod followed;
+pub(crate) mod followed;
 mod held;
 pub mod mirror;
-pub mod record;
-pub mod source;
-pub mod waiting;
-pub mod watch;
+pub(crate) mod record;
+pub(crate) mod source;
+pub(crate) mod waiting;
+pub(crate) mod watch;
 
 /// The reading a command or a view does on a log's bytes themselves: opening it
 /// safely, a range of it, a line of it; and how far a first read has got.
@@ -29,8 +29,11 @@ use std::path::Path;
 
 /// A log with its decisions, read and analysed once.
 pub struct Loaded {
+    /// The session, with its ledger and context files.
     pub session: Session,
+    /// The decisions that stand for it.
     pub sidecar: Vec<Decision>,
+    /// What each compaction did, with the decisions.
     pub analysis: SessionAnalysis,
     /// Lines of the decisions' sidecar that are not a decision (ignored).
     pub unreadable_decisions: Vec<u64>,
@@ -41,13 +44,18 @@ pub struct Loaded {
 /// Why a session could not be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
+    /// The log cannot be read.
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// The path names no session to open.
     #[error(transparent)]
     Source(#[from] source::SourceError),
+    /// The decisions cannot be read.
     #[error("{location}: {source}")]
     Channel {
+        /// Where the decisions live.
         location: String,
+        /// What failed.
         #[source]
         source: crate::store::StoreError,
     },

@@ -57,7 +57,7 @@ pub enum Outcome {
     AlreadyStood(Decision),
 }
 
-pub fn record_decision(
+pub(crate) fn record_decision(
     log: &Path,
     backend: &Backend,
     session: &Session,
@@ -168,7 +168,11 @@ fn now() -> Option<String> {
 /// Refuses a decision on `id` when it is a compaction a pre-compact hook announced but
 /// no longer holds (decided, timed out, or never held): a decision now would reach
 /// nobody (docs/agents.md). Anything else passes.
-pub fn refuse_if_released(log: &Path, loaded: &super::Loaded, id: &str) -> Result<(), RecordError> {
+pub(crate) fn refuse_if_released(
+    log: &Path,
+    loaded: &super::Loaded,
+    id: &str,
+) -> Result<(), RecordError> {
     let entries = crate::store::ledger::read(log).unwrap_or_default();
     match no_longer_held(&entries, id, loaded) {
         Some(why) => Err(RecordError::NoLongerHeld {
@@ -227,7 +231,7 @@ fn no_longer_held(entries: &[Entry], id: &str, loaded: &super::Loaded) -> Option
 }
 
 /// Who decides when nobody says: the login name, or "operator".
-pub fn default_operator() -> String {
+pub(crate) fn default_operator() -> String {
     std::env::var("USER")
         .ok()
         .filter(|u| !u.is_empty())

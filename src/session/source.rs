@@ -10,7 +10,7 @@ use crate::ingest::opencode;
 use ctxlens_core::model::Session;
 use std::path::{Path, PathBuf};
 
-pub use crate::ingest::opencode::{default_database, is_database, DatabaseError};
+pub(crate) use crate::ingest::opencode::{default_database, is_database, DatabaseError};
 
 /// Why a path cannot be opened as one session.
 #[derive(Debug, thiserror::Error)]
@@ -51,12 +51,12 @@ pub enum SourceError {
 }
 
 /// The name of one session of an OpenCode database, as `audit` prints it.
-pub fn session_name(db: &Path, session: &str) -> String {
+pub(crate) fn session_name(db: &Path, session: &str) -> String {
     format!("{}#{session}", db.display())
 }
 
 /// `db#session` split, when `path` is such a name of a database's session.
-pub fn split_session_name(path: &Path) -> Option<(PathBuf, String)> {
+pub(crate) fn split_session_name(path: &Path) -> Option<(PathBuf, String)> {
     if path.exists() {
         return None;
     }
@@ -67,7 +67,7 @@ pub fn split_session_name(path: &Path) -> Option<(PathBuf, String)> {
 }
 
 /// The log to read for `path`.
-pub fn resolve(path: &Path) -> Result<PathBuf, SourceError> {
+pub(crate) fn resolve(path: &Path) -> Result<PathBuf, SourceError> {
     if let Some((db, session)) = split_session_name(path) {
         return one_session(&db, &session);
     }
@@ -109,7 +109,7 @@ const EXPORT_HEAD: usize = 4096;
 /// ctxlens's copy of an OpenCode export at `path`, made or brought up to date; `None`
 /// when `path` is not one. An export is one pretty-printed JSON object: its first line
 /// is `{` alone, which no JSONL log's is.
-pub fn export_copy(path: &Path) -> Result<Option<PathBuf>, SourceError> {
+pub(crate) fn export_copy(path: &Path) -> Result<Option<PathBuf>, SourceError> {
     use std::io::Read;
     let Ok(file) = crate::ingest::open_log(path) else {
         return Ok(None);
@@ -146,7 +146,7 @@ pub fn export_copy(path: &Path) -> Result<Option<PathBuf>, SourceError> {
 }
 
 /// Where a log to report on comes from.
-pub enum Origin {
+pub(crate) enum Origin {
     /// A log file.
     File(PathBuf),
     /// An OpenCode database with no session.
@@ -161,7 +161,7 @@ pub enum Origin {
 /// subagents, which compact on their own), the logs under a folder, each session of an
 /// OpenCode database, and with a server, the subjects a name matches (wildcards
 /// expanded). A path that names nothing comes with its name and why.
-pub fn origins(
+pub(crate) fn origins(
     paths: &[PathBuf],
     server: Option<&crate::store::nats::Nats>,
 ) -> Vec<Result<Origin, (String, SourceError)>> {
@@ -238,7 +238,11 @@ pub fn origins(
 
 /// A session of an OpenCode database as it stands, with the decisions and the hooks'
 /// ledger recorded beside ctxlens's copy of it (which the TUI and the hooks use).
-pub fn from_database(db: &Path, session: &str, strict: bool) -> Result<Loaded, SessionError> {
+pub(crate) fn from_database(
+    db: &Path,
+    session: &str,
+    strict: bool,
+) -> Result<Loaded, SessionError> {
     let bytes = opencode::session_lines(db, session).map_err(SourceError::from)?;
     let mut parsed = crate::ingest::parse_bytes(&bytes);
     let copy = mirror::copy_of(db, session).map_err(SourceError::from)?;
@@ -253,7 +257,7 @@ pub fn from_database(db: &Path, session: &str, strict: bool) -> Result<Loaded, S
 
 /// A session replayed from the fleet's events stream, with its decisions from the
 /// server.
-pub fn from_stream(
+pub(crate) fn from_stream(
     server: &std::sync::Arc<crate::store::nats::Nats>,
     subject: &str,
     strict: bool,
@@ -276,7 +280,7 @@ pub fn from_stream(
 
 /// Refuses a file read as no event at all whose first block holds a NUL byte, which
 /// no text log holds: a binary, not a log.
-pub fn refuse_binary(path: &Path, session: &Session) -> Result<(), SourceError> {
+pub(crate) fn refuse_binary(path: &Path, session: &Session) -> Result<(), SourceError> {
     let lines = session.malformed.total();
     if session.events.is_empty() && lines > 0 && starts_with_a_nul_byte(path) {
         return Err(SourceError::Binary {

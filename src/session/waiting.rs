@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 /// A wait for the decision on one compaction.
-pub struct DecisionWait {
+pub(crate) struct DecisionWait {
     subscription: Box<dyn Subscription>,
     woken: Receiver<()>,
     _watcher: Option<notify::RecommendedWatcher>,
@@ -20,7 +20,7 @@ pub struct DecisionWait {
 impl DecisionWait {
     /// Starts waiting for a decision on `compaction` of the log at `log`, recorded on
     /// `channel`.
-    pub fn start(
+    pub(crate) fn start(
         log: &Path,
         channel: &dyn DecisionChannel,
         compaction: &str,
@@ -44,19 +44,19 @@ impl DecisionWait {
     }
 
     /// The decision, once one stands on the channel.
-    pub fn check(&mut self) -> StoreResult<Option<Decision>> {
+    pub(crate) fn check(&mut self) -> StoreResult<Option<Decision>> {
         self.subscription.check()
     }
 
     /// What keeps a decision from being seen now (a store that cannot be reached), if
     /// anything.
-    pub fn trouble(&self) -> Option<String> {
+    pub(crate) fn trouble(&self) -> Option<String> {
         self.subscription.trouble()
     }
 
     /// Sleeps until something may have changed, or `up_to` has passed; the wakes of a
     /// burst are taken together.
-    pub fn sleep(&self, up_to: Duration) {
+    pub(crate) fn sleep(&self, up_to: Duration) {
         // A channel that never wakes (no watcher, no server) must not make the wait a
         // busy loop: then it sleeps the time out.
         if let Err(RecvTimeoutError::Disconnected) = self.woken.recv_timeout(up_to) {

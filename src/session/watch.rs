@@ -10,7 +10,7 @@ use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 use std::path::Path;
 
 /// Whether a file event can change the content of a watched file.
-pub fn is_content_change(kind: &EventKind) -> bool {
+pub(crate) fn is_content_change(kind: &EventKind) -> bool {
     match kind {
         EventKind::Create(_) | EventKind::Remove(_) | EventKind::Any => true,
         EventKind::Modify(ModifyKind::Metadata(_)) => false,
@@ -22,7 +22,7 @@ pub fn is_content_change(kind: &EventKind) -> bool {
 /// Watches the folder that holds `path` (not the file: rotation and deletion replace
 /// the file) and calls `wake` on every content change in it. `None` when the platform
 /// cannot watch; callers keep polling either way.
-pub fn watch_folder_of(
+pub(crate) fn watch_folder_of(
     path: &Path,
     wake: impl Fn() + Send + 'static,
 ) -> Option<RecommendedWatcher> {
@@ -41,7 +41,10 @@ pub fn watch_folder_of(
 }
 
 /// Watches every folder under `root` and calls `wake` on every content change there.
-pub fn watch_tree(root: &Path, wake: impl Fn() + Send + 'static) -> Option<RecommendedWatcher> {
+pub(crate) fn watch_tree(
+    root: &Path,
+    wake: impl Fn() + Send + 'static,
+) -> Option<RecommendedWatcher> {
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         if event.is_ok_and(|e| is_content_change(&e.kind)) {
             wake();

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 /// Run as root (`sudo -E ctxlens hook … install`), the file keeps its owner (a new one
 /// gets its folder's), so the agent can still read its own settings; run as anyone
 /// else, a file another user owns is refused rather than taken over.
-pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let path = resolve_link(path)?;
     let folder = path
         .parent()
@@ -74,7 +74,7 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// exclusively, under a name [`orphan_writer`] knows), filled by `fill`, flushed,
 /// renamed to the path `fill` names, the folder flushed. A crash leaves the old file or
 /// the new one, never a torn one; on an error the temporary file is removed.
-pub fn create_then_rename<T>(
+pub(crate) fn create_then_rename<T>(
     folder: &Path,
     stem: &str,
     fill: impl FnOnce(&mut File) -> io::Result<(PathBuf, T)>,
@@ -104,7 +104,7 @@ const TEMP_MARK: &str = ".ctxlens-";
 /// The pid of the writer whose temporary file `name` is, when that writer is gone: a
 /// file nobody will finish. Asked of the kernel (a signal-0 probe), so it holds where
 /// there is no `/proc`; a process of another user is alive too.
-pub fn orphan_writer(name: &str) -> Option<i32> {
+pub(crate) fn orphan_writer(name: &str) -> Option<i32> {
     let (_, rest) = name.strip_prefix('.')?.rsplit_once(TEMP_MARK)?;
     let pid: i32 = rest.split('-').next()?.parse().ok()?;
     let alive = match rustix::process::Pid::from_raw(pid) {
@@ -160,7 +160,10 @@ fn nanos() -> u128 {
 /// Opens `path` for appending (created 0600 if needed, never through a link, ours only)
 /// and runs `f` while holding an exclusive advisory lock on it, so concurrent writers
 /// take turns.
-pub fn with_lock<T>(path: &Path, f: impl FnOnce(&mut File) -> io::Result<T>) -> io::Result<T> {
+pub(crate) fn with_lock<T>(
+    path: &Path,
+    f: impl FnOnce(&mut File) -> io::Result<T>,
+) -> io::Result<T> {
     let mut file = private::open_append(path)?;
     file.lock()?;
     let result = f(&mut file);
@@ -172,7 +175,7 @@ pub fn with_lock<T>(path: &Path, f: impl FnOnce(&mut File) -> io::Result<T>) -> 
 /// it. A torn last line (from a crashed writer) is first closed with a newline, so the
 /// new line stands on its own. When the write or the flush fails (a full disk), the
 /// file is cut back to its length before, so a failure means nothing was recorded.
-pub fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
+pub(crate) fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
     use std::os::unix::fs::FileExt;
     let mut bytes = Vec::with_capacity(line.len() + 2);
     let len = file.metadata()?.len();
@@ -200,13 +203,13 @@ pub fn append_locked(file: &mut File, line: &[u8]) -> io::Result<()> {
 }
 
 /// Appends one line under the lock, creating the file if needed.
-pub fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
+pub(crate) fn append_line(path: &Path, line: &[u8]) -> io::Result<()> {
     with_lock(path, |file| append_locked(file, line))
 }
 
 /// The whole of a file of ours, read without following a link and without blocking on
 /// a FIFO; `None` when it does not exist.
-pub fn read_private(path: &Path) -> io::Result<Option<Vec<u8>>> {
+pub(crate) fn read_private(path: &Path) -> io::Result<Option<Vec<u8>>> {
     match private::open_read(path) {
         Ok(mut file) => {
             let mut bytes = Vec::new();

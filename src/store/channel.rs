@@ -50,7 +50,9 @@ pub trait SpillStore: Send + Sync {
 
 /// The decision channel and the spill store of one session.
 pub struct Backend {
+    /// Where the session's decisions are recorded and read.
     pub channel: Box<dyn DecisionChannel>,
+    /// Where its regions are spilled.
     pub spills: Box<dyn SpillStore>,
 }
 

@@ -10,6 +10,7 @@ use std::path::Path;
 /// The sidecar's decisions in file order, and the lines that could not be read.
 #[derive(Debug, Default)]
 pub struct Sidecar {
+    /// The decisions, in the order recorded.
     pub decisions: Vec<Decision>,
     /// 1-based numbers of lines that are not decisions (torn or foreign writes).
     pub unreadable: Vec<u64>,
@@ -19,6 +20,7 @@ pub struct Sidecar {
 /// shorter. A longer line is skipped unread and reported, as an oversized log line is.
 pub const MAX_DECISION_LINE: usize = 16 << 20;
 
+/// The decisions of a sidecar's bytes; a line that is not one is counted as unreadable.
 pub fn parse_sidecar(bytes: &[u8]) -> Sidecar {
     parse_sidecar_with_max_line(bytes, MAX_DECISION_LINE)
 }
@@ -61,6 +63,7 @@ pub fn read(log: &Path) -> io::Result<Sidecar> {
     }
 }
 
+/// What recording a decision did.
 #[derive(Debug)]
 pub enum Recorded {
     /// The decision is on disk.

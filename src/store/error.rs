@@ -13,7 +13,12 @@ pub enum StoreError {
     /// The fleet's server: out of reach, without a majority, or refusing or failing
     /// what it was asked; `what` says what was asked.
     #[error("{what}: {reason}")]
-    Server { what: String, reason: String },
+    Server {
+        /// What the server was asked.
+        what: String,
+        /// What it answered, or why it did not.
+        reason: String,
+    },
 }
 
 impl StoreError {

@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub fn ledger_path(transcript: &Path) -> PathBuf {
+pub(crate) fn ledger_path(transcript: &Path) -> PathBuf {
     let mut name = OsString::from(transcript.as_os_str());
     name.push(".ctxlens-ledger.jsonl");
     PathBuf::from(name)
@@ -16,7 +16,7 @@ pub fn ledger_path(transcript: &Path) -> PathBuf {
 
 /// A token the work depends on, and why.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LedgerToken {
+pub(crate) struct LedgerToken {
     pub token: String,
     pub class: String,
     pub why: String,
@@ -24,7 +24,7 @@ pub struct LedgerToken {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
-pub enum Entry {
+pub(crate) enum Entry {
     PreCompact {
         /// `pre-compact-<n>`: the id a decision for this compaction is recorded under.
         id: String,
@@ -59,7 +59,7 @@ pub enum Entry {
     },
 }
 
-pub fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
+pub(crate) fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
     Ok(atomic::read_private(&ledger_path(transcript))?
         .map(|bytes| {
             bytes
@@ -72,7 +72,7 @@ pub fn read(transcript: &Path) -> io::Result<Vec<Entry>> {
 
 /// Appends the pre-compaction entry `make` builds from its number (1 for the first),
 /// counting and writing under one lock: two hooks at once never share an id.
-pub fn append_pre_compact(
+pub(crate) fn append_pre_compact(
     transcript: &Path,
     make: impl FnOnce(usize) -> Entry,
 ) -> io::Result<Entry> {
@@ -93,13 +93,13 @@ pub fn append_pre_compact(
     })
 }
 
-pub fn append(transcript: &Path, entry: &Entry) -> io::Result<()> {
+pub(crate) fn append(transcript: &Path, entry: &Entry) -> io::Result<()> {
     let line = serde_json::to_vec(entry).map_err(io::Error::other)?;
     atomic::append_line(&ledger_path(transcript), &line)
 }
 
 /// The newest pre-compaction entry.
-pub fn latest_pre_compact(entries: &[Entry]) -> Option<&Entry> {
+pub(crate) fn latest_pre_compact(entries: &[Entry]) -> Option<&Entry> {
     entries
         .iter()
         .rev()

@@ -3,13 +3,13 @@
 //! ledger, ctxlens's own copies of sessions that are not log files, and what `ship`
 //! publishes.
 
-pub mod atomic;
+pub(crate) mod atomic;
 pub mod channel;
 pub mod decisions;
 mod error;
 pub use error::{StoreError, StoreResult};
 mod identity;
-pub mod ledger;
+pub(crate) mod ledger;
 pub mod mirror;
 #[cfg(feature = "fleet")]
 pub mod nats;
@@ -18,7 +18,7 @@ pub mod nats;
 pub mod nats;
 pub mod paths;
 pub mod private;
-pub mod spill;
+pub(crate) mod spill;
 
 pub use identity::machine_id;
 

@@ -35,6 +35,7 @@ pub fn backend(nats: &Arc<Nats>, _session: &str) -> Backend {
 pub struct NatsSpills(Nats);
 
 impl NatsSpills {
+    /// The spill store on `nats`, which cannot exist.
     pub fn new(nats: Arc<Nats>) -> NatsSpills {
         match *nats {}
     }

@@ -46,7 +46,7 @@ pub(crate) fn hex(bytes: &[u8]) -> String {
 /// Copies `region` into the spill store of `log` and returns its handle. The bytes go to
 /// a hidden temporary file that is flushed, then renamed to its hash, then the folder is
 /// flushed: a crash leaves either no spill or a complete one.
-pub fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
+pub(crate) fn store(log: &Path, mut region: impl Read) -> io::Result<Handle> {
     let dir = spill_dir(log);
     let in_dir = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", dir.display()));
     private::folder(&dir).map_err(in_dir)?;
@@ -99,7 +99,7 @@ pub enum ReadError {
 /// The spill of `handle`, opened and checked: its bytes (streamed, never all in memory)
 /// still hash to the handle. The file is positioned at its start. A link, a FIFO or a
 /// device planted in its place is refused.
-pub fn open_verified(log: &Path, handle: &Handle) -> Result<File, ReadError> {
+pub(crate) fn open_verified(log: &Path, handle: &Handle) -> Result<File, ReadError> {
     let path = spill_dir(log).join(handle.hex());
     let mut file = match private::open_read(&path) {
         Ok(file) => file,
@@ -133,7 +133,7 @@ impl Write for HashWriter<'_> {
 }
 
 /// The spilled bytes of `handle`, after checking that they still hash to it.
-pub fn read(log: &Path, handle: &Handle) -> Result<Vec<u8>, ReadError> {
+pub(crate) fn read(log: &Path, handle: &Handle) -> Result<Vec<u8>, ReadError> {
     let path = spill_dir(log).join(handle.hex());
     let mut file = open_verified(log, handle)?;
     let mut bytes = Vec::new();

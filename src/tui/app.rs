@@ -15,11 +15,16 @@ use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// A pane of the session view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pane {
+    /// The events, one row each.
     Timeline,
+    /// The selected compaction: what its summary kept and dropped.
     Compaction,
+    /// The obligations and what each compaction did to their bindings.
     Obligations,
+    /// The findings worth an operator's attention.
     Alerts,
 }
 
@@ -34,21 +39,33 @@ impl Pane {
     }
 }
 
+/// A window over the panes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Overlay {
+    /// The key table (`?`).
     Help {
+        /// Rows scrolled.
         scroll: u16,
     },
+    /// One event, whole (Enter).
     Detail {
+        /// The event's index.
         event: usize,
+        /// Rows scrolled.
         scroll: u16,
     },
+    /// A decision against the gate's verdict, waiting for `y`.
     Confirm {
+        /// The compaction decided.
         compaction: String,
+        /// The verdict asked for.
         verdict: Verdict,
+        /// The gate's verdict.
         gate: Verdict,
     },
+    /// The search being typed (`/`).
     Search {
+        /// What is typed so far.
         input: String,
     },
 }
@@ -75,20 +92,29 @@ impl CompactionView {
 /// What happened to the file, as the status bar says it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FileEvent {
+    /// Nothing to say.
     None,
     /// The first read of the log is under way, and how far it has got.
     Reading(Option<crate::session::Reading>),
+    /// The log shrank or was rewritten: it was read again from the start.
     Truncated,
+    /// Another file now stands at the path: it was read from the start.
     Replaced,
+    /// The log was deleted: what was read stays shown.
     Gone,
+    /// The log could not be read, and why.
     Error(String),
 }
 
 /// Everything that can change the app.
 pub enum Action {
+    /// A key pressed.
     Key(KeyEvent),
+    /// A mouse click or wheel.
     Mouse(MouseEvent),
+    /// The terminal's new size, in columns and rows.
     Resize(u16, u16),
+    /// What the worker sends.
     Worker(Update),
 }
 
@@ -100,9 +126,13 @@ pub const REGION_EVENTS_SHOWN: usize = 200;
 /// (thousands fit); a larger cache kept the regions of compactions shown before.
 const TEXT_CACHE_BYTES: usize = 1 << 20;
 
+/// The session view's state: what is shown and where the operator is in it.
 pub struct App {
+    /// The title bar's text (the log's name).
     pub title: String,
+    /// The session as the worker last read it.
     pub snapshot: Arc<Snapshot>,
+    /// The texts of the events shown, by event index.
     pub texts: HashMap<usize, EventText>,
     /// Texts asked of the worker and not yet come, and how deep.
     requested: HashMap<usize, Depth>,
@@ -112,16 +142,21 @@ pub struct App {
     pub cursor: usize,
     /// First visible timeline row and the rows that fit, as last drawn.
     pub timeline_offset: Cell<usize>,
+    /// The timeline's rows that fit, as last drawn.
     pub timeline_height: Cell<usize>,
+    /// Whether the timeline follows the log's end as it grows (`f`).
     pub follow: bool,
     /// Events that arrived while follow was paused.
     pub unseen: usize,
+    /// What became of the file, for the status bar.
     pub file_event: FileEvent,
     /// Why the log (a copy of a database session) is no longer kept up to date.
     pub stalled: Option<String>,
+    /// The pane that keys act on.
     pub focus: Pane,
     /// The pane the lower half shows when the screen is too narrow for all four.
     pub lower: Pane,
+    /// The window over the panes, if any.
     pub overlay: Option<Overlay>,
     /// Rows scrolled from where the compaction view starts (the first token it could
     /// not re-fetch); negative scrolls up towards the region's start.
@@ -131,13 +166,19 @@ pub struct App {
     /// Marks of region event texts by (compaction, event), computed when first drawn
     /// and kept until the snapshot changes: drawing never marks a text twice.
     region_marks: std::cell::RefCell<HashMap<(String, usize), Vec<crate::tui::view::marks::Mark>>>,
+    /// Rows the obligations pane is scrolled.
     pub obligations_scroll: u16,
+    /// The selected alert.
     pub alert_cursor: Option<usize>,
+    /// The last search, for `n` and `N`.
     pub last_search: Option<String>,
+    /// A message for the status bar.
     pub message: Option<String>,
+    /// Who decides: the decisions' `by`.
     pub operator: String,
     /// Colours on (off under `NO_COLOR`); glyphs carry the meaning either way.
     pub color: bool,
+    /// The terminal's size, in columns and rows.
     pub size: (u16, u16),
     /// Esc goes back to the folder list.
     pub from_folder: bool,
@@ -150,11 +191,14 @@ pub struct App {
     pub unfolded: HashSet<usize>,
     /// How many subagents' transcripts the session has beside it (Claude Code).
     pub subagents: usize,
+    /// The operator quit.
     pub quit: bool,
+    /// The operator went back to the folder list.
     pub back: bool,
 }
 
 impl App {
+    /// The view of `snapshot`, titled `title`, whose decisions are `operator`'s.
     pub fn new(title: String, snapshot: Arc<Snapshot>, operator: String) -> App {
         let mut app = App {
             title,
@@ -275,6 +319,7 @@ impl App {
             .filter(|c| c.info.phase == Phase::Proposed && c.decision.is_none())
     }
 
+    /// Whether the screen is too narrow for all four panes.
     pub fn is_narrow(&self) -> bool {
         self.size.0 < 110
     }
@@ -308,6 +353,7 @@ impl App {
         self.timeline_height.get().max(1) as isize
     }
 
+    /// Applies `action`; what to ask of the worker.
     pub fn update(&mut self, action: Action) -> Vec<Request> {
         match action {
             Action::Key(key) => self.on_key(key),

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 const SCENARIO: &str = include_str!("../../assets/demo-scenario.json");
 
+/// The demo's scripted agent: what it wrote before the compaction, and after each decision.
 #[derive(Deserialize)]
 pub struct Scenario {
     prefix: Vec<Value>,
@@ -24,6 +25,7 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The scenario shipped in `assets/`.
     pub fn builtin() -> Result<Scenario, TuiError> {
         serde_json::from_str(SCENARIO)
             .map_err(|e| TuiError::Demo(format!("assets/demo-scenario.json: {e}")))
@@ -33,9 +35,11 @@ impl Scenario {
 /// What the simulated agent did, for the closing words.
 #[derive(Debug, Default, Clone)]
 pub struct Outcome {
+    /// The operator's decision, and its reason.
     pub decision: Option<(Verdict, Option<String>)>,
     /// What the runtime's tripwire said before the rollback, when it stopped it.
     pub stopped: Option<String>,
+    /// The agent ran to its end.
     pub finished: bool,
 }
 

@@ -6,32 +6,59 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 /// What a key asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Command {
+    /// The row above.
     Up,
+    /// The row below.
     Down,
+    /// The first row.
     Top,
+    /// The last row.
     Bottom,
+    /// A screen up.
     PageUp,
+    /// A screen down.
     PageDown,
+    /// The next pane.
     NextPane,
+    /// Open what is selected.
     Open,
+    /// The next compaction.
     NextCompaction,
+    /// The compaction before.
     PrevCompaction,
+    /// Search the events.
     Search,
+    /// The next match.
     SearchNext,
+    /// The match before.
     SearchPrev,
+    /// Follow the log's end, or stop.
     ToggleFollow,
+    /// Cycle the compaction view's lower part.
     ToggleDiff,
+    /// Show or hide bookkeeping records.
     ToggleBookkeeping,
+    /// Read the timeline as a conversation, or as records.
     ToggleConversation,
+    /// The next alert.
     NextAlert,
+    /// The alert before.
     PrevAlert,
+    /// Decide: approve the compaction.
     Approve,
+    /// Decide: spill its region.
     Spill,
+    /// Decide: refetch what it drops.
     Refetch,
+    /// Decide: refuse it.
     Refuse,
+    /// Decide: preserve what it drops.
     Preserve,
+    /// The key table.
     Help,
+    /// Close a window, or go back to the folder list.
     Back,
+    /// Quit.
     Quit,
 }
 
@@ -48,12 +75,17 @@ pub enum Scope {
     Global,
 }
 
+/// A key, what it asks for, and where it is told.
 pub struct Binding {
+    /// The key as the help shows it.
     pub keys: &'static str,
+    /// What it asks for.
     pub command: Command,
     /// A word or two for the hint bar.
     pub label: &'static str,
+    /// What it does, for the help overlay and the README.
     pub help: &'static str,
+    /// Where it does something.
     pub scope: Scope,
     /// Shown in the bottom bar (the rest only in `?`).
     pub hint: bool,
@@ -77,6 +109,7 @@ const fn bind(
     }
 }
 
+/// The key table: the hint bar, the help overlay and the README are made from it.
 pub const BINDINGS: &[Binding] = &[
     bind(
         "a",

@@ -7,7 +7,7 @@
 /// Releases the free pages of every allocator pool (glibc); elsewhere does nothing.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
-pub fn give_back_free_memory() {
+pub(crate) fn give_back_free_memory() {
     // SAFETY: `malloc_trim` takes no pointer and touches only the allocator's own free
     // lists, under the locks every allocation takes.
     unsafe {

@@ -41,14 +41,14 @@ fn spawn_signals(tx: Sender<Msg>) {
 }
 
 /// A session view on `path`: the first snapshot is read at once, then a worker follows.
-pub struct Session {
+pub(crate) struct Session {
     pub app: App,
     worker: WorkerHandle,
 }
 
 impl Session {
     /// The view shows at once; the worker reads the log and sends its first snapshot.
-    pub fn open(path: &Path, tx: Sender<Msg>, stores: Stores) -> Result<Session, TuiError> {
+    pub(crate) fn open(path: &Path, tx: Sender<Msg>, stores: Stores) -> Result<Session, TuiError> {
         // Fail before the terminal is taken when the log cannot be opened at all.
         let meta = std::fs::metadata(path).map_err(file_error(path))?;
         if meta.is_dir() {
@@ -102,7 +102,7 @@ enum Screen {
 }
 
 /// Runs the TUI on a log or a folder until the operator quits.
-pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
+pub(crate) fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
     if path.is_dir() {
         run_folders(vec![path.to_owned()], stores)
     } else if crate::session::source::is_database(path) {
@@ -121,7 +121,7 @@ pub fn run(path: &Path, stores: Stores) -> Result<(), TuiError> {
 /// honouring `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `COPILOT_HOME`, `GEMINI_CLI_HOME` and
 /// `QWEN_HOME`, those
 /// that exist; and the copies of OpenCode's database's sessions, kept up to date.
-pub fn own_session_folders() -> Vec<PathBuf> {
+pub(crate) fn own_session_folders() -> Vec<PathBuf> {
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let from_env = |var: &str, default: &str| {
         std::env::var_os(var)
@@ -152,7 +152,7 @@ pub fn own_session_folders() -> Vec<PathBuf> {
 }
 
 /// Folder mode over the operator's own sessions.
-pub fn run_own_sessions(stores: Stores) -> Result<(), TuiError> {
+pub(crate) fn run_own_sessions(stores: Stores) -> Result<(), TuiError> {
     let roots = own_session_folders();
     if roots.is_empty() {
         return Err(TuiError::NoSessions);
@@ -161,7 +161,7 @@ pub fn run_own_sessions(stores: Stores) -> Result<(), TuiError> {
 }
 
 /// Folder mode over `roots`, decisions and spills going where `stores` says.
-pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), TuiError> {
+pub(crate) fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), TuiError> {
     let title = roots
         .iter()
         .map(|r| r.display().to_string())
@@ -171,7 +171,7 @@ pub fn run_folders(roots: Vec<PathBuf>, stores: Stores) -> Result<(), TuiError> 
 }
 
 /// [`run_folders`] under `title` (the fleet names its server, not its mirror folder).
-pub fn run_folders_titled(
+pub(crate) fn run_folders_titled(
     roots: Vec<PathBuf>,
     title: String,
     stores: Stores,

@@ -16,11 +16,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 /// holds fewer than 4 billion.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Row {
+    /// The event of this index.
     Event(u32),
+    /// The unreadable line of this index among the session's malformed lines.
     Malformed(u32),
 }
 
 impl Row {
+    /// The row of the event of `index`.
     pub fn event(index: usize) -> Row {
         Row::Event(u32::try_from(index).unwrap_or(u32::MAX))
     }
@@ -42,8 +45,11 @@ impl Row {
 /// not a copy, a session can hold thousands), and the event it points at.
 #[derive(Debug, Clone, Copy)]
 pub struct Alert {
+    /// The compaction's index in the analysis.
     pub compaction: usize,
+    /// The finding's index among the compaction's.
     pub finding: usize,
+    /// The event it points at, when the log holds it.
     pub event: Option<usize>,
 }
 
@@ -60,8 +66,11 @@ fn named_event(session: &Session, text: &str) -> Option<usize> {
         .map(|_| at)
 }
 
+/// A session and its analysis as one look at the log found them, with what the views draw from them.
 pub struct Snapshot {
+    /// The session.
     pub session: Session,
+    /// What each compaction did to it.
     pub analysis: SessionAnalysis,
     /// Every event and unreadable line.
     pub rows: Chunked<Row>,
@@ -70,6 +79,7 @@ pub struct Snapshot {
     pub reading_rows: Chunked<Row>,
     /// The worst finding pointing at each event.
     pub markers: HashMap<usize, Severity>,
+    /// The findings worth the operator's attention, in order.
     pub alerts: Vec<Alert>,
     /// Each compaction's view model, by compaction id.
     views: HashMap<String, ViewModel>,
@@ -134,6 +144,7 @@ impl<T> Built<T> {
 /// its region's tokens, and its summary as shown (terminal-safe) with the tokens marked.
 #[derive(Debug, Default, PartialEq)]
 pub struct CompactionMarks {
+    /// What marks the region's tokens.
     pub marker: Marker,
     /// `None` when the summary cannot be read.
     pub summary: Option<SummaryMarks>,
@@ -149,6 +160,7 @@ pub struct CompactionMarks {
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct SummaryMarks {
     escaped: Option<String>,
+    /// The summary's tokens, marked.
     pub marks: Vec<Mark>,
 }
 
@@ -163,6 +175,7 @@ impl SummaryMarks {
 }
 
 impl Snapshot {
+    /// The snapshot of `session` read whole, with the decisions of `sidecar`.
     pub fn build(session: Session, sidecar: &[Decision]) -> Snapshot {
         let analysis = analyze(&session, sidecar, false);
         Snapshot::from_analysis(session, analysis, None)

@@ -17,9 +17,9 @@ use ratatui::Terminal;
 use std::io::{self, Stdout};
 use std::sync::Once;
 
-pub type Term = Terminal<CrosstermBackend<Stdout>>;
+pub(crate) type Term = Terminal<CrosstermBackend<Stdout>>;
 
-pub struct TerminalGuard;
+pub(crate) struct TerminalGuard;
 
 fn restore() {
     let _ = disable_raw_mode();
@@ -46,7 +46,7 @@ fn write_unlocked(mut bytes: &[u8]) {
 }
 
 impl TerminalGuard {
-    pub fn enter() -> io::Result<(TerminalGuard, Term)> {
+    pub(crate) fn enter() -> io::Result<(TerminalGuard, Term)> {
         static HOOK: Once = Once::new();
         HOOK.call_once(|| {
             let previous = std::panic::take_hook();

@@ -25,17 +25,29 @@ pub enum Request {
     Texts(Vec<TextRef>),
     /// The next event after (or before) `from` whose line holds `query`, any case.
     Search {
+        /// What to look for.
         query: String,
+        /// The event to start next to.
         from: usize,
+        /// Whether to look forward.
         forward: bool,
     },
+    /// Record a decision.
     Decide {
+        /// The compaction decided.
         compaction: String,
+        /// The verdict.
         verdict: Verdict,
+        /// Who decided.
         by: String,
     },
     /// The view model of `compaction` in the snapshot the app shows.
-    BuildView { snapshot: Shown, compaction: String },
+    BuildView {
+        /// The snapshot shown.
+        snapshot: Shown,
+        /// The compaction.
+        compaction: String,
+    },
 }
 
 /// The snapshot the app shows, the same one by pointer.
@@ -58,24 +70,36 @@ impl std::fmt::Debug for Shown {
 /// it is wanted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TextRef {
+    /// The event's index.
     pub index: usize,
+    /// Its line's byte offset.
     pub offset: u64,
+    /// Its line's length.
     pub span: u64,
+    /// The part of the line (a content block).
     pub part: u32,
+    /// How much of it is wanted.
     pub depth: Depth,
 }
 
 /// What the worker tells the app.
 pub enum Update {
+    /// A new look at the log, and what changed.
     Snapshot(Arc<Snapshot>, Change),
     /// What the first read of a large log has read so far; more follows.
     Partial(Arc<Snapshot>),
+    /// The texts asked for, by event index.
     Texts(Vec<(usize, EventText)>),
+    /// A search's answer.
     Found {
+        /// What was looked for.
         query: String,
+        /// The event found, if any.
         event: Option<usize>,
     },
+    /// A decision recorded, or why not.
     Decided(Result<Outcome, RecordError>),
+    /// Something went wrong; the view goes on.
     Error(String),
     /// The log is ctxlens's copy of a database session, and it stopped (with why) or
     /// went on (`None`) being kept up to date.
@@ -99,6 +123,7 @@ pub struct WorkerHandle {
 }
 
 impl WorkerHandle {
+    /// Asks the worker for `request`.
     pub fn send(&self, request: Request) {
         let _ = self.tx.send(Wake::Request(request));
     }

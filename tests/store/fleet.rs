@@ -667,8 +667,7 @@ fn a_server_without_jetstream_is_refused_at_once_with_what_to_do() {
 /// look.
 #[test]
 fn a_server_failure_is_told_from_a_disk_failure() {
-    let Some(mut server) = NatsServer::start("a_server_failure_is_told_from_a_disk_failure")
-    else {
+    let Some(mut server) = NatsServer::start("a_server_failure_is_told_from_a_disk_failure") else {
         return;
     };
     let (_dir, log) = sample_copy("pending-compaction.jsonl");

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
+pub(crate) enum Agent {
     ClaudeCode,
     Codex,
     QwenCode,
@@ -16,7 +16,7 @@ pub enum Agent {
 }
 
 impl Agent {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "claude-code",
             Agent::Codex => "codex",
@@ -27,7 +27,7 @@ impl Agent {
     }
 
     /// The agent's name, as a person knows it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::ClaudeCode => "Claude Code",
             Agent::Codex => "Codex",
@@ -38,7 +38,7 @@ impl Agent {
     }
 
     /// The events ctxlens hooks into.
-    pub fn events(self) -> Vec<&'static str> {
+    pub(crate) fn events(self) -> Vec<&'static str> {
         self.hooks().iter().map(|&(event, ..)| event).collect()
     }
 
@@ -106,7 +106,7 @@ pub(super) fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> InstallErr
 const HOOK_SECS: u64 = 30;
 
 /// Where Claude Code's hooks go: the project's `.claude/settings.json`, or the user's.
-pub fn settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+pub(crate) fn settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".claude").join("settings.json"));
     }
@@ -122,7 +122,7 @@ pub fn settings_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
 
 /// Where Codex's hooks go: the project's `.codex/hooks.json`, or `$CODEX_HOME/hooks.json`
 /// (`~/.codex` by default).
-pub fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
+pub(crate) fn codex_hooks_path(project: Option<&Path>) -> Result<PathBuf, InstallError> {
     if let Some(dir) = project {
         return Ok(dir.join(".codex").join("hooks.json"));
     }
@@ -431,7 +431,7 @@ pub(super) fn backup_path(path: &Path) -> PathBuf {
 
 /// What `install` or `uninstall` changed.
 #[derive(Debug, Default)]
-pub struct Installed {
+pub(crate) struct Installed {
     /// One line per hook added (or removed).
     pub added: Vec<String>,
     pub diff: String,
@@ -550,7 +550,7 @@ fn remove_ours(
 /// the pre-compact hook waits that many seconds for an operator, and its hook timeout
 /// is longer, so the agent never kills it while it waits. The file as it was before
 /// ctxlens first touched it is kept beside it ([`backup_path`]).
-pub fn install(
+pub(crate) fn install(
     agent: Agent,
     path: &Path,
     program: &str,
@@ -625,7 +625,7 @@ pub fn install(
 /// Removes exactly the hooks `install` adds for `agent` (any ctxlens binary, any hold).
 /// When nothing else changed since install, the file is given back byte for byte (a
 /// file install created is removed); otherwise only ctxlens's entries go.
-pub fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
+pub(crate) fn uninstall(agent: Agent, path: &Path) -> Result<Installed, InstallError> {
     let config = read_config(path)?;
     let mut value = config.value.clone();
     let Some(before) = config.before.clone() else {

@@ -6,9 +6,9 @@
 mod copilot;
 mod install;
 mod opencode;
-pub mod setup;
+pub(crate) mod setup;
 mod splice;
-pub use install::{codex_hooks_path, install, settings_path, uninstall, Agent, InstallError};
+pub(crate) use install::{Agent, InstallError};
 
 use crate::session::waiting::DecisionWait;
 use crate::store::channel::Backend;
@@ -55,7 +55,7 @@ fn now() -> String {
 
 /// Why a hook did nothing. It is logged, and the agent goes on: a hook never breaks it.
 #[derive(Debug, thiserror::Error)]
-pub enum HookError {
+pub(crate) enum HookError {
     #[error("cannot read stdin: {0}")]
     Stdin(#[source] std::io::Error),
     #[error("stdin is not JSON: {0}")]
@@ -188,7 +188,7 @@ fn from_ledger(t: &LedgerToken) -> Candidate {
 
 /// The agent events ctxlens hooks into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HookEvent {
+pub(crate) enum HookEvent {
     /// Before a compaction: spill the region, record the ledger, maybe hold.
     PreCompact,
     /// A session starts after a compaction: put back what the summary dropped.
@@ -198,7 +198,7 @@ pub enum HookEvent {
 }
 
 /// Runs one hook of `agent` on this process's stdin; the exit code.
-pub fn run_from_stdin(
+pub(crate) fn run_from_stdin(
     agent: Agent,
     hook: HookEvent,
     hold: Option<&crate::cli::args::HoldArgs>,
@@ -210,7 +210,7 @@ pub fn run_from_stdin(
 }
 
 /// Runs one hook of `agent`; the exit code. Problems are logged, never fatal.
-pub fn run(
+pub(crate) fn run(
     agent: Agent,
     hook: HookEvent,
     hold: bool,
@@ -315,7 +315,7 @@ enum Answer {
 
 /// How long `--hold` waits without `--timeout`: agents kill a hook that outlives their
 /// own hook timeout, which `install` sets a little longer than this.
-pub const DEFAULT_HOLD_SECS: f64 = 300.0;
+pub(crate) const DEFAULT_HOLD_SECS: f64 = 300.0;
 
 /// What the agent is told of the operator's decision, in the way each agent reads a
 /// pre-compaction hook (see docs/agents.md for the versions this rests on).
@@ -567,23 +567,18 @@ fn hold_for_decision(
         program(),
         transcript.display()
     ));
-    // A store that cannot be asked at all gives the timeout's answer now, and says why.
-    let (decision, why) = wait_for_decision(transcript, backend, &id, wait).unwrap_or_else(|e| {
-        let why = format!("the decisions cannot be read: {e}");
-        log(&format!("{id}: {why}; the compaction goes ahead"));
-        (None, Some(why))
-    });
+    let waited = wait_for_decision(transcript, backend, &id, wait);
     // Viewers stop showing it as held the moment the hook answers.
     let released = Entry::Released {
         id,
         ts: now(),
-        verdict: decision.as_ref().map(|d| d.verdict),
-        why,
+        verdict: waited.as_ref().ok().map(|d| d.verdict),
+        why: waited.as_ref().err().cloned(),
     };
     if let Err(e) = ledger::append(transcript, &released) {
         log(&format!("cannot write the ledger: {e}"));
     }
-    decision
+    waited.ok()
 }
 
 /// How often the held hook looks at the channel when no event woke it: a fallback for
@@ -595,14 +590,23 @@ const HOLD_POLL: Duration = Duration::from_millis(500);
 /// sleeps until a file event in the transcript's folder or a decision on the server
 /// wakes it. A channel that fails to answer (a cluster that lost its majority) is asked
 /// again until the time runs out: it may come back, and the agent is never failed.
+/// Without a decision, why there is none (the compaction goes ahead).
 fn wait_for_decision(
     transcript: &std::path::Path,
     backend: &Backend,
     id: &str,
     wait: Duration,
-) -> Result<(Option<Decision>, Option<String>), HookError> {
+) -> Result<Decision, String> {
     let deadline = Instant::now() + wait;
-    let mut waiting = DecisionWait::start(transcript, &*backend.channel, id)?;
+    let mut waiting = match DecisionWait::start(transcript, &*backend.channel, id) {
+        Ok(waiting) => waiting,
+        Err(e) => {
+            // A store that cannot be asked at all gives the timeout's answer now.
+            let why = format!("the decisions cannot be read: {e}");
+            log(&format!("{id}: {why}; the compaction goes ahead"));
+            return Err(why);
+        }
+    };
     let mut failing: Option<String> = None;
     loop {
         match waiting.check() {
@@ -612,7 +616,7 @@ fn wait_for_decision(
                     decision.verdict.as_str(),
                     decision.by.as_deref().unwrap_or("someone")
                 ));
-                return Ok((Some(decision), None));
+                return Ok(decision);
             }
             Ok(None) => failing = None,
             Err(e) => {
@@ -633,7 +637,7 @@ fn wait_for_decision(
                 None => "no decision before the timeout".to_owned(),
             };
             log(&format!("{id}: {why}; the compaction goes ahead"));
-            return Ok((None, Some(why)));
+            return Err(why);
         }
         waiting.sleep(left.min(HOLD_POLL));
     }
@@ -667,22 +671,32 @@ fn backend_of(transcript: &std::path::Path) -> crate::store::channel::Backend {
 
 /// This binary's path, so commands put in an agent's context run the ctxlens that
 /// installed the hooks.
-pub fn program() -> String {
+pub(crate) fn program() -> String {
     std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "ctxlens".into())
 }
 
-/// The newest pre-compaction entry of the transcript's ledger: its id, identifiers and
-/// spill handle.
-fn latest_pre_compact(
-    transcript: &std::path::Path,
-) -> Result<(String, Vec<LedgerToken>, Option<String>), HookError> {
+/// What the pre-compact hook recorded of the compaction under way.
+struct PreCompactRecord {
+    id: String,
+    /// The identifiers it named.
+    tokens: Vec<LedgerToken>,
+    /// The spill of the region, when there is one.
+    handle: Option<String>,
+}
+
+/// The newest pre-compaction entry of the transcript's ledger.
+fn latest_pre_compact(transcript: &std::path::Path) -> Result<PreCompactRecord, HookError> {
     let entries = ledger::read(transcript).map_err(HookError::Ledger)?;
     match ledger::latest_pre_compact(&entries) {
         Some(Entry::PreCompact {
             id, tokens, handle, ..
-        }) => Ok((id.clone(), tokens.clone(), handle.clone())),
+        }) => Ok(PreCompactRecord {
+            id: id.clone(),
+            tokens: tokens.clone(),
+            handle: handle.clone(),
+        }),
         _ => Err(HookError::NoLedgerEntry),
     }
 }
@@ -692,7 +706,7 @@ fn session_start(input: &Value, stdout: &mut impl std::io::Write) -> Result<(), 
         return Ok(());
     }
     let transcript = transcript_of(input)?;
-    let (id, tokens, handle) = latest_pre_compact(&transcript)?;
+    let PreCompactRecord { id, tokens, handle } = latest_pre_compact(&transcript)?;
     let session = crate::session::read(&transcript)?;
     let summary = session.events.iter().rev().find_map(|e| match &e.kind {
         EventKind::Compaction(c) => c.summary.as_ref().map(|s| s.text.clone()),
@@ -735,7 +749,7 @@ fn post_compact(
     stdout: &mut impl std::io::Write,
 ) -> Result<(), HookError> {
     let transcript = transcript_of(input)?;
-    let (id, tokens, handle) = latest_pre_compact(&transcript)?;
+    let PreCompactRecord { id, tokens, handle } = latest_pre_compact(&transcript)?;
     let all: Vec<Candidate> = tokens.iter().map(from_ledger).collect();
     // Claude Code hands the summary over; Codex does not (its summary may be encrypted):
     // there, every ledger identifier is at risk.

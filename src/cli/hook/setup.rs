@@ -30,7 +30,11 @@ fn shown(path: &Path) -> String {
     sanitize::line(&path.display().to_string()).into_owned()
 }
 
-pub fn install(agent: Agent, args: &InstallArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn install(
+    agent: Agent,
+    args: &InstallArgs,
+    out: &mut impl Write,
+) -> Result<u8, CliError> {
     let hold = args
         .hold
         .then(|| args.timeout.unwrap_or(super::DEFAULT_HOLD_SECS))
@@ -102,7 +106,11 @@ fn trust_step(project: Option<&Path>, voided: bool) -> String {
     )
 }
 
-pub fn uninstall(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn uninstall(
+    agent: Agent,
+    args: &ProjectArgs,
+    out: &mut impl Write,
+) -> Result<u8, CliError> {
     let path = config_path(agent, args.project.as_deref())?;
     let removed = if agent == Agent::CopilotCli {
         super::copilot::uninstall(&path)?
@@ -163,7 +171,11 @@ fn ours_in(agent: Agent, config: &Value) -> Vec<Found> {
     found
 }
 
-pub fn status(agent: Agent, args: &ProjectArgs, out: &mut impl Write) -> Result<u8, CliError> {
+pub(crate) fn status(
+    agent: Agent,
+    args: &ProjectArgs,
+    out: &mut impl Write,
+) -> Result<u8, CliError> {
     let path = config_path(agent, args.project.as_deref())?;
     if agent == Agent::OpenCode {
         return Ok(opencode_status(&path, out));

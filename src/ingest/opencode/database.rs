@@ -12,11 +12,20 @@ use std::path::{Path, PathBuf};
 /// Why the database could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DatabaseError {
+    /// Another program holds the database's lock.
     #[error("{path}: the database is locked by another program{}; try again when it is done", by.as_deref().map(|b| format!(" ({b})")).unwrap_or_default())]
-    Locked { path: String, by: Option<String> },
+    Locked {
+        /// The database's path.
+        path: String,
+        /// The program that holds it, when it can be told.
+        by: Option<String>,
+    },
+    /// Not a database OpenCode wrote, or one this version cannot read.
     #[error("{path}: not an OpenCode database that can be read: {source}")]
     Unreadable {
+        /// The database's path.
         path: String,
+        /// What SQLite said.
         #[source]
         source: rusqlite::Error,
     },
@@ -82,6 +91,7 @@ pub struct Database {
 }
 
 impl Database {
+    /// Opens the database at `db` read-only, without taking OpenCode's write lock.
     pub fn open(db: &Path) -> Result<Database, DatabaseError> {
         let error = |source| DatabaseError::new(db, source);
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;

@@ -45,7 +45,9 @@ pub fn default_database() -> Option<PathBuf> {
 /// A session of the database: its id and title.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionRow {
+    /// OpenCode's id of the session (`ses_…`).
     pub id: String,
+    /// Its title, as OpenCode shows it.
     pub title: String,
 }
 

@@ -13,12 +13,14 @@ use futures_util::StreamExt;
 use std::io;
 use std::sync::{Arc, Mutex};
 
+/// The decisions of one session in the fleet's key-value bucket.
 pub struct NatsChannel {
     nats: Arc<Nats>,
     session: String,
 }
 
 impl NatsChannel {
+    /// The decision channel of `session` on `nats`.
     pub fn new(nats: Arc<Nats>, session: &str) -> NatsChannel {
         NatsChannel {
             nats,

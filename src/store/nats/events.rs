@@ -31,6 +31,7 @@ const IN_FLIGHT: usize = 256;
 /// Where shipping a log stands on the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Position {
+    /// The log's epoch: a truncated log starts a new one.
     pub epoch: u64,
     /// The byte after the last one stored.
     pub offset: u64,
@@ -40,7 +41,9 @@ pub struct Position {
 /// when nothing was shipped, or by a ctxlens that did not say).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Resume {
+    /// Where the next line goes.
     pub at: Position,
+    /// Which file's log the subject holds (machine and path).
     pub origin: Option<String>,
 }
 
@@ -64,7 +67,9 @@ fn header_u64(headers: Option<&async_nats::HeaderMap>, name: &str) -> Option<u64
 
 /// One chunk to publish: where it starts in the log and its bytes.
 pub struct Chunk {
+    /// The byte offset of the chunk in the log.
     pub offset: u64,
+    /// Its bytes: whole lines.
     pub bytes: Vec<u8>,
 }
 

@@ -185,7 +185,9 @@ pub struct NatsConfig {
 /// A store's stream on the server: how many replicas it has and who leads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreState {
+    /// The stream's name.
     pub stream: String,
+    /// How many servers hold a copy of it.
     pub replicas: usize,
     /// The server that leads it; `None` on a server with no cluster, or when no quorum
     /// is left to elect one.
@@ -395,6 +397,7 @@ impl Nats {
         self.js.clone()
     }
 
+    /// The server's URL, as given.
     pub fn url(&self) -> &str {
         &self.url
     }

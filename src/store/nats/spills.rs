@@ -12,11 +12,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::io::AsyncReadExt;
 
+/// Spills in the fleet's object store, by their SHA-256.
 pub struct NatsSpills {
     nats: Arc<Nats>,
 }
 
 impl NatsSpills {
+    /// The spill store on `nats`.
     pub fn new(nats: Arc<Nats>) -> NatsSpills {
         NatsSpills { nats }
     }

@@ -126,6 +126,7 @@ pub(super) fn about_line(e: &Entry, theme: Theme) -> Line<'static> {
     Line::from(spans)
 }
 
+/// Draws the folder list.
 pub fn draw(app: &FolderApp, frame: &mut Frame) {
     let theme = Theme { color: app.color };
     let [top, body, bottom] = Layout::vertical([

@@ -24,10 +24,14 @@ pub use draw::draw;
 pub use scan::spawn_scanner;
 pub use state::{FolderAction, FolderApp};
 
+/// A session log of the folder list, as read and analysed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Entry {
+    /// The log's path.
     pub path: PathBuf,
+    /// The name shown: the path under its root.
     pub name: String,
+    /// The file's modification time.
     pub modified: SystemTime,
     /// The newest record's timestamp, or the file's time when no record has one: a
     /// copied transcript keeps the time its agent last wrote to it.
@@ -38,10 +42,15 @@ pub struct Entry {
     pub about: String,
     /// The folder the session ran in: found by the filter even where not shown.
     pub project: Option<String>,
+    /// The agent that wrote it.
     pub format: &'static str,
+    /// Compactions in it.
     pub compactions: usize,
+    /// Proposed compactions waiting for a decision.
     pub pending: usize,
+    /// Alerts of its compactions.
     pub errors: usize,
+    /// Notes of its compactions.
     pub warnings: usize,
     /// Compactions whose summary cannot be read.
     pub opaque: usize,
@@ -51,6 +60,7 @@ pub struct Entry {
     pub live: bool,
     /// Read and analysed (the scanner lists logs first and reads them after).
     pub read: bool,
+    /// Why the log could not be read, when it could not.
     pub unreadable: Option<String>,
     /// A subagent's transcript, listed under its session's.
     pub under_parent: bool,

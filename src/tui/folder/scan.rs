@@ -47,7 +47,13 @@ pub(super) type Signature = (u64, SystemTime, crate::session::followed::Beside);
 pub(super) const LARGE_LOG: u64 = 8 << 20;
 
 /// A log the scanner found: its root, path, size and modification time.
-pub(super) type FoundLog<'a> = (&'a PathBuf, PathBuf, u64, SystemTime);
+pub(super) struct FoundLog<'a> {
+    /// The root it was found under.
+    root: &'a PathBuf,
+    path: PathBuf,
+    len: u64,
+    modified: SystemTime,
+}
 
 /// Summarizes `files[i]` for every `i` of `unread`, in that order, on every core (up
 /// to 4). `on_read` gets each as it is done; when it returns false the readers stop
@@ -59,7 +65,7 @@ pub(super) fn read_in_parallel(
     mut on_read: impl FnMut(usize, Entry) -> bool,
 ) -> bool {
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-    let is_large = |i: &usize| files.get(*i).is_some_and(|f| f.2 >= LARGE_LOG);
+    let is_large = |i: &usize| files.get(*i).is_some_and(|f| f.len >= LARGE_LOG);
     let (large, small): (Vec<usize>, Vec<usize>) = unread.iter().partition(|i| is_large(i));
     let next_small = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -81,10 +87,10 @@ pub(super) fn read_in_parallel(
                     if stop.load(Ordering::Relaxed) {
                         return;
                     }
-                    let Some((root, path, _, modified)) = files.get(i) else {
+                    let Some(found) = files.get(i) else {
                         return;
                     };
-                    let entry = summarize(root, path, *modified, several);
+                    let entry = summarize(found.root, &found.path, found.modified, several);
                     if done.send((i, entry)).is_err() {
                         return;
                     }
@@ -107,7 +113,6 @@ pub(super) fn read_in_parallel(
 /// and sends what it has at least every 300 ms: a folder of many large transcripts
 /// lists at once and fills in.
 pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
-    let several = roots.len() > 1;
     std::thread::spawn(move || {
         let (wake, woken) = std::sync::mpsc::channel::<()>();
         // Kept alive by the loop; without them (no inotify) it rescans every two seconds.
@@ -120,85 +125,14 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
                 })
             })
             .collect();
-        let mut known: HashMap<PathBuf, (Signature, Entry)> = HashMap::new();
-        // What the app was sent last: nothing yet, so that an empty folder's first
-        // (empty) list goes out and the app knows the scan ended.
-        let mut last: Option<Vec<Entry>> = None;
-        let send = |entries: &Vec<Entry>, last: &mut Option<Vec<Entry>>| {
-            if last.as_ref() != Some(entries) {
-                *last = Some(entries.clone());
-                return to_app.send(Msg::Folder(entries.clone())).is_ok();
-            }
-            true
+        let mut scanner = Scanner {
+            several: roots.len() > 1,
+            roots,
+            to_app,
+            known: HashMap::new(),
+            last: None,
         };
-        loop {
-            let mut files: Vec<FoundLog> = roots
-                .iter()
-                .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)))
-                .filter_map(|(root, path)| {
-                    let meta = std::fs::metadata(&path).ok()?;
-                    let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
-                    Some((root, path, meta.len(), modified))
-                })
-                .collect();
-            files.sort_by(|a, b| b.3.cmp(&a.3).then(a.1.cmp(&b.1)));
-            let signature = |path: &Path, len: u64, modified: SystemTime| -> Signature {
-                (len, modified, crate::session::followed::Beside::of(path))
-            };
-            let fresh = |path: &Path, len: u64, modified: SystemTime| {
-                known
-                    .get(path)
-                    .filter(|(s, _)| *s == signature(path, len, modified))
-                    .map(|(_, e)| e.clone())
-            };
-            let mut entries: Vec<Entry> = files
-                .iter()
-                .map(|(root, path, len, modified)| {
-                    fresh(path, *len, *modified)
-                        .unwrap_or_else(|| summarize_name(root, path, *modified, several))
-                })
-                .collect();
-            if !send(&entries, &mut last) {
-                return;
-            }
-            // Read the logs not read yet on every core, most recent first; the list is
-            // sent as it fills in.
-            let unread: Vec<usize> = entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| !e.read)
-                .map(|(i, _)| i)
-                .collect();
-            let mut sent = std::time::Instant::now();
-            let stopped = !read_in_parallel(&files, &unread, several, |i, mut entry| {
-                let Some((_, path, len, modified)) = files.get(i) else {
-                    return true;
-                };
-                // It changed while we watched: live, whatever its records say.
-                if known.contains_key(path) {
-                    entry.live = age(*modified) < Duration::from_secs(60);
-                    entry.activity = entry.activity.max(*modified);
-                }
-                known.insert(
-                    path.clone(),
-                    (signature(path, *len, *modified), entry.clone()),
-                );
-                if let Some(slot) = entries.get_mut(i) {
-                    *slot = entry;
-                }
-                if sent.elapsed() > Duration::from_millis(300) {
-                    sent = std::time::Instant::now();
-                    // The app is gone: let the readers run out and stop.
-                    return send(&entries, &mut last);
-                }
-                true
-            });
-            if stopped {
-                return;
-            }
-            if !send(&entries, &mut last) {
-                return;
-            }
+        while scanner.scan() {
             // File events wake the rescan; without them it looks every two seconds.
             let fallback = if watchers.is_empty() {
                 Duration::from_secs(2)
@@ -212,4 +146,120 @@ pub fn spawn_scanner(roots: Vec<PathBuf>, to_app: Sender<Msg>) {
             }
         }
     });
+}
+
+/// What the scanner keeps between scans.
+struct Scanner {
+    roots: Vec<PathBuf>,
+    several: bool,
+    to_app: Sender<Msg>,
+    /// Each log read, with its signature when it was read.
+    known: HashMap<PathBuf, (Signature, Entry)>,
+    /// What the app was sent last: nothing yet, so that an empty folder's first
+    /// (empty) list goes out and the app knows the scan ended.
+    last: Option<Vec<Entry>>,
+}
+
+impl Scanner {
+    /// One scan: the list as known at once, then filled in as the logs not read yet
+    /// are read. False when the app has gone.
+    fn scan(&mut self) -> bool {
+        let roots = std::mem::take(&mut self.roots);
+        let files = found_logs(&roots);
+        let mut entries = self.entries_known(&files);
+        let going = self.send(&entries) && self.read_unread(&files, &mut entries);
+        let going = going && self.send(&entries);
+        self.roots = roots;
+        going
+    }
+
+    /// An entry for each of `files`: the one read before when the log has not changed
+    /// since, its name alone otherwise (read next).
+    fn entries_known(&self, files: &[FoundLog]) -> Vec<Entry> {
+        files
+            .iter()
+            .map(|found| {
+                self.known
+                    .get(&found.path)
+                    .filter(|(s, _)| *s == signature(found))
+                    .map(|(_, e)| e.clone())
+                    .unwrap_or_else(|| {
+                        summarize_name(found.root, &found.path, found.modified, self.several)
+                    })
+            })
+            .collect()
+    }
+
+    /// Reads the logs of `entries` not read yet, on every core, most recent first; the
+    /// list is sent as it fills in. False when the app has gone.
+    fn read_unread(&mut self, files: &[FoundLog], entries: &mut [Entry]) -> bool {
+        let unread: Vec<usize> = entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.read)
+            .map(|(i, _)| i)
+            .collect();
+        let mut sent = std::time::Instant::now();
+        read_in_parallel(files, &unread, self.several, |i, mut entry| {
+            let Some(found) = files.get(i) else {
+                return true;
+            };
+            // It changed while we watched: live, whatever its records say.
+            if self.known.contains_key(&found.path) {
+                entry.live = age(found.modified) < Duration::from_secs(60);
+                entry.activity = entry.activity.max(found.modified);
+            }
+            self.known
+                .insert(found.path.clone(), (signature(found), entry.clone()));
+            if let Some(slot) = entries.get_mut(i) {
+                *slot = entry;
+            }
+            if sent.elapsed() > Duration::from_millis(300) {
+                sent = std::time::Instant::now();
+                // The app is gone: let the readers run out and stop.
+                return self.send(entries);
+            }
+            true
+        })
+    }
+
+    /// Sends `entries` unless they are what was sent last; false when the app has
+    /// gone.
+    fn send(&mut self, entries: &[Entry]) -> bool {
+        if self.last.as_deref() == Some(entries) {
+            return true;
+        }
+        self.last = Some(entries.to_vec());
+        self.to_app.send(Msg::Folder(entries.to_vec())).is_ok()
+    }
+}
+
+/// The logs under `roots`, newest first, each with its root, size and time.
+fn found_logs(roots: &[PathBuf]) -> Vec<FoundLog<'_>> {
+    let mut files: Vec<FoundLog> = roots
+        .iter()
+        .flat_map(|root| find_logs(root).into_iter().map(move |p| (root, p)))
+        .filter_map(|(root, path)| {
+            let meta = std::fs::metadata(&path).ok()?;
+            let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+            Some(FoundLog {
+                root,
+                path,
+                len: meta.len(),
+                modified,
+            })
+        })
+        .collect();
+    files.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    files
+}
+
+/// What says a log changed since it was read: its size and time, and those of the
+/// files beside it.
+fn signature(found: &FoundLog) -> Signature {
+    (
+        found.len,
+        found.modified,
+        crate::session::followed::Beside::of(&found.path),
+    )
 }

@@ -2,31 +2,41 @@
 
 use super::*;
 
+/// The folder list's state.
 pub struct FolderApp {
+    /// The folder shown, as the title says it.
     pub root: String,
     /// Every log found, most recent activity first.
     pub entries: Vec<Entry>,
     /// Index into the entries the filter lets through.
     pub cursor: usize,
+    /// The first scan has ended.
     pub scanned: bool,
+    /// Colours on.
     pub color: bool,
     /// Why the last session could not be opened.
     pub message: Option<String>,
     /// What `/` narrowed the list to (lower case), and whether it is being typed.
     pub filter: String,
+    /// Whether the filter is being typed.
     pub filtering: bool,
     /// The operator moved the selection: it stays on its session as rows reorder.
     /// Until then the first row is selected, whatever the scan sends first.
     pub moved: bool,
 }
 
+/// What a key in the folder list asks for.
 pub enum FolderAction {
+    /// Nothing beyond the list's own change.
     None,
+    /// Open this session.
     Open(PathBuf),
+    /// Quit.
     Quit,
 }
 
 impl FolderApp {
+    /// The list of the sessions under `root`, empty until the scanner sends them.
     pub fn new(root: String, color: bool) -> FolderApp {
         FolderApp {
             root,
@@ -49,6 +59,7 @@ impl FolderApp {
             .collect()
     }
 
+    /// Applies `key`; what the list asks for.
     pub fn on_key(&mut self, key: KeyEvent) -> FolderAction {
         use crate::tui::keys::{command_for, Command};
         use crossterm::event::KeyCode;

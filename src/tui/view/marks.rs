@@ -8,10 +8,14 @@ use std::collections::HashMap;
 
 pub use crate::legend::TokenState;
 
+/// A token marked in a text: its bytes and what the compaction did to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Mark {
+    /// Its first byte.
     pub start: usize,
+    /// The byte after its last.
     pub end: usize,
+    /// What the compaction did to it.
     pub state: TokenState,
 }
 
@@ -82,6 +86,7 @@ pub struct Marker {
 }
 
 impl Marker {
+    /// The marker of `analysis`'s region tokens.
     pub fn new(session: &Session, analysis: &CompactionAnalysis) -> Marker {
         // Of the paths naming one file, the last in the region tells.
         let states = RegionIndex::new(session, analysis.tokens.iter().rev(), TokenState::of);
@@ -147,13 +152,17 @@ impl Marker {
 pub enum BindingState {
     /// In the region, and the summary kept it (or it was not in the region at all).
     Kept,
+    /// No event of the region holds it.
     NotInRegion,
+    /// The summary dropped it, and it cannot be re-fetched.
     Dropped,
+    /// The summary dropped it, and it can be re-fetched.
     Regenerable,
     /// No binding declared it.
     Unknown,
 }
 
+/// What `analysis` did to the obligation's token `token`.
 pub fn binding_state(
     token: &str,
     session: &Session,
@@ -178,6 +187,7 @@ pub struct BindingStates {
 }
 
 impl BindingStates {
+    /// What `analysis` did to each token obligations require.
     pub fn new(session: &Session, analysis: &CompactionAnalysis) -> BindingStates {
         let mut states = BindingStates {
             infers: session.infers_bindings(),

@@ -19,7 +19,7 @@ pub mod marks;
 mod overlays;
 mod side;
 mod status;
-pub mod style;
+pub(crate) mod style;
 mod text;
 mod timeline;
 pub mod token_rows;
@@ -30,6 +30,7 @@ use ratatui::widgets::{Block, Borders};
 use ratatui::Frame;
 use style::Theme;
 
+/// Draws the session view.
 pub fn draw(app: &App, frame: &mut Frame) {
     let theme = Theme { color: app.color };
     let [top, body, bottom] = Layout::vertical([

@@ -6,7 +6,7 @@ use ctxlens_core::model::Verdict;
 use ratatui::style::{Color, Modifier, Style};
 
 #[derive(Debug, Clone, Copy)]
-pub struct Theme {
+pub(crate) struct Theme {
     pub color: bool,
 }
 
@@ -19,11 +19,11 @@ impl Theme {
         }
     }
 
-    pub fn bold(&self) -> Style {
+    pub(crate) fn bold(&self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
 
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         if self.color {
             Style::new().fg(Color::DarkGray)
         } else {
@@ -31,28 +31,28 @@ impl Theme {
         }
     }
 
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
     }
 
-    pub fn red(&self) -> Style {
+    pub(crate) fn red(&self) -> Style {
         self.fg(Color::Red)
     }
 
-    pub fn yellow(&self) -> Style {
+    pub(crate) fn yellow(&self) -> Style {
         self.fg(Color::Yellow)
     }
 
-    pub fn green(&self) -> Style {
+    pub(crate) fn green(&self) -> Style {
         self.fg(Color::Green)
     }
 
-    pub fn accent(&self) -> Style {
+    pub(crate) fn accent(&self) -> Style {
         self.fg(Color::Cyan)
     }
 
     /// A role's colour in the timeline; its label says it without colour too.
-    pub fn role(&self, role: crate::legend::EventRole) -> Style {
+    pub(crate) fn role(&self, role: crate::legend::EventRole) -> Style {
         use crate::legend::EventRole;
         match role {
             EventRole::User => self.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
@@ -67,7 +67,7 @@ impl Theme {
         }
     }
 
-    pub fn token(&self, state: TokenState) -> Style {
+    pub(crate) fn token(&self, state: TokenState) -> Style {
         match state {
             TokenState::Kept | TokenState::Carried | TokenState::ReDerived => self.green(),
             TokenState::DroppedNoRefetch => self.red().add_modifier(Modifier::BOLD),
@@ -77,7 +77,7 @@ impl Theme {
         }
     }
 
-    pub fn severity(&self, severity: Severity) -> Style {
+    pub(crate) fn severity(&self, severity: Severity) -> Style {
         match severity {
             Severity::Error => self.red(),
             Severity::Warning => self.yellow(),
@@ -85,7 +85,7 @@ impl Theme {
         }
     }
 
-    pub fn verdict(&self, verdict: Verdict) -> Style {
+    pub(crate) fn verdict(&self, verdict: Verdict) -> Style {
         match verdict {
             Verdict::Approve => self.green(),
             Verdict::Spill | Verdict::Preserve => self.yellow(),
@@ -94,7 +94,7 @@ impl Theme {
         .add_modifier(Modifier::BOLD)
     }
 
-    pub fn focused_border(&self, focused: bool) -> Style {
+    pub(crate) fn focused_border(&self, focused: bool) -> Style {
         if focused {
             self.accent().add_modifier(Modifier::BOLD)
         } else {
@@ -103,7 +103,7 @@ impl Theme {
     }
 }
 
-pub fn severity_glyph(severity: Severity) -> &'static str {
+pub(crate) fn severity_glyph(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "✖",
         Severity::Warning => "⚠",

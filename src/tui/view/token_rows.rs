@@ -13,7 +13,9 @@ use unicode_segmentation::UnicodeSegmentation;
 /// shows besides the token read from the analysis and [`TokenRows::sentences`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct TokenRow {
+    /// The token.
     pub token: TokenId,
+    /// What the compaction did to it.
     pub state: TokenState,
     /// Index of the first region event that holds the token.
     pub first_event: u32,
@@ -29,7 +31,9 @@ pub struct TokenRow {
 /// summary may be one long sentence, held once).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TokenRows {
+    /// The rows, in the order shown.
     pub rows: Vec<TokenRow>,
+    /// The summary's sentences that mention a kept token.
     pub sentences: Vec<Box<str>>,
 }
 
@@ -67,6 +71,7 @@ fn rank(state: TokenState) -> u8 {
     }
 }
 
+/// The token list of `analysis`'s region.
 pub fn token_rows(session: &Session, analysis: &CompactionAnalysis) -> TokenRows {
     let sentences = session
         .summary_at(analysis.info.def)
