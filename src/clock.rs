@@ -27,7 +27,15 @@ pub fn millis(at: SystemTime) -> String {
 
 /// The time an RFC 3339 text names, to the second; `None` when it names none.
 pub fn parse(text: &str) -> Option<SystemTime> {
-    let at = ctxlens_core::model::Timestamp::parse(text)?;
+    system_time(ctxlens_core::model::Timestamp::parse(text)?)
+}
+
+/// An event's time as the logs write it: `2026-12-06T00:56:00Z`.
+pub fn rfc3339(at: ctxlens_core::model::Timestamp) -> String {
+    system_time(at).map(seconds).unwrap_or_default()
+}
+
+fn system_time(at: ctxlens_core::model::Timestamp) -> Option<SystemTime> {
     let seconds = at.unix();
     match u64::try_from(seconds) {
         Ok(after) => UNIX_EPOCH.checked_add(Duration::from_secs(after)),

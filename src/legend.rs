@@ -204,7 +204,7 @@ impl EventRole {
                 Role::User => EventRole::User,
                 Role::Assistant => EventRole::Assistant,
                 Role::System | Role::Developer => EventRole::System,
-                Role::Other(other) if &**other == "thinking" => EventRole::Thinking,
+                Role::Thinking => EventRole::Thinking,
                 Role::Other(_) => EventRole::Assistant,
             },
             EventKind::ToolCall { .. } => EventRole::ToolCall,

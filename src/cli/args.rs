@@ -460,6 +460,10 @@ pub(crate) struct ExportArgs {
     /// What to write.
     #[arg(long, value_enum, default_value = "html")]
     pub format: crate::export::ExportFormat,
+    /// Markdown: the whole conversation too, with no limit (by default the compactions
+    /// alone, cut to fit a pull request's comment).
+    #[arg(long)]
+    pub full: bool,
     /// Write here instead of to standard output (created 0600, replaced atomically).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -13,7 +13,7 @@ pub(crate) fn run(args: &ExportArgs, out: &mut impl Write) -> Result<u8, CliErro
     })?;
     let name = args.log.display().to_string();
     let export = crate::export::build(&name, &loaded, &log);
-    let text = crate::export::render(&export, args.format);
+    let text = crate::export::render(&export, args.format, args.full);
     match &args.output {
         Some(path) => {
             crate::store::atomic::write(path, text.as_bytes()).map_err(|source| CliError::File {

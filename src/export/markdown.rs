@@ -1,6 +1,11 @@
 //! The export as Markdown, for pasting into a pull request or an issue. Every text
 //! from the session goes into a code span or a fenced block, so nothing in it is read
 //! as Markdown or HTML.
+//!
+//! By default it is the session's header and a section per compaction (what it
+//! dropped, the findings, the decision), kept under [`LIMIT`] characters so that it fits
+//! a GitHub comment; what does not fit is cut, and the page says so. `--full` adds the
+//! whole conversation, with no limit.
 
 use super::{Export, Turn};
 use ctxlens_core::analysis::Severity;
@@ -31,7 +36,13 @@ fn block(out: &mut String, text: &str) {
     let _ = writeln!(out, "{fence}text\n{}\n{fence}\n", text.trim_end());
 }
 
-pub(super) fn page(export: &Export) -> String {
+/// The most characters the default page holds: GitHub takes 65,536 in a comment.
+pub(super) const LIMIT: usize = 60_000;
+
+/// Room kept for the note that says what was cut.
+const NOTE_ROOM: usize = 400;
+
+pub(super) fn page(export: &Export, full: bool) -> String {
     let report = &export.report;
     let mut out = String::new();
     let _ = writeln!(out, "## ctxlens: {}\n", span(&report.file));
@@ -101,15 +112,18 @@ pub(super) fn page(export: &Export) -> String {
         out.push('\n');
         let not_kept: Vec<_> = tokens.tokens.iter().filter(|t| t.state != "kept").collect();
         if !not_kept.is_empty() {
-            out.push_str("| | token | class | what became of it |\n|---|---|---|---|\n");
+            out.push_str(
+                "| | identifier | class | what became of it | first seen |\n|---|---|---|---|---|\n",
+            );
             for token in not_kept {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | seq {} |",
                     token.mark.glyph(),
                     span(&token.token),
                     token.class,
-                    token.state
+                    token.state,
+                    token.first_seq
                 );
             }
             out.push('\n');
@@ -120,14 +134,68 @@ pub(super) fn page(export: &Export) -> String {
             out.push_str("</details>\n\n");
         }
     }
-    conversation(&mut out, &export.conversation, export.hidden);
-    out
+    if full {
+        conversation(&mut out, &export.conversation, export.hidden);
+        return out;
+    }
+    fit(out, export.conversation.len())
+}
+
+/// `page` cut to [`LIMIT`] characters at a line's end, with a note that says so; the
+/// conversation's `turns` are left out either way, and the note says how to get them.
+fn fit(mut page: String, turns: usize) -> String {
+    let whole = page.chars().count();
+    let mut note = format!(
+        "\n_The conversation ({turns} turns) is left out: `ctxlens export --format markdown --full` has it, and `--format html` makes a page to read._\n"
+    );
+    if whole + note.len() <= LIMIT {
+        page.push_str(&note);
+        return page;
+    }
+    let keep = LIMIT - NOTE_ROOM - note.len();
+    // The last line end within `keep` characters that is outside a fenced block.
+    let mut end = 0;
+    let mut chars = 0;
+    let mut fence: Option<String> = None;
+    let mut at = 0;
+    for line in page.split_inclusive('\n') {
+        chars += line.chars().count();
+        at += line.len();
+        if chars > keep {
+            break;
+        }
+        let ticks: String = line.chars().take_while(|&c| c == '`').collect();
+        if ticks.len() >= 3 {
+            fence = match fence {
+                Some(open) if line.trim_end() == open => None,
+                None => Some(ticks),
+                open => open,
+            };
+        }
+        if fence.is_none() {
+            end = at;
+        }
+    }
+    let cut = page.get(end..).map_or(0, |rest| rest.chars().count());
+    page.truncate(end);
+    // A `<details>` left open by the cut is closed.
+    let open = page.matches("<details>").count();
+    let closed = page.matches("</details>").count();
+    for _ in closed..open {
+        page.push_str("\n</details>\n");
+    }
+    note.insert_str(
+        0,
+        &format!("\n_Cut here to fit a comment: {cut} more characters of the compactions are not shown._\n"),
+    );
+    page.push_str(&note);
+    page
 }
 
 fn conversation(out: &mut String, turns: &[Turn], hidden: usize) {
     let _ = writeln!(
         out,
-        "<details><summary>Conversation: {} events ({hidden} bookkeeping records left out)</summary>\n",
+        "<details><summary>Conversation: {} turns ({hidden} records left out: bookkeeping, messages with no words)</summary>\n",
         turns.len()
     );
     for turn in turns {
@@ -136,7 +204,12 @@ fn conversation(out: &mut String, turns: &[Turn], hidden: usize) {
             .as_deref()
             .map(|t| format!(" {}", span(t)))
             .unwrap_or_default();
-        let _ = writeln!(out, "**seq {} · {}**{tool}\n", turn.seq, turn.role);
+        let time = turn
+            .ts
+            .as_deref()
+            .map(|ts| format!(" · {}", ts.replace('T', " ")))
+            .unwrap_or_default();
+        let _ = writeln!(out, "**seq {}{time} · {}**{tool}\n", turn.seq, turn.role);
         block(out, &turn.text);
     }
     out.push_str("</details>\n");

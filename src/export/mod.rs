@@ -1,15 +1,17 @@
 //! `ctxlens export`: one session as a page to read or paste: its metadata, the
-//! conversation, and for each compaction the summary, the region's tokens with what
-//! became of them, the findings and the decision. HTML (self-contained), Markdown, or
-//! JSON; built from a loaded session and the log's lines, read again by offset.
+//! conversation with its times, and for each compaction the summary, the region's
+//! tokens with what became of them, the findings and the decision. HTML
+//! (self-contained), Markdown, or JSON; built from a loaded session and the log's
+//! lines, read again by offset.
 
 mod html;
 mod markdown;
+mod rendered;
 
-use crate::ingest::source::LineSource;
 use crate::legend::{EventRole, TokenState};
-use crate::session::display::{event_text, Depth};
-use crate::session::Loaded;
+use crate::session::display::HEAD_LIMIT;
+use crate::session::readable::readable_text;
+use crate::session::{LineSource, Loaded};
 use ctxlens_core::analysis::Options;
 use ctxlens_core::analysis::{report, Report};
 use ctxlens_core::model::EventKind;
@@ -33,7 +35,8 @@ pub(crate) struct Export {
     pub report: Report,
     /// What was said and done, in log order; bookkeeping records left out.
     pub conversation: Vec<Turn>,
-    /// Bookkeeping records left out of the conversation (progress, snapshots…).
+    /// Records left out of the conversation: bookkeeping (progress, snapshots…) and
+    /// messages with no words.
     pub hidden: usize,
     /// Each compaction's summary and region tokens, in the report's order.
     pub compactions: Vec<CompactionTokens>,
@@ -43,6 +46,9 @@ pub(crate) struct Export {
 #[derive(Debug, Serialize)]
 pub(crate) struct Turn {
     pub seq: u64,
+    /// When it was written (RFC 3339, to the second), when the log says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ts: Option<String>,
     /// `user`, `assistant`, `thinking`, `tool call`, `tool result`, `tool error`,
     /// `system`, `compaction`, or `record` (a session, binding, obligation, plan, action,
     /// choice or decision record of the canonical log, its type in `tool`).
@@ -50,8 +56,15 @@ pub(crate) struct Turn {
     /// The tool a call or a result is of; a record's type.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
-    /// Its text, cut at 8 KiB with a note.
+    /// Its text, cut at 8 KiB with a note; colour codes and Claude Code's command
+    /// tags taken out.
     pub text: String,
+    /// The event's index in the session: where the page's links point.
+    #[serde(skip)]
+    pub index: usize,
+    /// The compaction this event is, by its place in the report's list.
+    #[serde(skip)]
+    pub compaction: Option<usize>,
 }
 
 /// A compaction's summary and every token of its region.
@@ -69,8 +82,13 @@ pub(crate) struct TokenOut {
     pub class: &'static str,
     /// The legend's label: `kept`, `dropped`, `dropped, recalled`, `carried over`, …
     pub state: &'static str,
+    /// The first event of the region that holds it.
+    pub first_seq: u64,
     #[serde(skip)]
     pub mark: TokenState,
+    /// That event's index in the session.
+    #[serde(skip)]
+    pub first_event: usize,
 }
 
 /// The export of `loaded`, read from `name`'s lines in `log`.
@@ -84,7 +102,14 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
     let mut conversation = Vec::new();
     let mut hidden = 0;
     let mut tool_of_call = std::collections::HashMap::new();
-    for event in session.events.iter() {
+    let compaction_at: std::collections::HashMap<usize, usize> = loaded
+        .analysis
+        .compactions
+        .iter()
+        .enumerate()
+        .map(|(place, c)| (c.info.at, place))
+        .collect();
+    for (index, event) in session.events.iter().enumerate() {
         let role = EventRole::of(&event.kind);
         let tool = match &event.kind {
             EventKind::ToolCall { head, .. } => {
@@ -104,16 +129,29 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             hidden += 1;
             continue;
         }
-        let role = role.label();
         let text = match log.line(event.offset, u64::from(event.span)) {
-            Ok(bytes) => event_text(&bytes, session.format, event.part, Depth::Head).text,
+            Ok(bytes) => readable_text(&bytes, session.format, event.part, HEAD_LIMIT),
             Err(error) => format!("(cannot read this line: {error})"),
         };
+        let compaction = compaction_at.get(&index).copied();
+        // A message with no words (an empty text block, a reasoning item whose summary
+        // is empty) is no turn.
+        let spoken = matches!(
+            role,
+            EventRole::User | EventRole::Assistant | EventRole::Thinking
+        );
+        if spoken && text.trim().is_empty() {
+            hidden += 1;
+            continue;
+        }
         conversation.push(Turn {
             seq: event.seq,
-            role,
+            ts: event.ts.map(crate::clock::rfc3339),
+            role: role.label(),
             tool,
             text,
+            index,
+            compaction,
         });
     }
     let compactions = loaded
@@ -131,11 +169,14 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
                 .map(|token| {
                     let info = session.tokens.get(token.id);
                     let mark = TokenState::of(token);
+                    let first_event = token.first_event as usize;
                     TokenOut {
                         token: crate::sanitize::line(info.text).into_owned(),
                         class: info.class.as_str(),
                         state: mark.label(),
+                        first_seq: session.seq_at(first_event),
                         mark,
+                        first_event,
                     }
                 })
                 .collect(),
@@ -149,11 +190,12 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
     }
 }
 
-/// `export` in `format`.
-pub(crate) fn render(export: &Export, format: ExportFormat) -> String {
+/// `export` in `format`; `full` puts the whole conversation in the Markdown (which
+/// otherwise holds the compactions alone, to fit a pull request's comment).
+pub(crate) fn render(export: &Export, format: ExportFormat, full: bool) -> String {
     match format {
         ExportFormat::Html => html::page(export),
-        ExportFormat::Markdown => markdown::page(export),
+        ExportFormat::Markdown => markdown::page(export, full),
         ExportFormat::Json => serde_json::to_string_pretty(export).unwrap_or_default() + "\n",
     }
 }

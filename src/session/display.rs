@@ -47,7 +47,7 @@ impl EventText {
     }
 }
 
-fn cut(text: &str, limit: usize) -> String {
+pub(crate) fn cut(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_owned();
     }
@@ -142,7 +142,7 @@ mod tests {
         let edit = br#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit","input":{"file_path":"src/a.rs","old_string":"x"}}]}}"#;
         assert_eq!(
             event_text(edit, Format::ClaudeCode, 0, Depth::Gist).gist,
-            r#"Edit: src/a.rs {"old_string":"x"}"#
+            "Edit: src/a.rs old_string: x"
         );
         let shell = br#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls -la\"]}"}}"#;
         assert_eq!(

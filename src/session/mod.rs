@@ -9,6 +9,7 @@ mod find;
 pub(crate) mod followed;
 mod held;
 pub mod mirror;
+pub(crate) mod readable;
 pub(crate) mod record;
 pub(crate) mod source;
 pub(crate) mod waiting;

@@ -105,7 +105,7 @@ fn the_html_page_renders_in_a_browser_with_its_dropped_tokens_and_hostile_text_a
 #[test]
 fn markdown_keeps_every_session_text_in_code() {
     let (_dir, path) = hostile_log();
-    let (markdown, code) = export(&path, &["--format", "markdown"]);
+    let (markdown, code) = export(&path, &["--format", "markdown", "--full"]);
     assert_eq!(code, 0);
     // The summary's fence is longer than the backticks inside the session's texts.
     assert!(
@@ -113,7 +113,7 @@ fn markdown_keeps_every_session_text_in_code() {
         "{markdown}"
     );
     assert!(
-        markdown.contains("| ✖ | ` 4f9a2c81d0e7 ` | hex | dropped, can't re-fetch |"),
+        markdown.contains("| ✖ | ` 4f9a2c81d0e7 ` | hex | dropped, can't re-fetch | seq 3 |"),
         "{markdown}"
     );
     // Outside fences and spans, no text of the session.
@@ -213,4 +213,163 @@ fn export_to_standard_output_neutralises_control_sequences() {
         .unwrap();
     assert_exit(&out, 0);
     assert!(std::fs::read_to_string(&file).unwrap().contains('\u{1b}'));
+}
+
+/// The page of a real session reads as a conversation in a real browser: tool calls and
+/// thinking fold (`<details>`), each turn has its time, Claude Code's command tags and
+/// terminal colour codes are gone, and the table of contents links every compaction's
+/// card. Run on every shared real session.
+#[test]
+fn the_page_of_every_real_session_reads_as_a_conversation_in_a_browser() {
+    let test = "the_page_of_every_real_session_reads_as_a_conversation_in_a_browser";
+    let sessions = real_session_files(test);
+    if sessions.is_empty() {
+        return;
+    }
+    let Some(browser) = chromium() else {
+        skip(test, "no chromium here (install Debian's chromium package)");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for session in sessions {
+        let name = session.file_name().unwrap().to_string_lossy().into_owned();
+        let page = dir.path().join(format!("{name}.html"));
+        let (_, code) = export(&session, &["-o", page.to_str().unwrap()]);
+        assert_eq!(code, 0, "{name}");
+        let out = Command::new(browser)
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom"])
+            .arg(format!("file://{}", page.display()))
+            .output()
+            .unwrap();
+        let dom = String::from_utf8_lossy(&out.stdout);
+        assert!(dom.contains("<nav class=\"toc\""), "{name}: no contents");
+        let (json, _) = export(&session, &["--format", "json"]);
+        let folds = serde_json::from_str::<Value>(&json).unwrap()["conversation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| {
+                ["tool call", "tool result", "thinking"].contains(&t["role"].as_str().unwrap())
+            });
+        assert!(!folds || dom.contains("<details"), "{name}: nothing folds");
+        assert!(dom.contains("<time datetime=\"20"), "{name}: no times");
+        for raw in [
+            "<command-name>",
+            "&lt;command-name&gt;",
+            "&lt;local-command-caveat&gt;",
+            "\\u{1b}",
+            "\u{1b}",
+        ] {
+            assert!(!dom.contains(raw), "{name}: {raw:?} in the page");
+        }
+        let html = std::fs::read_to_string(&page).unwrap();
+        let cards = html.matches("<section class=\"compaction\" id=\"").count();
+        let report: Value = serde_json::from_slice(
+            &ctxlens()
+                .args(["audit", "--json"])
+                .arg(&session)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        let compactions = report["compactions"].as_array().unwrap().len();
+        assert_eq!(cards, compactions, "{name}: a card per compaction");
+        for n in 1..=compactions {
+            assert!(
+                dom.contains(&format!("id=\"compaction-{n}\""))
+                    && dom.contains(&format!("href=\"#compaction-{n}\"")),
+                "{name}: compaction {n} is not in the contents"
+            );
+        }
+    }
+}
+
+/// The default Markdown fits a GitHub comment (under 60,000 characters) on every shared
+/// real session, and says what it left out; `--full` has the conversation.
+#[test]
+fn the_default_markdown_fits_a_pull_request_comment() {
+    let sessions = real_session_files("the_default_markdown_fits_a_pull_request_comment");
+    for session in &sessions {
+        let (markdown, code) = export(session, &["--format", "markdown"]);
+        assert_eq!(code, 0);
+        let chars = markdown.chars().count();
+        assert!(chars < 60_000, "{}: {chars}", session.display());
+        assert!(
+            markdown.contains("is left out: `ctxlens export --format markdown --full` has it"),
+            "{}",
+            session.display()
+        );
+    }
+    // A session whose compactions alone do not fit is cut, and says so.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.jsonl");
+    let mut log = String::new();
+    for n in 0..400 {
+        let token = format!("{:012x}", 0x4f9a_2c81_d0e7_u64 + n);
+        log.push_str(&format!(
+            "{{\"type\":\"tool_result\",\"seq\":{},\"text\":\"rev {token} /srv/releases/r{n}/app.tar.gz\"}}\n",
+            3 * n + 1
+        ));
+        log.push_str(&format!(
+            "{{\"type\":\"binding\",\"seq\":{},\"token\":\"{token}\",\"regenerable\":false}}\n",
+            3 * n + 2
+        ));
+        log.push_str(&format!(
+            "{{\"type\":\"compaction\",\"seq\":{},\"id\":\"k{n}\",\"phase\":\"applied\",\"range\":{{\"from\":{},\"to\":{}}},\"summary\":\"deployed\"}}\n",
+            3 * n + 3,
+            3 * n + 1,
+            3 * n + 2
+        ));
+    }
+    std::fs::write(&path, log).unwrap();
+    let (markdown, _) = export(&path, &["--format", "markdown"]);
+    assert!(markdown.chars().count() < 60_000);
+    assert!(markdown.contains("Cut here to fit a comment"), "{markdown}");
+    assert_eq!(
+        markdown.matches("<details>").count(),
+        markdown.matches("</details>").count()
+    );
+    let (full, _) = export(&path, &["--format", "markdown", "--full"]);
+    assert!(full.contains("### Compaction ` k399 `"));
+    assert!(full.contains("Conversation:"));
+}
+
+/// Every format carries each turn's time; a reasoning item is thinking, not the
+/// assistant speaking; a message with no words is no turn.
+#[test]
+fn turns_carry_their_time_and_thinking_is_thinking() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rollout.jsonl");
+    let lines = [
+        r#"{"timestamp":"2026-11-02T09:00:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.171.0"}}"#,
+        r#"{"timestamp":"2026-11-02T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"deploy it"}]}}"#,
+        r#"{"timestamp":"2026-11-02T09:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning** the deploy"}],"encrypted_content":"x"}}"#,
+        r#"{"timestamp":"2026-11-02T09:00:03.000Z","type":"response_item","payload":{"type":"reasoning","summary":[],"encrypted_content":"x"}}"#,
+        r#"{"timestamp":"2026-11-02T09:00:04.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Deployed."}]}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (json, code) = export(&path, &["--format", "json"]);
+    assert_eq!(code, 0);
+    let export_json: Value = serde_json::from_str(&json).unwrap();
+    let turns: Vec<(&str, &str)> = export_json["conversation"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["role"] != "record")
+        .map(|t| (t["role"].as_str().unwrap(), t["ts"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        turns,
+        [
+            ("user", "2026-11-02T09:00:01Z"),
+            ("thinking", "2026-11-02T09:00:02Z"),
+            ("assistant", "2026-11-02T09:00:04Z"),
+        ]
+    );
+    let (html, _) = export(&path, &[]);
+    assert!(html.contains("<details class=\"turn thinking\""), "{html}");
+    assert!(html.contains("<time datetime=\"2026-11-02T09:00:04Z\">09:00:04</time>"));
+    let (markdown, _) = export(&path, &["--format", "markdown", "--full"]);
+    assert!(markdown.contains("09:00:04"), "{markdown}");
 }

@@ -334,6 +334,9 @@ pub enum Role {
     System,
     /// Codex's developer instructions.
     Developer,
+    /// The model's reasoning, shown apart from what it says (Claude Code's thinking
+    /// blocks, Codex's reasoning items, the other agents' thoughts).
+    Thinking,
     /// Any other role, as written (boxed twice: a rare role keeps the usual ones small).
     Other(Box<String>),
 }
@@ -346,6 +349,7 @@ impl Role {
             "assistant" => Role::Assistant,
             "system" => Role::System,
             "developer" => Role::Developer,
+            "thinking" | "reasoning" => Role::Thinking,
             other => Role::Other(Box::new(other.to_owned())),
         }
     }
@@ -357,6 +361,7 @@ impl Role {
             Role::Assistant => "assistant",
             Role::System => "system",
             Role::Developer => "developer",
+            Role::Thinking => "thinking",
             Role::Other(role) => role,
         }
     }

@@ -199,7 +199,7 @@ impl CodexParser {
             }
             "reasoning" => {
                 let text = payload.get("summary").map(content_text).unwrap_or_default();
-                self.builder.message("reasoning", &text)
+                self.builder.message("thinking", &text)
             }
             "function_call" => {
                 let name = str_of(payload, "name").unwrap_or_default();

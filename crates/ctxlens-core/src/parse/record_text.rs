@@ -143,9 +143,9 @@ fn call_text(name: &str, input: &Value) -> String {
                     fields.remove(key);
                     fields.remove("description");
                 }
-                match rest.as_object().is_some_and(|f| !f.is_empty()) {
-                    true => format!("{name}: {main}\n{rest}"),
-                    false => format!("{name}: {main}"),
+                match rest.as_object().filter(|f| !f.is_empty()) {
+                    Some(fields) => format!("{name}: {main}\n{}", field_lines(fields)),
+                    None => format!("{name}: {main}"),
                 }
             }
             None => format!("{name} {input}"),
@@ -163,6 +163,19 @@ fn call_text(name: &str, input: &Value) -> String {
         })
         .collect();
     format!("{name}: {}", items.join("\n"))
+}
+
+/// The rest of a call's input, a field a line: a text as it is written (a subagent's
+/// prompt, a file's new content: read, not escaped as JSON), anything else as JSON.
+fn field_lines(fields: &serde_json::Map<String, Value>) -> String {
+    fields
+        .iter()
+        .map(|(key, value)| match value {
+            Value::String(text) => format!("{key}: {text}"),
+            other => format!("{key}: {other}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The input fields that say what a call does, in the order one is looked for.

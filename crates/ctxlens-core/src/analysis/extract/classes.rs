@@ -572,9 +572,13 @@ pub(super) mod url_byte {
     }
 }
 
-/// Whether a URL goes on over `c` after its `://`: no whitespace, nor `<>'`"\`.
+/// Whether a URL goes on over `c` after its `://`: no whitespace, nor `<>'`"\`, nor a
+/// control character (a terminal colour code after a URL a tool printed is no part of
+/// it).
 pub(super) const fn url_goes_on(c: char) -> bool {
-    !c.is_whitespace() && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\')
+    !c.is_whitespace()
+        && !c.is_ascii_control()
+        && !matches!(c, '<' | '>' | '\'' | '`' | '"' | '\\' | '\u{80}'..='\u{9f}')
 }
 
 /// Looked up (see [`ARN_BYTES`]).
