@@ -87,6 +87,13 @@ impl TokenState {
     }
 }
 
+/// The tokens a session's "in" counts, in every view: what the model read that its
+/// cache did not hold (input, and input written to the cache); what it read from the
+/// cache is counted apart.
+pub fn input_tokens(usage: ctxlens_core::model::TokenUsage) -> u64 {
+    usage.input.saturating_add(usage.cache_creation)
+}
+
 /// What to do about a finding that no decision resolves, in a few plain words: the
 /// line under it in `audit`, the selected alert in the TUI, and `export`.
 pub fn what_to_do(finding: &ctxlens_core::analysis::Finding) -> Option<&'static str> {
@@ -130,7 +137,11 @@ pub fn what_to_do(finding: &ctxlens_core::analysis::Finding) -> Option<&'static 
 
 /// The words ctxlens uses, in plain words: the help overlay and docs/signals.md. Each
 /// fits the overlay's line.
-pub const GLOSSARY: [(&str, &str); 9] = [
+pub const GLOSSARY: [(&str, &str); 10] = [
+    (
+        "in",
+        "model tokens read that were not in its cache (new, or written to it)",
+    ),
     (
         "opaque token",
         "an identifier to keep letter for letter: a commit, a host",

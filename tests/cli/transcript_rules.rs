@@ -452,3 +452,68 @@ fn a_dropped_instruction_is_quoted_on_one_line() {
     );
     assert!(!message.contains('\n'), "{message}");
 }
+
+/// The facts a session is listed and exported by, from a Claude Code transcript: the
+/// first prompt of a list of text blocks, the main model (the one that wrote the most
+/// records, not a side model that titled the session), a title on one line, and a
+/// task TaskCreate made and TaskUpdate closed by its number, once.
+#[test]
+fn a_transcripts_facts_are_read_as_a_person_would_state_them() {
+    let base = r#""sessionId":"s1","cwd":"/w","version":"2.1.50","gitBranch":"main""#;
+    let assistant = |uuid: &str, model: &str, content: &str| {
+        format!(
+            r#"{{{base},"type":"assistant","uuid":"{uuid}","timestamp":"2026-12-01T10:00:05Z","message":{{"id":"m{uuid}","role":"assistant","model":"{model}","content":{content}}}}}"#
+        )
+    };
+    let lines = [
+        format!(
+            r#"{{{base},"type":"user","uuid":"u1","timestamp":"2026-12-01T10:00:00Z","message":{{"role":"user","content":[{{"type":"text","text":"Fix the flaky\ntest in ci"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"AA"}}}}]}}}}"#
+        ),
+        format!(r#"{{"type":"ai-title","sessionId":"s1","aiTitle":"Fixing the flaky\n\ntest"}}"#),
+        assistant(
+            "a0",
+            "claude-haiku-4-5",
+            r#"[{"type":"text","text":"title"}]"#,
+        ),
+        assistant(
+            "a1",
+            "claude-opus-4-6",
+            r#"[{"type":"tool_use","id":"t1","name":"TaskCreate","input":{"subject":"Rerun tests/flaky_test.py","description":"rerun it"}}]"#,
+        ),
+        assistant(
+            "a2",
+            "claude-opus-4-6",
+            r#"[{"type":"tool_use","id":"t2","name":"TaskUpdate","input":{"taskId":"1","status":"in_progress"}}]"#,
+        ),
+        assistant(
+            "a3",
+            "claude-opus-4-6",
+            r#"[{"type":"tool_use","id":"t3","name":"TaskUpdate","input":{"taskId":"1","status":"completed"}}]"#,
+        ),
+    ];
+    let session = ctxlens::ingest::parse_bytes((lines.join("\n") + "\n").as_bytes());
+    let meta = &session.meta;
+    assert_eq!(
+        meta.first_prompt.as_deref(),
+        Some("Fix the flaky test in ci")
+    );
+    assert_eq!(
+        meta.models.first().map(String::as_str),
+        Some("claude-opus-4-6")
+    );
+    let state = ctxlens_core::analysis::StateAt::of(session.events.iter());
+    let tasks: Vec<_> = state
+        .obligations
+        .iter()
+        .map(|o| (o.id.as_str(), o.name.as_deref(), o.status))
+        .collect();
+    assert_eq!(
+        tasks,
+        [(
+            "task 1",
+            Some("Rerun tests/flaky_test.py"),
+            ctxlens_core::model::ObligationStatus::Done
+        )]
+    );
+    assert_eq!(meta.title.as_deref(), Some("Fixing the flaky test"));
+}

@@ -569,3 +569,47 @@ fn an_opencode_compaction_carries_the_tail_it_keeps_verbatim() {
         "the tail is kept: {tokens:?}"
     );
 }
+
+/// The model's reasoning is thinking in every agent's log that records it, never the
+/// assistant speaking: Claude Code's thinking blocks, Codex's reasoning items, Copilot
+/// CLI's `assistant.reasoning` (OpenCode's and Qwen Code's reasoning parts are read the
+/// same way).
+#[test]
+fn reasoning_is_thinking_in_every_format() {
+    use ctxlens_core::model::{EventKind, Role};
+    let logs: [(&str, String); 3] = [
+        (
+            "claude-code",
+            r#"{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-12-01T10:00:00Z","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"thinking","thinking":"weigh the rollback"}]}}"#.to_owned(),
+        ),
+        (
+            "codex",
+            [
+                r#"{"timestamp":"2026-11-02T09:00:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.171.0"}}"#,
+                r#"{"timestamp":"2026-11-02T09:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"weigh the rollback"}]}}"#,
+            ]
+            .join("\n"),
+        ),
+        (
+            "copilot-cli",
+            [
+                r#"{"type":"session.start","data":{"sessionId":"s","version":1,"producer":"copilot-agent","copilotVersion":"0.0.400","startTime":"2026-12-01T10:00:00Z","context":{"cwd":"/w"}},"id":"e1","timestamp":"2026-12-01T10:00:00Z","parentId":null}"#,
+                r#"{"type":"assistant.reasoning","data":{"reasoningId":"r1","content":"weigh the rollback"},"id":"e2","timestamp":"2026-12-01T10:00:01Z","parentId":"e1"}"#,
+            ]
+            .join("\n"),
+        ),
+    ];
+    for (format, log) in logs {
+        let session = ctxlens::ingest::parse_bytes((log + "\n").as_bytes());
+        assert_eq!(session.format.as_str(), format);
+        let roles: Vec<&Role> = session
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                EventKind::Message { role, .. } => Some(role),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(roles, [&Role::Thinking], "{format}");
+    }
+}

@@ -865,7 +865,10 @@ fn the_conversation_view_wraps_messages_and_folds_calls() {
     });
     let screen = tui.screen();
     // The first message of msg_1 carries its usage, from its last record.
-    assert!(screen.contains("in 3 · out 1.3k · cache 40k"), "{screen}");
+    assert!(
+        screen.contains("in 3 · out 1.3k · cache read 40k"),
+        "{screen}"
+    );
     assert!(screen.contains("▸ thinking"), "{screen}");
     assert!(
         !screen.contains("First I look"),

@@ -123,7 +123,8 @@ impl Entry {
             .or(meta.first_prompt.as_deref())
             .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "));
         let mut about = Vec::new();
-        if let Some(model) = meta.models.last() {
+        // The main model: the one that wrote the most records.
+        if let Some(model) = meta.models.first() {
             about.push(model.clone());
         }
         if let Some(branch) = &meta.branch {
@@ -133,7 +134,7 @@ impl Entry {
         if usage.input + usage.output > 0 {
             about.push(format!(
                 "{} in · {} out · {} cache read",
-                thousands(usage.input + usage.cache_creation),
+                thousands(crate::legend::input_tokens(*usage)),
                 thousands(usage.output),
                 thousands(usage.cache_read)
             ));

@@ -169,15 +169,15 @@ fn header(spans: Vec<Span<'static>>, selected: bool, theme: Theme) -> Line<'stat
     }
 }
 
-/// `in 12 · out 1.3k · cache 48k`: the counts a reader compares, to two figures.
+/// `in 12 · out 1.3k · cache read 48k`: the counts a reader compares, to two figures;
+/// "in" as everywhere ([`crate::legend::input_tokens`]).
 fn usage_line(usage: TokenUsage) -> String {
     let mut parts = vec![
-        format!("in {}", short_count(usage.input)),
+        format!("in {}", short_count(crate::legend::input_tokens(usage))),
         format!("out {}", short_count(usage.output)),
     ];
-    let cached = usage.cache_read.saturating_add(usage.cache_creation);
-    if cached > 0 {
-        parts.push(format!("cache {}", short_count(cached)));
+    if usage.cache_read > 0 {
+        parts.push(format!("cache read {}", short_count(usage.cache_read)));
     }
     parts.join(" · ")
 }
@@ -207,6 +207,6 @@ mod tests {
             cache_read: 40_000,
             cache_creation: 8_120,
         };
-        assert_eq!(usage_line(usage), "in 3 · out 1.3k · cache 48k");
+        assert_eq!(usage_line(usage), "in 8.1k · out 1.3k · cache read 40k");
     }
 }

@@ -211,8 +211,13 @@ pub struct ContextSource {
 /// Operator metadata from a transcript (docs/json-report.md).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct SessionMeta {
-    /// The models that answered, in order of first answer.
+    /// The models that answered, the one that wrote the most records first (a
+    /// session's side model, which titles it or reads a web page, answers a few times;
+    /// its main model most); ties in order of first answer.
     pub models: Vec<String>,
+    /// How many records each of `models` wrote, in the same order.
+    #[serde(skip)]
+    pub model_records: Vec<u64>,
     /// The session's title, when the agent gave it one.
     pub title: Option<String>,
     /// The first prompt a person typed, shortened.
@@ -256,21 +261,49 @@ impl SessionMeta {
         }
     }
 
-    /// Notes the model that answered, once each.
+    /// Notes a record the model wrote: the models stay ordered by how many each wrote.
     pub fn saw_model(&mut self, model: &str) {
-        if !model.is_empty() && !self.models.iter().any(|m| m == model) {
-            self.models.push(model.to_owned());
+        if model.is_empty() {
+            return;
+        }
+        let mut at = match self.models.iter().position(|m| m == model) {
+            Some(at) => at,
+            None => {
+                self.models.push(model.to_owned());
+                self.model_records.push(0);
+                self.models.len() - 1
+            }
+        };
+        if let Some(count) = self.model_records.get_mut(at) {
+            *count += 1;
+        }
+        // Moved up past the models it now outnumbers.
+        while at > 0 && self.model_records.get(at) > self.model_records.get(at - 1) {
+            self.models.swap(at, at - 1);
+            self.model_records.swap(at, at - 1);
+            at -= 1;
         }
     }
 
     /// Keeps the first prompt a person typed: not a command or a caveat (text that
-    /// opens with markup), cut to 200 characters.
+    /// opens with markup), on one line, cut to 200 characters.
     pub fn saw_user_text(&mut self, text: &str) {
         let text = text.trim();
         if self.first_prompt.is_none() && !text.is_empty() && !text.starts_with('<') {
-            self.first_prompt = Some(text.chars().take(200).collect());
+            self.first_prompt = Some(one_line(text).chars().take(200).collect());
         }
     }
+
+    /// Sets the session's title, on one line.
+    pub fn set_title(&mut self, title: &str) {
+        self.title = Some(one_line(title));
+    }
+}
+
+/// `text` on one line: each run of whitespace (newlines too) one space; a title or a
+/// prompt shown in a list never breaks a row, nor shows `\n` for a newline.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Tokens the model read and wrote, summed over the transcript's assistant turns.

@@ -46,6 +46,9 @@ pub struct ClaudeParser {
     main_seen: bool,
     /// The title as the most authoritative record kind gave it: custom > ai > summary.
     title_rank: u8,
+    /// The subject of each task TaskCreate made, in order: Claude Code numbers them
+    /// from 1 (`Task #1 created`), and TaskUpdate names a task by that number alone.
+    task_subjects: Vec<String>,
 }
 
 impl Default for ClaudeParser {
@@ -69,6 +72,7 @@ impl ClaudeParser {
             sidechain_seen: false,
             main_seen: false,
             title_rank: 0,
+            task_subjects: Vec::new(),
         }
     }
 
@@ -223,7 +227,7 @@ impl ClaudeParser {
         if let Some((rank, field)) = title {
             if let Some(text) = record.get(field).and_then(Value::as_str) {
                 if rank >= self.title_rank && !text.trim().is_empty() {
-                    meta.title = Some(text.to_owned());
+                    meta.set_title(text);
                     self.title_rank = rank;
                 }
             }
@@ -256,8 +260,23 @@ impl ClaudeParser {
         let typed = kind == "user"
             && record.get("isMeta").and_then(Value::as_bool) != Some(true)
             && record.get("isCompactSummary").is_none();
-        if let (true, Some(Value::String(text))) = (typed, message.and_then(|m| m.get("content"))) {
-            meta.saw_user_text(text);
+        match (typed, message.and_then(|m| m.get("content"))) {
+            (true, Some(Value::String(text))) => meta.saw_user_text(text),
+            // A prompt sent as a list of blocks (text, an image): its text blocks. A list
+            // that holds a tool result is the tool's answer, not a prompt.
+            (true, Some(Value::Array(blocks)))
+                if !blocks
+                    .iter()
+                    .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result")) =>
+            {
+                let text: Vec<&str> = blocks
+                    .iter()
+                    .filter(|b| b.get("type").and_then(Value::as_str) == Some("text"))
+                    .filter_map(|b| b.get("text").and_then(Value::as_str))
+                    .collect();
+                meta.saw_user_text(&text.join("\n"));
+            }
+            _ => {}
         }
     }
 
@@ -416,21 +435,40 @@ impl ClaudeParser {
                 self.builder.todos(line, part, ts, &todos);
             }
             "TaskCreate" | "TaskUpdate" => {
-                let subject = str_of(input, "subject")
-                    .or_else(|| str_of(input, "description"))
-                    .or_else(|| str_of(input, "taskId"))
-                    .unwrap_or_default();
-                if subject.is_empty() {
-                    return;
-                }
-                let status = str_of(input, "status").unwrap_or_else(|| "pending".into());
-                let done = matches!(status.as_str(), "completed" | "deleted");
+                // A task is named by its number: the one TaskCreate gives it in order,
+                // or the one TaskUpdate names; its subject is the creation's unless
+                // the update changes it.
+                let (number, subject) = if name == "TaskCreate" {
+                    let subject = str_of(input, "subject")
+                        .or_else(|| str_of(input, "description"))
+                        .unwrap_or_default();
+                    if subject.is_empty() {
+                        return;
+                    }
+                    self.task_subjects.push(subject.clone());
+                    (self.task_subjects.len().to_string(), subject)
+                } else {
+                    let Some(number) = str_of(input, "taskId") else {
+                        return;
+                    };
+                    let created = number
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|n| self.task_subjects.get(n.checked_sub(1)?))
+                        .cloned();
+                    let subject = str_of(input, "subject")
+                        .or(created)
+                        .unwrap_or_else(|| format!("task {number}"));
+                    (number, subject)
+                };
+                // An update that does not name a status leaves it as it was.
+                let status = str_of(input, "status")
+                    .or_else(|| (name == "TaskCreate").then(|| "pending".into()));
                 let requires = crate::analysis::extract::extract(&subject)
                     .iter()
                     .map(|f| f.text(&subject).to_owned())
                     .collect();
-                let id = str_of(input, "taskId")
-                    .map_or_else(|| format!("task: {subject}"), |t| format!("task {t}"));
+                let id = format!("task {number}");
                 self.builder.push(
                     line,
                     part,
@@ -439,10 +477,11 @@ impl ClaudeParser {
                         id,
                         name: Some(subject),
                         requires: (name == "TaskCreate").then_some(requires),
-                        status: Some(if done {
-                            crate::model::ObligationStatus::Done
-                        } else {
-                            crate::model::ObligationStatus::Open
+                        status: status.map(|status| {
+                            match matches!(status.as_str(), "completed" | "deleted") {
+                                true => crate::model::ObligationStatus::Done,
+                                false => crate::model::ObligationStatus::Open,
+                            }
                         }),
                     })),
                 );

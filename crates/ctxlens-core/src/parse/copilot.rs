@@ -39,7 +39,9 @@ pub(crate) fn record_text(record: &Value) -> String {
     let kind = str_of(record, "type").unwrap_or_default();
     let data = record.get("data").unwrap_or(&Value::Null);
     match kind.as_str() {
-        "user.message" | "assistant.message" => str_of(data, "content").unwrap_or_default(),
+        "user.message" | "assistant.message" | "assistant.reasoning" => {
+            str_of(data, "content").unwrap_or_default()
+        }
         "tool.execution_start" => format!(
             "{} {}",
             str_of(data, "toolName").unwrap_or_default(),
@@ -101,6 +103,11 @@ impl CopilotParser {
                 }
                 let text = str_of(data, "content").unwrap_or_default();
                 self.builder.message("assistant", &text)
+            }
+            // The model's reasoning, when the session records it.
+            "assistant.reasoning" => {
+                let text = str_of(data, "content").unwrap_or_default();
+                self.builder.message("thinking", &text)
             }
             "tool.execution_start" => {
                 let name = str_of(data, "toolName").unwrap_or_default();

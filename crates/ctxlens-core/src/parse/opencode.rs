@@ -147,7 +147,9 @@ impl OpenCodeParser {
             .set_cwd(record.get("directory").and_then(Value::as_str));
         let meta = &mut self.builder.session.meta;
         if meta.title.is_none() {
-            meta.title = str_of(record, "title");
+            if let Some(title) = str_of(record, "title") {
+                meta.set_title(&title);
+            }
         }
         let type_name = "opencode.session".to_owned();
         self.builder
