@@ -469,7 +469,7 @@ fn a_transcripts_facts_are_read_as_a_person_would_state_them() {
         format!(
             r#"{{{base},"type":"user","uuid":"u1","timestamp":"2026-12-01T10:00:00Z","message":{{"role":"user","content":[{{"type":"text","text":"Fix the flaky\ntest in ci"}},{{"type":"image","source":{{"type":"base64","media_type":"image/png","data":"AA"}}}}]}}}}"#
         ),
-        format!(r#"{{"type":"ai-title","sessionId":"s1","aiTitle":"Fixing the flaky\n\ntest"}}"#),
+        r#"{"type":"ai-title","sessionId":"s1","aiTitle":"Fixing the flaky\n\ntest"}"#.to_owned(),
         assistant(
             "a0",
             "claude-haiku-4-5",
