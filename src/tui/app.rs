@@ -63,6 +63,13 @@ pub enum Overlay {
         /// The gate's verdict.
         gate: Verdict,
     },
+    /// A compaction's summary, full width (Enter on a compaction in the conversation).
+    Summary {
+        /// The compaction's id.
+        compaction: String,
+        /// Rows scrolled.
+        scroll: u16,
+    },
     /// The search being typed (`/`).
     Search {
         /// What is typed so far.
@@ -172,6 +179,13 @@ pub struct App {
     pub alert_cursor: Option<usize>,
     /// The last search, for `n` and `N`.
     pub last_search: Option<String>,
+    /// The events that hold the last search, in this snapshot (asked of the worker
+    /// once; `n` and `N` walk them).
+    search_hits: Option<(String, Vec<usize>)>,
+    /// The way the search asked of the worker goes once its answer comes.
+    search_forward: bool,
+    /// The event the last search landed on: the views mark the query in it.
+    pub search_hit: Option<usize>,
     /// A message for the status bar.
     pub message: Option<String>,
     /// Who decides: the decisions' `by`.
@@ -222,6 +236,9 @@ impl App {
             obligations_scroll: 0,
             alert_cursor: None,
             last_search: None,
+            search_hits: None,
+            search_forward: true,
+            search_hit: None,
             message: None,
             operator,
             color: true,
@@ -317,6 +334,13 @@ impl App {
     pub fn pending_selected(&self) -> Option<&CompactionAnalysis> {
         self.selected_compaction()
             .filter(|c| c.info.phase == Phase::Proposed && c.decision.is_none())
+    }
+
+    /// Whether the panes below the timeline of a narrow screen are wanted: a pane has
+    /// the focus, or the cursor is on a compaction. Otherwise a conversation being read
+    /// takes their rows.
+    pub fn lower_pane_wanted(&self) -> bool {
+        self.focus != Pane::Timeline || self.cursor_on_compaction()
     }
 
     /// Whether the screen is too narrow for all four panes.
@@ -418,7 +442,9 @@ impl App {
                 }
                 Vec::new()
             }
-            Some(overlay @ (Overlay::Help { .. } | Overlay::Detail { .. })) => {
+            Some(
+                overlay @ (Overlay::Help { .. } | Overlay::Detail { .. } | Overlay::Summary { .. }),
+            ) => {
                 let closes = match overlay {
                     Overlay::Help { .. } => Command::Help,
                     _ => Command::Open,
@@ -448,6 +474,10 @@ impl App {
                         },
                         Overlay::Detail { event, scroll } => Overlay::Detail {
                             event,
+                            scroll: moved(scroll),
+                        },
+                        Overlay::Summary { compaction, scroll } => Overlay::Summary {
+                            compaction,
                             scroll: moved(scroll),
                         },
                         other => other,
@@ -615,7 +645,8 @@ impl App {
         }
     }
 
-    /// Enter: an alert's event in the timeline, or an event's detail.
+    /// Enter: an alert's event in the timeline; in the conversation, a compaction's
+    /// summary, or a folded event unfolded; otherwise an event's detail.
     fn open_selected(&mut self) {
         if self.focus == Pane::Alerts {
             if let Some(event) = self
@@ -627,6 +658,19 @@ impl App {
                 self.select_event(event);
             }
         } else if let Some(event) = self.cursor_event() {
+            let compaction = match self.snapshot.session.events.get(event).map(|e| &e.kind) {
+                Some(EventKind::Compaction(compaction)) if self.conversation => {
+                    Some(compaction.id.clone())
+                }
+                _ => None,
+            };
+            if let Some(compaction) = compaction {
+                self.overlay = Some(Overlay::Summary {
+                    compaction,
+                    scroll: 0,
+                });
+                return;
+            }
             let folds = self.conversation
                 && self
                     .snapshot
@@ -694,16 +738,62 @@ impl App {
         }
     }
 
+    /// `n` (forward) or `N`: the next event that holds the last search, from the ones
+    /// found in this snapshot, or found first by the worker.
     fn search(&mut self, forward: bool) -> Vec<Request> {
         let Some(query) = self.last_search.clone() else {
             return Vec::new();
         };
-        let from = self.cursor_event().unwrap_or(0);
-        vec![Request::Search {
-            query,
-            from,
-            forward,
-        }]
+        if self.search_hits.as_ref().is_some_and(|(q, _)| *q == query) {
+            self.go_to_hit(forward);
+            return Vec::new();
+        }
+        self.search_forward = forward;
+        self.message = Some(format!("searching for {query:?}…"));
+        vec![Request::Search { query }]
+    }
+
+    /// Lands on the next hit after the cursor (or the one before), wrapping, among the
+    /// hits the timeline shows; says which of how many it is, and unfolds it.
+    fn go_to_hit(&mut self, forward: bool) {
+        let Some((query, hits)) = &self.search_hits else {
+            return;
+        };
+        let rows = self.rows();
+        let shown: Vec<usize> = hits
+            .iter()
+            .copied()
+            .filter(|&e| Snapshot::row_of_event(rows, e).is_some())
+            .collect();
+        let here = self.cursor_event();
+        let at = match forward {
+            true => shown
+                .iter()
+                .position(|&e| here.is_none_or(|h| e > h))
+                .unwrap_or(0),
+            false => shown
+                .iter()
+                .rposition(|&e| here.is_some_and(|h| e < h))
+                .unwrap_or(shown.len().saturating_sub(1)),
+        };
+        let Some(&event) = shown.get(at) else {
+            self.message = Some(format!("no event holds {query:?}"));
+            self.search_hit = None;
+            return;
+        };
+        self.message = Some(format!("{}/{} {query:?}", at + 1, shown.len()));
+        self.search_hit = Some(event);
+        self.pause();
+        self.select_event(event);
+        let folds = self
+            .snapshot
+            .session
+            .events
+            .get(event)
+            .is_some_and(|e| EventRole::of(&e.kind).folds());
+        if self.conversation && folds {
+            self.unfolded.insert(event);
+        }
     }
 
     fn on_update(&mut self, update: Update) {
@@ -722,14 +812,12 @@ impl App {
                     }
                 }
             }
-            Update::Found { query, event } => match event {
-                Some(event) => {
-                    self.pause();
-                    self.select_event(event);
-                    self.message = None;
+            Update::Found { query, events } => {
+                if self.last_search.as_ref() == Some(&query) {
+                    self.search_hits = Some((query, events));
+                    self.go_to_hit(self.search_forward);
                 }
-                None => self.message = Some(format!("no event holds {query:?}")),
-            },
+            }
             Update::Decided(result) => {
                 self.message = Some(match result {
                     Ok(Outcome::Recorded(d)) => format!(
@@ -808,6 +896,18 @@ impl App {
         let events = self.snapshot.session.events.len();
         if matches!(self.overlay, Some(Overlay::Detail { event, .. }) if event >= events) {
             self.overlay = None;
+        }
+        // A compaction whose summary is open may be gone from a log read again.
+        if let Some(Overlay::Summary { compaction, .. }) = &self.overlay {
+            let known = self.snapshot.analysis.compactions.iter();
+            if !known.clone().any(|c| c.info.id == *compaction) {
+                self.overlay = None;
+            }
+        }
+        // The hits were found in the snapshot before: the next `n` asks again.
+        self.search_hits = None;
+        if self.search_hit.is_some_and(|event| event >= events) {
+            self.search_hit = None;
         }
     }
 

@@ -194,7 +194,7 @@ impl Snapshot {
         let reading_rows = timeline_rows(
             &session,
             before.map(|b| (&b.session, &b.reading_rows)),
-            |event| EventRole::of(&event.kind) != EventRole::Bookkeeping,
+            is_read,
         );
         let mut markers: HashMap<usize, Severity> = HashMap::new();
         let mut alerts = Vec::new();
@@ -426,6 +426,19 @@ fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
 /// The timeline's rows: events and unreadable lines in file order. When the log only
 /// grew since `before` (its events unchanged, no new unreadable line), its rows are
 /// kept and the new events follow them, which come after every line before.
+/// Whether a reader wants `event`'s row: not a bookkeeping record, nor a message with
+/// no words (an empty text block, a reasoning item whose summary is empty).
+fn is_read(event: &ctxlens_core::model::Event) -> bool {
+    match &event.kind {
+        ctxlens_core::model::EventKind::Message { text, .. }
+            if text.words == 0 && text.tokens.is_empty() =>
+        {
+            false
+        }
+        kind => EventRole::of(kind) != EventRole::Bookkeeping,
+    }
+}
+
 fn timeline_rows(
     session: &Session,
     before: Option<(&Session, &Chunked<Row>)>,

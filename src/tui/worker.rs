@@ -23,14 +23,10 @@ use std::time::Duration;
 pub enum Request {
     /// Texts of these events.
     Texts(Vec<TextRef>),
-    /// The next event after (or before) `from` whose line holds `query`, any case.
+    /// Every event whose text holds `query`, any case.
     Search {
         /// What to look for.
         query: String,
-        /// The event to start next to.
-        from: usize,
-        /// Whether to look forward.
-        forward: bool,
     },
     /// Record a decision.
     Decide {
@@ -94,8 +90,8 @@ pub enum Update {
     Found {
         /// What was looked for.
         query: String,
-        /// The event found, if any.
-        event: Option<usize>,
+        /// Every event whose text holds it, in log order.
+        events: Vec<usize>,
     },
     /// A decision recorded, or why not.
     Decided(Result<Outcome, RecordError>),
@@ -540,14 +536,10 @@ fn serve(
             Ok(file) => Update::Texts(read_texts(&file, snapshot.session.format, &wanted)),
             Err(e) => Update::Error(format!("{}: {e}", path.display())),
         },
-        Request::Search {
-            query,
-            from,
-            forward,
-        } => match crate::session::open_log(path) {
+        Request::Search { query } => match crate::session::open_log(path) {
             Ok(file) => {
-                let event = search(&file, snapshot, &query, from, forward);
-                Update::Found { query, event }
+                let events = search(&file, &snapshot.session, &query);
+                Update::Found { query, events }
             }
             Err(e) => Update::Error(format!("{}: {e}", path.display())),
         },
@@ -573,36 +565,42 @@ fn serve(
     }
 }
 
-/// Case-insensitive search of the events' lines, starting next to `from`, wrapping.
+/// Every event whose text, as a view shows it, holds `query` in any case (ASCII case
+/// folded), in log order. A line is first asked whole, bytes at a time, and only a line
+/// that holds the query is read as text: a search does not land on an event for a word
+/// of its JSON (`"type"`) that no view shows.
 pub fn search(
     source: &(impl LineSource + ?Sized),
-    snapshot: &Snapshot,
+    session: &ctxlens_core::model::Session,
     query: &str,
-    from: usize,
-    forward: bool,
-) -> Option<usize> {
+) -> Vec<usize> {
     let needle = query.to_ascii_lowercase();
     if needle.is_empty() {
-        return None;
+        return Vec::new();
     }
     let finder = memchr::memmem::Finder::new(needle.as_bytes());
-    let events = &snapshot.session.events;
-    let n = events.len();
-    (1..=n)
-        .map(|step| {
-            if forward {
-                (from + step) % n
-            } else {
-                (from + n - step % n) % n
+    let holds = |bytes: &[u8]| finder.find(&bytes.to_ascii_lowercase()).is_some();
+    // A query JSON would write escaped (a quote, a backslash, a control or non-ASCII
+    // character) may stand in a line only as its escape.
+    let escapable = needle
+        .bytes()
+        .any(|b| b == b'"' || b == b'\\' || !(0x20..0x80).contains(&b));
+    session
+        .events
+        .iter()
+        .enumerate()
+        .filter(|(_, event)| {
+            let Ok(bytes) = source.line(event.offset, u64::from(event.span)) else {
+                return false;
+            };
+            let may_hold = holds(&bytes) || (escapable && bytes.contains(&b'\\'));
+            may_hold && {
+                let text = event_text(&bytes, session.format, event.part, Depth::Whole).text;
+                holds(text.as_bytes())
             }
         })
-        .find(|&i| {
-            events.get(i).is_some_and(|event| {
-                source
-                    .line(event.offset, u64::from(event.span))
-                    .is_ok_and(|bytes| finder.find(&bytes.to_ascii_lowercase()).is_some())
-            })
-        })
+        .map(|(index, _)| index)
+        .collect()
 }
 
 #[cfg(test)]
@@ -648,8 +646,6 @@ mod tests {
             let answered = app.answer_during(Some(partial), &mut decided, || {
                 let search = Request::Search {
                     query: "nowhere-in-the-log".into(),
-                    from: 0,
-                    forward: true,
                 };
                 tx.send(Wake::Request(search)).unwrap();
                 tx.send(Wake::Decided).unwrap();

@@ -23,10 +23,15 @@ impl Tui {
     }
 
     fn start_with_env(args: &[&Path], env: &[(&str, &Path)]) -> Tui {
+        Tui::start_sized(args, env, (32, 120))
+    }
+
+    /// The TUI on `args` in a terminal of `(rows, cols)`.
+    fn start_sized(args: &[&Path], env: &[(&str, &Path)], (rows, cols): (u16, u16)) -> Tui {
         let pair = native_pty_system()
             .openpty(PtySize {
-                rows: 32,
-                cols: 120,
+                rows,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -58,8 +63,8 @@ impl Tui {
             writer,
             output,
             parser: vt100::Parser::new(
-                std::num::NonZeroU16::new(32).unwrap(),
-                std::num::NonZeroU16::new(120).unwrap(),
+                std::num::NonZeroU16::new(rows).unwrap(),
+                std::num::NonZeroU16::new(cols).unwrap(),
                 0,
             ),
             _master: pair.master,
@@ -1032,4 +1037,53 @@ fn a_full_disk_says_stalled_until_the_copy_can_be_written() {
     tui.wait_for("● following  14 events");
     tui.keys("q");
     assert_eq!(tui.wait_exit(), (true, true));
+}
+
+/// At 80x24 a conversation gets the screen; Enter on a compaction opens its summary
+/// across the whole width, wrapped, with what it dropped and something needs; a
+/// search says which match of how many it landed on.
+#[test]
+fn at_80x24_the_conversation_reads_a_compactions_summary_and_counts_search_matches() {
+    let log = sample("claude-code-ssh-host.jsonl");
+    let mut tui = Tui::start_sized(&[&log], &[], (24, 80));
+    tui.wait_for("events");
+    tui.keys("c");
+    tui.wait_for("Conversation");
+    tui.keys("g");
+    tui.wait_until("the conversation has the screen", |s| {
+        let lines: Vec<&str> = s.lines().collect();
+        // The pane's bottom border sits on row 22, above the tabs and the hint bar.
+        lines.len() >= 22 && lines[1].contains("Conversation") && lines[21].starts_with('└')
+    });
+    tui.keys("]");
+    tui.wait_until("the compaction is selected", |s| {
+        s.contains("COMPACTION cb01")
+    });
+    tui.keys("\r");
+    tui.wait_until("the summary opened", |s| {
+        s.contains("Compaction cb01 · summary") && s.contains("dropped, and needed")
+    });
+    let screen = tui.screen();
+    assert!(
+        screen.contains("continued from a previous conversation"),
+        "{screen}"
+    );
+    // Across the whole width: the summary's lines run from the first column's border.
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.starts_with("│This session is being continued")),
+        "{screen}"
+    );
+    tui.keys("\x1b");
+    tui.wait_until("the summary closed", |s| !s.contains("dropped, and needed"));
+    tui.keys("g/203.0.113\r");
+    tui.wait_until("the search counted", |s| {
+        s.contains("1/") && s.contains("\"203.0.113\"")
+    });
+    tui.keys("n");
+    tui.wait_for("2/");
+    tui.keys("q");
+    let (ok, restored) = tui.wait_exit();
+    assert!(ok && restored);
 }

@@ -155,8 +155,10 @@ fn a_log_read_again_as_empty_draws_without_panicking() {
     term.draw(|f| view::draw(&app, f)).unwrap();
 }
 
+/// A search asks the worker once for every event that holds the query; `n` and `N`
+/// then walk them without asking again, and say which of how many each is.
 #[test]
-fn search_asks_the_worker_and_jumps_to_the_match() {
+fn search_asks_the_worker_once_and_counts_its_matches() {
     let mut app = app("seed-migration-rollback.jsonl");
     chars(&mut app, "/");
     let requests = chars(&mut app, "7b1e");
@@ -165,25 +167,24 @@ fn search_asks_the_worker_and_jumps_to_the_match() {
     assert_eq!(
         requests,
         [Request::Search {
-            query: "7b1e".into(),
-            from: 22,
-            forward: true
+            query: "7b1e".into()
         }]
     );
     app.update(Action::Worker(Update::Found {
         query: "7b1e".into(),
-        event: Some(18),
+        events: vec![18, 19, 21],
     }));
+    // From the last row, forward wraps to the first match.
     assert_eq!(app.cursor_event(), Some(18));
-    let again = chars(&mut app, "n");
-    assert_eq!(
-        again,
-        [Request::Search {
-            query: "7b1e".into(),
-            from: 18,
-            forward: true
-        }]
-    );
+    assert_eq!(app.message.as_deref(), Some("1/3 \"7b1e\""));
+    assert_eq!(app.search_hit, Some(18));
+    assert!(chars(&mut app, "n").is_empty(), "n asks nothing again");
+    assert_eq!(app.cursor_event(), Some(19));
+    assert_eq!(app.message.as_deref(), Some("2/3 \"7b1e\""));
+    chars(&mut app, "N");
+    chars(&mut app, "N");
+    assert_eq!(app.cursor_event(), Some(21), "backwards wraps");
+    assert_eq!(app.message.as_deref(), Some("3/3 \"7b1e\""));
 }
 
 /// An alert that names a later step goes to it: the SSH sample's regenerated binding
@@ -230,20 +231,20 @@ fn alerts_walk_forward_and_back_and_jump_to_their_event() {
     assert_eq!(app.cursor_event(), Some(21));
 }
 
+/// The worker finds every event whose shown text holds the query, in any case, and
+/// not an event whose line holds it only in its JSON (a field's name).
 #[test]
-fn worker_search_finds_text_in_lines() {
+fn worker_search_finds_every_event_whose_text_holds_it() {
     use ctxlens::tui::worker::search;
     let path = sample("seed-migration-rollback.jsonl");
     let snapshot = Snapshot::load(&path).unwrap();
     let file = std::fs::File::open(&path).unwrap();
-    assert_eq!(search(&file, &snapshot, "7B1E9D", 0, true), Some(18));
-    assert_eq!(search(&file, &snapshot, "7b1e9d", 18, true), Some(19));
-    assert_eq!(
-        search(&file, &snapshot, "7b1e9d", 18, false),
-        Some(21),
-        "backwards wraps"
-    );
-    assert_eq!(search(&file, &snapshot, "no such text", 0, true), None);
+    let hits = search(&file, &snapshot.session, "7B1E9D");
+    assert!(hits.contains(&18) && hits.contains(&19), "{hits:?}");
+    assert_eq!(hits, search(&file, &snapshot.session, "7b1e9d"));
+    assert!(search(&file, &snapshot.session, "no such text").is_empty());
+    // Every line says "seq" as a key; no event's text does.
+    assert!(search(&file, &snapshot.session, "\"seq\"").is_empty());
 }
 
 #[test]

@@ -195,7 +195,11 @@ fn head_lines<'a>(app: &App, c: &'a CompactionAnalysis, theme: Theme) -> Vec<Lin
 }
 
 /// One dropped token that something needs, with its mark.
-fn dropped_line<'a>(c: &CompactionAnalysis, d: &'a DroppedToken, theme: Theme) -> Line<'a> {
+pub(super) fn dropped_line<'a>(
+    c: &CompactionAnalysis,
+    d: &'a DroppedToken,
+    theme: Theme,
+) -> Line<'a> {
     let state = TokenState::of_dropped(d);
     let (glyph, what, style) = match c.extra.held {
         Some(_) => ("⚠", "at risk", theme.yellow()),
@@ -562,7 +566,7 @@ fn shown_part(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The summary as shown (terminal-safe) and its marks, as the snapshot computed them.
-fn summary_of<'a>(
+pub(super) fn summary_of<'a>(
     app: &'a App,
     c: &CompactionAnalysis,
     marks: &'a crate::tui::snapshot::CompactionMarks,

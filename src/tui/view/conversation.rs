@@ -125,7 +125,12 @@ fn entry_lines(
             lines.push(header(one_row(line.spans, width), selected, theme));
         }
     }
-    lines
+    match (&app.last_search, app.search_hit) {
+        (Some(query), Some(hit)) if hit == index => {
+            super::text::highlighted(lines, query, theme.found())
+        }
+        _ => lines,
+    }
 }
 
 /// `spans` cut to one row of `width` cells, a cut marked `…`: a folded line stays a line.

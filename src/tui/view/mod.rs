@@ -40,7 +40,14 @@ pub fn draw(app: &App, frame: &mut Frame) {
     ])
     .areas(frame.area());
     status::status_bar(app, theme, frame, top);
-    if app.is_narrow() {
+    if app.is_narrow() && app.conversation && !app.lower_pane_wanted() {
+        // A conversation is read: it gets the screen, the panes below fold to their tabs
+        // until a compaction is selected or a pane has the focus.
+        let [upper, tabs] =
+            Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(body);
+        timeline::draw(app, theme, frame, upper);
+        status::tabs(app, theme, frame, tabs);
+    } else if app.is_narrow() {
         // A compaction the cursor is on gets the most room: its view is what the
         // operator reads and decides on; the timeline keeps a few rows around it.
         let timeline_share = match app.lower == Pane::Compaction && app.cursor_on_compaction() {

@@ -28,6 +28,9 @@ pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame) {
         Some(Overlay::Detail { event, scroll }) => {
             draw_detail(app, *event, *scroll, theme, frame, area)
         }
+        Some(Overlay::Summary { compaction, scroll }) => {
+            draw_summary(app, compaction, *scroll, theme, frame, area)
+        }
         Some(Overlay::Confirm {
             compaction,
             verdict,
@@ -148,6 +151,88 @@ fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut F
         }
         None => vec![Line::styled("reading…", theme.dim())],
     };
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        scrolled(
+            lines,
+            Block::default().borders(Borders::ALL).title(title),
+            scroll,
+            rect,
+        ),
+        rect,
+    );
+}
+
+/// A compaction's summary over the whole screen below the status bar, wrapped, its
+/// region's identifiers marked by what it did to them, then the dropped ones that
+/// something needs.
+fn draw_summary(app: &App, id: &str, scroll: u16, theme: Theme, frame: &mut Frame, area: Rect) {
+    let rect = Rect {
+        y: area.y.saturating_add(1),
+        height: area.height.saturating_sub(2),
+        ..area
+    };
+    let Some(c) = app
+        .snapshot
+        .analysis
+        .compactions
+        .iter()
+        .find(|c| c.info.id == id)
+    else {
+        return;
+    };
+    let session = &app.snapshot.session;
+    let kept = c.tokens.iter().filter(|t| t.survived == Some(true)).count();
+    let mut lines = vec![Line::from(vec![
+        Span::styled(
+            format!("gate {}", c.flags.verdict(false).as_str().to_uppercase()),
+            theme.verdict(c.flags.verdict(false)),
+        ),
+        Span::styled(
+            format!(
+                " · kept {kept} of {} identifiers of the region · {} dropped that something needs",
+                c.tokens.len(),
+                c.dropped.len()
+            ),
+            theme.dim(),
+        ),
+    ])];
+    lines.push(Line::raw(""));
+    let marks = app.snapshot.built_view(id).map(|(_, marks)| marks);
+    match marks
+        .as_deref()
+        .and_then(|m| super::compaction::summary_of(app, c, m))
+    {
+        Some((text, found)) => lines.extend(super::text::marked_lines(
+            text,
+            found,
+            ratatui::style::Style::new(),
+            theme,
+        )),
+        None => match session.summary_at(c.info.def) {
+            Some(summary) => lines.extend(plain_lines(&summary.text, ratatui::style::Style::new())),
+            None => lines.push(Line::styled(
+                "(the summary cannot be read: encrypted by the runtime, or missing from the log)",
+                theme.yellow(),
+            )),
+        },
+    }
+    if !c.dropped.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            format!("── dropped, and needed ({}) ──", c.dropped.len()),
+            theme.bold(),
+        ));
+        lines.extend(
+            c.dropped
+                .iter()
+                .map(|d| super::compaction::dropped_line(c, d, theme)),
+        );
+    }
+    let title = format!(
+        " Compaction {} · summary (j/k scroll · Esc closes) ",
+        sanitize::line(id)
+    );
     frame.render_widget(Clear, rect);
     frame.render_widget(
         scrolled(

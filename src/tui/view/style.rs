@@ -35,6 +35,17 @@ impl Theme {
         Style::new().add_modifier(Modifier::REVERSED)
     }
 
+    /// What a search found, in the text that holds it.
+    pub(crate) fn found(&self) -> Style {
+        match self.color {
+            true => Style::new()
+                .bg(Color::Yellow)
+                .fg(Color::Black)
+                .add_modifier(Modifier::BOLD),
+            false => Style::new().add_modifier(Modifier::REVERSED | Modifier::UNDERLINED),
+        }
+    }
+
     pub(crate) fn red(&self) -> Style {
         self.fg(Color::Red)
     }

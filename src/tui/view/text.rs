@@ -333,3 +333,59 @@ mod marked_lines_tests {
         }
     }
 }
+
+/// `lines` with every occurrence of `query` (ASCII case folded) in a span styled
+/// `style`: what a search found, shown where it stands.
+pub(super) fn highlighted(
+    lines: Vec<Line<'static>>,
+    query: &str,
+    style: Style,
+) -> Vec<Line<'static>> {
+    let needle = query.to_ascii_lowercase();
+    if needle.is_empty() {
+        return lines;
+    }
+    lines
+        .into_iter()
+        .map(|line| {
+            let Line {
+                spans,
+                style: line_style,
+                alignment,
+            } = line;
+            let mut out = Vec::with_capacity(spans.len());
+            for span in spans {
+                let text = span.content.as_ref();
+                let folded = text.to_ascii_lowercase();
+                if !folded.contains(&needle) {
+                    out.push(span);
+                    continue;
+                }
+                let mut at = 0;
+                // ASCII folding keeps every byte where it was: the offsets hold in both.
+                for (start, _) in folded.match_indices(&needle) {
+                    if start < at {
+                        continue;
+                    }
+                    let end = start + needle.len();
+                    if let (Some(before), Some(found)) = (text.get(at..start), text.get(start..end))
+                    {
+                        if !before.is_empty() {
+                            out.push(Span::styled(before.to_owned(), span.style));
+                        }
+                        out.push(Span::styled(found.to_owned(), span.style.patch(style)));
+                        at = end;
+                    }
+                }
+                if let Some(rest) = text.get(at..).filter(|rest| !rest.is_empty()) {
+                    out.push(Span::styled(rest.to_owned(), span.style));
+                }
+            }
+            Line {
+                spans: out,
+                style: line_style,
+                alignment,
+            }
+        })
+        .collect()
+}

@@ -54,7 +54,13 @@ pub(super) fn draw(app: &App, theme: Theme, frame: &mut Frame, area: Rect) {
             if selected {
                 line = line.style(theme.selected());
             }
-            line
+            let hit = app.search_hit.is_some() && kind.event_index() == app.search_hit;
+            match (&app.last_search, hit) {
+                (Some(query), true) => super::text::highlighted(vec![line], query, theme.found())
+                    .pop()
+                    .unwrap_or_default(),
+                _ => line,
+            }
         })
         .collect();
     let hidden = snapshot.rows.len() - rows.len();
