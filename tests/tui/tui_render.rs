@@ -456,7 +456,8 @@ fn every_view_draws_wide_characters_at_every_small_size() {
     }
 }
 
-/// At 80 columns a long session name is cut, and the counts after it stay whole.
+/// At 80 columns a long session name is cut (its start: the end names the file), and
+/// the counts after it stay whole.
 #[test]
 fn at_80_columns_the_folder_list_cuts_long_names_not_counts() {
     let path = sample("pending-compaction.jsonl");
@@ -471,10 +472,10 @@ fn at_80_columns_the_folder_list_cuts_long_names_not_counts() {
     let screen = styled_text(term.backend().buffer());
     let row = screen
         .lines()
-        .find(|l| l.contains("Beep206"))
+        .find(|l| l.contains("1 compaction  1 PENDING"))
         .unwrap_or_else(|| panic!("{screen}"));
     assert!(row.contains('…'), "{row}");
-    for count in ["1 compaction", "1 PENDING", "1 error", "2 warnings"] {
+    for count in ["1 compaction", "1 PENDING", "1 alert", "2 warnings"] {
         assert!(row.contains(count), "{count} in {row}");
     }
 }
@@ -525,7 +526,7 @@ fn the_folder_list_shows_subagents_under_their_session() {
     let mut term = Terminal::new(TestBackend::new(100, 12)).unwrap();
     term.draw(|f| folder::draw(&app, f)).unwrap();
     let screen = styled_text(term.backend().buffer());
-    assert!(screen.contains("↳ agent-a.jsonl"), "{screen}");
+    assert!(screen.contains("↳ agent-a "), "{screen}");
 }
 
 /// The conversation view of a Claude Code session, as the README shows it.
@@ -558,4 +559,67 @@ fn a_stalled_copy_says_stalled_not_following() {
     term.draw(|f| view::draw(&app, f)).unwrap();
     let bar = styled_text(term.backend().buffer());
     assert!(bar.lines().next().unwrap().contains("● following"), "{bar}");
+}
+
+/// The folder list groups sessions by project, each project's line with its sessions,
+/// compactions, alerts and model tokens in all; at 80x24 each session still shows its
+/// counts whole.
+#[test]
+fn the_folder_list_groups_sessions_by_project_at_80x24() {
+    let names = [
+        ("pending-compaction.jsonl", "/work/billing"),
+        ("benign-compaction.jsonl", "/work/search"),
+        ("claude-code-compaction.jsonl", "/work/billing"),
+        ("summary-of-summary.jsonl", "/work/search"),
+    ];
+    let entries: Vec<folder::Entry> = names
+        .iter()
+        .enumerate()
+        .map(|(i, (name, project))| {
+            let path = sample(name);
+            let snapshot = Snapshot::load(&path).unwrap();
+            let at = std::time::SystemTime::now() - std::time::Duration::from_secs(60 * i as u64);
+            let mut entry = folder::Entry::unread(&path, (*name).to_owned(), at)
+                .read_from(&snapshot.session, &snapshot.analysis);
+            entry.project = Some((*project).to_owned());
+            entry.activity = at;
+            entry
+        })
+        .collect();
+    let mut app = FolderApp::new("sessions".into(), false);
+    app.set_entries(entries);
+    // Each project's sessions together; the project waiting longest for a decision
+    // (summary-of-summary's, the oldest PENDING) first.
+    let groups: Vec<String> = app.visible().iter().map(|e| e.group()).collect();
+    assert_eq!(
+        groups,
+        [
+            "/work/search",
+            "/work/search",
+            "/work/billing",
+            "/work/billing"
+        ]
+    );
+    let mut term = Terminal::new(TestBackend::new(80, 24)).unwrap();
+    term.draw(|f| folder::draw(&app, f)).unwrap();
+    let screen = styled_text(term.backend().buffer());
+    let lines: Vec<&str> = screen.lines().collect();
+    let billing = lines
+        .iter()
+        .position(|l| l.contains("■ /work/billing  2 sessions · 2 compactions"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let search = lines
+        .iter()
+        .position(|l| l.contains("■ /work/search  2 sessions"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(search < billing, "{screen}");
+    // Under each project's line, its two sessions (two lines each).
+    let under = |at: usize| format!("{}\n{}", lines[at + 1], lines[at + 3]);
+    assert!(under(billing).contains("pending-compaction"), "{screen}");
+    assert!(
+        under(billing).contains("claude-code-compaction"),
+        "{screen}"
+    );
+    assert!(under(search).contains("benign-compaction"), "{screen}");
+    assert!(under(billing).contains("1 PENDING"), "{screen}");
 }

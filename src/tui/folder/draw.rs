@@ -26,8 +26,10 @@ pub(super) fn entry_line(e: &Entry, selected: bool, width: usize, theme: Theme) 
         .map(|s| s.content.chars().count())
         .sum::<usize>()
         .saturating_sub(2);
-    // The cursor (2), the age (9) and the format (13) come before the counts.
-    let room = width.saturating_sub(2 + 9 + 13 + counts_width + 1);
+    // The cursor (2), the age (9) and the format (13, on a wide screen) come before
+    // the counts.
+    let format_width = if wide(width) { 13 } else { 0 };
+    let room = width.saturating_sub(2 + 9 + format_width + counts_width + 1);
     let longest = room.max(NAME_NARROWEST);
     let name_width = NAME_COLUMN.min(longest);
     let name = match e.under_parent {
@@ -37,19 +39,28 @@ pub(super) fn entry_line(e: &Entry, selected: bool, width: usize, theme: Theme) 
         }
         false => sanitize::line(&e.name).into_owned(),
     };
-    let name = match name.char_indices().nth(longest) {
-        Some(_) => {
-            let kept: String = name.chars().take(longest - 1).collect();
-            format!("{kept}…")
+    // Every log listed is JSON Lines: the extension tells nothing, and takes room.
+    let name = name
+        .strip_suffix(".jsonl")
+        .map(str::to_owned)
+        .unwrap_or(name);
+    // A long name keeps its end (the file; its project's line names the folder).
+    let chars = name.chars().count();
+    let name = match chars > longest {
+        true => {
+            let kept: String = name.chars().skip(chars - (longest - 1)).collect();
+            format!("…{kept}")
         }
-        None => name,
+        false => name,
     };
     let mut spans = vec![
         Span::raw(if selected { "▶ " } else { "  " }),
         Span::styled(format!("{:>7}  ", when(e.activity)), theme.dim()),
         Span::styled(format!("{name:<name_width$} "), theme.bold()),
-        Span::raw(format!("{:<12} ", e.format)),
     ];
+    if wide(width) {
+        spans.push(Span::raw(format!("{:<12} ", e.format)));
+    }
     spans.extend(counts);
     Line::from(spans)
 }
@@ -84,7 +95,7 @@ fn count_spans(e: &Entry, theme: Theme) -> Vec<Span<'static>> {
             }
             if e.errors > 0 {
                 spans.push(Span::styled(
-                    format!("{}  ", plural(e.errors, "error")),
+                    format!("{}  ", plural(e.errors, "alert")),
                     theme.red(),
                 ));
             }
@@ -112,9 +123,19 @@ fn count_spans(e: &Entry, theme: Theme) -> Vec<Span<'static>> {
     spans
 }
 
-/// The second line: the title (or first prompt), then model, branch and usage.
-pub(super) fn about_line(e: &Entry, theme: Theme) -> Line<'static> {
+/// Whether a list `width` columns wide has room for the agent's column; a narrower
+/// one gives that room to the name, and says the agent on the second line.
+fn wide(width: usize) -> bool {
+    width >= 100
+}
+
+/// The second line: the title (or first prompt), then model, branch and usage (after
+/// the agent, on a narrow screen).
+pub(super) fn about_line(e: &Entry, width: usize, theme: Theme) -> Line<'static> {
     let mut spans = vec![Span::raw("           ")];
+    if !wide(width) {
+        spans.push(Span::styled(format!("{} ", e.format), theme.dim()));
+    }
     if let Some(title) = &e.title {
         let short: String = title.chars().take(60).collect();
         spans.push(Span::raw(format!("“{}”  ", sanitize::line(&short))));
@@ -124,6 +145,140 @@ pub(super) fn about_line(e: &Entry, theme: Theme) -> Line<'static> {
         theme.dim(),
     ));
     Line::from(spans)
+}
+
+/// A row of the list: a project's line (the index of its first session), or a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ListRow {
+    Project(usize),
+    Session(usize),
+}
+
+/// The list's rows: each project's line before its first session.
+fn grouped_rows(visible: &[&Entry]) -> Vec<ListRow> {
+    let mut rows = Vec::with_capacity(visible.len() + 8);
+    let mut last: Option<String> = None;
+    for (i, e) in visible.iter().enumerate() {
+        let group = e.group();
+        if !e.under_parent && last.as_ref() != Some(&group) {
+            rows.push(ListRow::Project(i));
+            last = Some(group);
+        }
+        rows.push(ListRow::Session(i));
+    }
+    rows
+}
+
+/// A project's line: its folder (the start cut when it does not fit), then its sessions,
+/// compactions, alerts and model tokens in all.
+fn project_line(group: &str, members: &[&Entry], width: usize, theme: Theme) -> Line<'static> {
+    let compactions: usize = members.iter().map(|e| e.compactions).sum();
+    let alerts: usize = members.iter().map(|e| e.errors).sum();
+    let pending: usize = members.iter().map(|e| e.pending).sum();
+    let input: u64 = members
+        .iter()
+        .map(|e| crate::legend::input_tokens(e.usage))
+        .sum();
+    let output: u64 = members.iter().map(|e| e.usage.output).sum();
+    let mut counts = format!(
+        "  {} · {} · {}",
+        plural(members.len(), "session"),
+        plural(compactions, "compaction"),
+        plural(alerts, "alert"),
+    );
+    if pending > 0 {
+        counts.push_str(&format!(" · {pending} PENDING"));
+    }
+    if input + output > 0 {
+        counts.push_str(&format!(
+            " · in {} · out {}",
+            thousands(input),
+            thousands(output)
+        ));
+    }
+    let room = width.saturating_sub(counts.chars().count() + 2).max(12);
+    let name = sanitize::line(group).into_owned();
+    let chars = name.chars().count();
+    let name = match chars > room {
+        true => {
+            let kept: String = name.chars().skip(chars - (room - 1)).collect();
+            format!("…{kept}")
+        }
+        false => name,
+    };
+    let count_style = if alerts > 0 { theme.red() } else { theme.dim() };
+    Line::from(vec![
+        Span::styled(format!("■ {name}"), theme.bold()),
+        Span::styled(counts, count_style),
+    ])
+}
+
+/// The lines of the list that fit `height` rows `width` wide: the selected session's
+/// shown, each project's line before its sessions.
+fn list_lines(
+    app: &FolderApp,
+    visible: &[&Entry],
+    (width, height): (usize, usize),
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let rows = grouped_rows(visible);
+    // Where the selected entry's lines (and its project's line, right above it) lie.
+    let mut at: usize = 0;
+    let mut selected_end: usize = 0;
+    for row in &rows {
+        let lines = match row {
+            ListRow::Project(_) => 1,
+            ListRow::Session(_) => 2,
+        };
+        at += lines;
+        if *row == ListRow::Session(app.cursor) {
+            selected_end = at;
+        }
+    }
+    let offset = selected_end.saturating_sub(height);
+    let mut lines: Vec<Line> = Vec::new();
+    let mut line = 0;
+    for row in &rows {
+        let taken = match row {
+            ListRow::Project(_) => 1,
+            ListRow::Session(_) => 2,
+        };
+        if line + taken <= offset {
+            line += taken;
+            continue;
+        }
+        if lines.len() >= height {
+            break;
+        }
+        line += taken;
+        match *row {
+            ListRow::Project(first) => {
+                let group = visible.get(first).map(|e| e.group()).unwrap_or_default();
+                let members: Vec<&Entry> = visible
+                    .iter()
+                    .copied()
+                    .filter(|e| e.group() == group)
+                    .collect();
+                lines.push(project_line(&group, &members, width, theme));
+            }
+            ListRow::Session(i) => {
+                let Some(e) = visible.get(i) else { continue };
+                let selected = i == app.cursor;
+                let (first, second) = (
+                    entry_line(e, selected, width, theme),
+                    about_line(e, width, theme),
+                );
+                if selected {
+                    lines.push(first.style(theme.selected()));
+                    lines.push(second.style(theme.selected()));
+                } else {
+                    lines.push(first);
+                    lines.push(second);
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// Draws the folder list.
@@ -147,28 +302,15 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
             }),
             Span::styled(format!("{pending} with PENDING decisions"), theme.yellow()),
             Span::raw("  "),
-            Span::styled(format!("{errors} with errors"), theme.red()),
+            Span::styled(format!("{errors} with alerts"), theme.red()),
             Span::raw(format!("  {}", sanitize::line(&app.root))),
         ])),
         top,
     );
     let visible = app.visible();
-    // Two lines an entry: what it holds, then what it is about.
-    let fit = (body.height.saturating_sub(2) / 2).max(1) as usize;
-    let offset = app.cursor.saturating_sub(fit - 1);
-    let mut lines: Vec<Line> = Vec::new();
-    for (i, e) in visible.iter().enumerate().skip(offset).take(fit) {
-        let selected = i == app.cursor;
-        let width = usize::from(body.width.saturating_sub(2));
-        let (first, second) = (entry_line(e, selected, width, theme), about_line(e, theme));
-        if selected {
-            lines.push(first.style(theme.selected()));
-            lines.push(second.style(theme.selected()));
-        } else {
-            lines.push(first);
-            lines.push(second);
-        }
-    }
+    let width = usize::from(body.width.saturating_sub(2));
+    let height = usize::from(body.height.saturating_sub(2)).max(1);
+    let mut lines = list_lines(app, &visible, (width, height), theme);
     if lines.is_empty() {
         lines.push(Line::styled(
             match (app.scanned, app.filter.is_empty()) {
@@ -196,6 +338,11 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
         Paragraph::new(lines).block(Block::default().borders(Borders::ALL).title(title)),
         body,
     );
+    frame.render_widget(Paragraph::new(hint_line(app, theme)), bottom);
+}
+
+/// The bottom line: a message, the filter being typed, or the keys.
+fn hint_line(app: &FolderApp, theme: Theme) -> Line<'static> {
     let mut hints = Vec::new();
     if let Some(message) = &app.message {
         hints.push(Span::styled(
@@ -222,5 +369,5 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
             Span::raw(" quit"),
         ]);
     }
-    frame.render_widget(Paragraph::new(Line::from(hints)), bottom);
+    Line::from(hints)
 }

@@ -64,6 +64,8 @@ pub struct Entry {
     pub unreadable: Option<String>,
     /// A subagent's transcript, listed under its session's.
     pub under_parent: bool,
+    /// The model tokens it used.
+    pub usage: ctxlens_core::model::TokenUsage,
 }
 
 impl Entry {
@@ -88,6 +90,7 @@ impl Entry {
             unreadable: None,
             project: None,
             under_parent: false,
+            usage: ctxlens_core::model::TokenUsage::default(),
         }
     }
 
@@ -147,7 +150,21 @@ impl Entry {
         }
         self.about = about.join("  ");
         self.project = session.cwd.clone();
+        self.usage = meta.usage;
         self
+    }
+
+    /// The project the list groups it under: the folder it ran in, or else the folder
+    /// its log is in (an agent keeps a project's sessions together).
+    pub fn group(&self) -> String {
+        match &self.project {
+            Some(project) => project.clone(),
+            None => self
+                .path
+                .parent()
+                .map(|folder| folder.display().to_string())
+                .unwrap_or_default(),
+        }
     }
 
     /// Whether `filter` (lower case) is in its name (with the host, in the fleet),

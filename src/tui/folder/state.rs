@@ -127,13 +127,26 @@ impl FolderApp {
             };
             waiting.then(when).then(a.name.cmp(&b.name))
         });
-        self.entries = under_their_sessions(entries);
+        self.entries = under_their_sessions(by_project(entries));
         self.scanned = true;
         self.cursor = selected
             .filter(|_| self.moved)
             .and_then(|p| self.visible().iter().position(|e| e.path == p))
             .unwrap_or(0);
     }
+}
+
+/// `entries` grouped by project, each group where its first entry stood (a group with a
+/// PENDING session first, then the most recently active), its entries in their order.
+fn by_project(entries: Vec<Entry>) -> Vec<Entry> {
+    let mut rank: HashMap<String, usize> = HashMap::new();
+    for entry in &entries {
+        let next = rank.len();
+        rank.entry(entry.group()).or_insert(next);
+    }
+    let mut entries = entries;
+    entries.sort_by_key(|e| rank.get(&e.group()).copied().unwrap_or(usize::MAX));
+    entries
 }
 
 /// `entries` in their order, except that a subagent's transcript follows its session's
