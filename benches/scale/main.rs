@@ -3,7 +3,7 @@
 //! next run). Medians of 3; `audit` and its baselines run in turns. The largest log is
 //! `CTXLENS_BENCH_MIB` (default 256) times four; set it lower for a quick look (the
 //! goals are stated for 256).
-//! `CTXLENS_BENCH_ROWS=small,audit,real,growth,gate,first,tail,folder` picks rows;
+//! `CTXLENS_BENCH_ROWS=small,audit,real,growth,gate,first,tail,folder,search` picks rows;
 //! `CTXLENS_BENCH_SEED` generates the logs from another seed (held-out logs).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)] // a benchmark fails loudly
 
@@ -509,6 +509,71 @@ fn folder_row(rows: &mut Vec<Row>) {
     ));
 }
 
+/// The folder list's search of every session's text: 1,000 generated sessions, the
+/// words in one of a hundred, beside `rg -i -l` over the same files in the same run.
+fn search_row(rows: &mut Vec<Row>) {
+    const NEEDLE: &str = "E2QWRUHAPOMQZL";
+    let dir = data_dir().join(format!("search-1000-g{GENERATOR}"));
+    if !dir.join("done").exists() {
+        std::fs::create_dir_all(&dir).expect("folder");
+        for i in 0..1000u64 {
+            let path = dir.join(format!("session-{i:04}.jsonl"));
+            generate::small_log(&path, i).expect("writes");
+            if i % 100 == 7 {
+                let mut file = std::fs::OpenOptions::new()
+                    .append(true)
+                    .open(&path)
+                    .expect("opens");
+                writeln!(
+                    file,
+                    r#"{{"type":"message","seq":12,"role":"user","text":"invalidate the CloudFront distribution {NEEDLE} too"}}"#
+                )
+                .expect("writes");
+            }
+        }
+        std::fs::write(dir.join("done"), "").expect("writes");
+    }
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("reads")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    logs.sort();
+    let mb: f64 = logs.iter().map(|f| mib_of(f)).sum();
+    let query = NEEDLE.to_ascii_lowercase();
+    let ours = median(
+        (0..3)
+            .map(|_| {
+                let start = Instant::now();
+                let hits = ctxlens::session::search_logs(&logs, &query);
+                assert_eq!(hits.len(), 10, "the ten sessions that hold the words");
+                start.elapsed().as_secs_f64() * 1000.0
+            })
+            .collect(),
+    );
+    let (baseline, met) = match installed("rg") {
+        true => {
+            let theirs = three_exits(|| {
+                let mut cmd = Command::new("rg");
+                cmd.args(["-i", "-l", "-F", &query]).arg(&dir);
+                cmd
+            }) * 1000.0;
+            (
+                format!("`rg -i -l`: {theirs:.0} ms (ours {:.1}x)", ours / theirs),
+                Some(ours < 1000.0),
+            )
+        }
+        false => ("`rg` is not here".into(), None),
+    };
+    rows.push(row(
+        &format!("the folder list's text search: 1,000 sessions ({mb:.0} MiB)"),
+        "< 1 s",
+        format!("{ours:.0} ms"),
+        baseline,
+        met,
+    ));
+}
+
 /// The `audit` goals' ratios on real content: each transcript of
 /// `../shared/real-sessions` audited as an operator would (a process a file), beside
 /// `rg` and `jq` on the same files. Not goals: they show whether the seeded logs'
@@ -624,6 +689,9 @@ fn main() {
     }
     if wanted("folder") {
         folder_row(&mut rows);
+    }
+    if wanted("search") {
+        search_row(&mut rows);
     }
     let table = goals_table(&rows);
     print!("{table}");

@@ -20,7 +20,7 @@ pub(crate) mod watch;
 pub use crate::ingest::progress::Reading;
 pub use crate::ingest::source::LineSource;
 pub use crate::ingest::{open_log, open_range, LoadError};
-pub use find::{find_logs, subagent_parent, subagents_of};
+pub use find::{find_logs, search_logs, subagent_parent, subagents_of, LogHit};
 
 use crate::ingest;
 use crate::store::channel::DecisionChannel;

@@ -76,6 +76,8 @@ pub enum Msg {
     Worker(worker::Update),
     /// What the folder scanner found.
     Folder(Vec<folder::Entry>),
+    /// What a search of the listed sessions' text found, for the query searched.
+    FolderHits(String, Vec<crate::session::LogHit>),
     /// SIGTERM, SIGINT or SIGHUP.
     Signal,
 }

@@ -245,10 +245,19 @@ fn event_loop(
                     folder.set_entries(entries);
                     None
                 }
+                (Msg::FolderHits(query, hits), Screen::Folder(folder))
+                | (Msg::FolderHits(query, hits), Screen::Session(_, Some(folder))) => {
+                    folder.set_hits(query, hits);
+                    None
+                }
                 (Msg::Input(event), Screen::Folder(folder)) => match to_action(event) {
                     Some(Action::Key(key)) => match folder.on_key(key) {
                         FolderAction::Quit => return Ok(()),
                         FolderAction::Open(path) => Some(path),
+                        FolderAction::SearchText(query) => {
+                            search_text(folder, query, tx);
+                            None
+                        }
                         FolderAction::None => None,
                     },
                     _ => None,
@@ -318,4 +327,15 @@ fn fail_a_thread_for_tests() {
             panic!("a background task failed on purpose (CTXLENS_TEST_PANIC_AFTER_MS)");
         });
     }
+}
+
+/// Searches the text of every session `folder` lists for `query`, off the render
+/// thread; what it finds comes back as [`Msg::FolderHits`].
+fn search_text(folder: &FolderApp, query: String, tx: &Sender<Msg>) {
+    let logs: Vec<PathBuf> = folder.entries.iter().map(|e| e.path.clone()).collect();
+    let tx = tx.clone();
+    std::thread::spawn(move || {
+        let hits = crate::session::search_logs(&logs, &query);
+        let _ = tx.send(Msg::FolderHits(query, hits));
+    });
 }

@@ -1085,3 +1085,29 @@ fn at_80x24_the_conversation_reads_a_compactions_summary_and_counts_search_match
     let (ok, restored) = tui.wait_exit();
     assert!(ok && restored);
 }
+
+/// `/` in the folder list keeps the filter on Enter and searches every session's text:
+/// a session whose title says nothing of the words is listed by where its text holds
+/// them, with the line.
+#[test]
+fn the_folder_list_finds_a_session_by_what_happened_in_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["claude-code-ssh-host.jsonl", "pending-compaction.jsonl"] {
+        std::fs::copy(sample(name), dir.path().join(name)).unwrap();
+    }
+    let mut tui = Tui::start_sized(&[dir.path()], &[], (24, 80));
+    tui.wait_for("2 sessions");
+    tui.wait_for("1 PENDING");
+    tui.keys("/203.0.113.7");
+    tui.wait_for("of 2 (0 by their text)");
+    tui.keys("\r");
+    tui.wait_until("the text was searched", |s| {
+        s.contains("1 of 2 (1 by their text)") && s.contains("line 3:")
+    });
+    let screen = tui.screen();
+    assert!(screen.contains("claude-code-ssh-host"), "{screen}");
+    assert!(!screen.contains("pending-compaction"), "{screen}");
+    assert!(screen.contains("203.0.113.7"), "{screen}");
+    tui.keys("q");
+    assert_eq!(tui.wait_exit(), (true, true));
+}

@@ -262,7 +262,22 @@ fn folder_view_lists_sessions() {
     app.cursor = 1;
     let mut term = Terminal::new(TestBackend::new(120, 24)).unwrap();
     term.draw(|f| folder::draw(&app, f)).unwrap();
-    insta::assert_snapshot!(styled_text(term.backend().buffer()));
+    let screen = styled_text(term.backend().buffer());
+    // docs/tui.md shows this very screen.
+    let plain: String = screen
+        .split("\n--- coloured runs ---")
+        .next()
+        .unwrap()
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect();
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tui.md")).unwrap();
+    assert!(
+        docs.contains(&plain),
+        "docs/tui.md's folder list differs from:\n{plain}"
+    );
+    insta::assert_snapshot!(screen);
 
     // `/` narrows the list to what matches, Esc brings every session back.
     let press = |app: &mut FolderApp, code: KeyCode| {

@@ -123,6 +123,14 @@ fn count_spans(e: &Entry, theme: Theme) -> Vec<Span<'static>> {
     spans
 }
 
+/// Where a session's text holds the filter: its line and what stands around it.
+fn hit_line(hit: &crate::session::LogHit, theme: Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("           line {}: ", hit.line), theme.dim()),
+        Span::styled(hit.excerpt.clone(), theme.yellow()),
+    ])
+}
+
 /// Whether a list `width` columns wide has room for the agent's column; a narrower
 /// one gives that room to the name, and says the agent on the second line.
 fn wide(width: usize) -> bool {
@@ -131,7 +139,8 @@ fn wide(width: usize) -> bool {
 
 /// The second line: the title (or first prompt), then model, branch and usage (after
 /// the agent, on a narrow screen).
-pub(super) fn about_line(e: &Entry, width: usize, theme: Theme) -> Line<'static> {
+/// `None` when there is nothing to say: the session takes one line then.
+pub(super) fn about_line(e: &Entry, width: usize, theme: Theme) -> Option<Line<'static>> {
     let mut spans = vec![Span::raw("           ")];
     if !wide(width) {
         spans.push(Span::styled(format!("{} ", e.format), theme.dim()));
@@ -140,11 +149,15 @@ pub(super) fn about_line(e: &Entry, width: usize, theme: Theme) -> Line<'static>
         let short: String = title.chars().take(60).collect();
         spans.push(Span::raw(format!("“{}”  ", sanitize::line(&short))));
     }
-    spans.push(Span::styled(
-        sanitize::line(&e.about).into_owned(),
-        theme.dim(),
-    ));
-    Line::from(spans)
+    // Where it ran is its project's line already.
+    if e.about != format!("in {}", e.group()) {
+        spans.push(Span::styled(
+            sanitize::line(&e.about).into_owned(),
+            theme.dim(),
+        ));
+    }
+    let said = spans.iter().skip(1).any(|s| !s.content.trim().is_empty());
+    said.then(|| Line::from(spans))
 }
 
 /// A row of the list: a project's line (the index of its first session), or a session.
@@ -225,11 +238,17 @@ fn list_lines(
     // Where the selected entry's lines (and its project's line, right above it) lie.
     let mut at: usize = 0;
     let mut selected_end: usize = 0;
+    // A session takes a line, a second for its title and what it is about, and a third
+    // for where its text holds the filter.
+    let taken_by = |row: &ListRow| match *row {
+        ListRow::Project(_) => 1,
+        ListRow::Session(i) => visible.get(i).map_or(1, |e| {
+            1 + usize::from(about_line(e, width, theme).is_some())
+                + usize::from(app.hit(e).is_some())
+        }),
+    };
     for row in &rows {
-        let lines = match row {
-            ListRow::Project(_) => 1,
-            ListRow::Session(_) => 2,
-        };
+        let lines = taken_by(row);
         at += lines;
         if *row == ListRow::Session(app.cursor) {
             selected_end = at;
@@ -239,10 +258,7 @@ fn list_lines(
     let mut lines: Vec<Line> = Vec::new();
     let mut line = 0;
     for row in &rows {
-        let taken = match row {
-            ListRow::Project(_) => 1,
-            ListRow::Session(_) => 2,
-        };
+        let taken = taken_by(row);
         if line + taken <= offset {
             line += taken;
             continue;
@@ -264,16 +280,16 @@ fn list_lines(
             ListRow::Session(i) => {
                 let Some(e) = visible.get(i) else { continue };
                 let selected = i == app.cursor;
-                let (first, second) = (
-                    entry_line(e, selected, width, theme),
-                    about_line(e, width, theme),
-                );
-                if selected {
-                    lines.push(first.style(theme.selected()));
-                    lines.push(second.style(theme.selected()));
-                } else {
-                    lines.push(first);
-                    lines.push(second);
+                let mut own = vec![entry_line(e, selected, width, theme)];
+                own.extend(about_line(e, width, theme));
+                if let Some(hit) = app.hit(e) {
+                    own.push(hit_line(hit, theme));
+                }
+                for entry_line in own {
+                    lines.push(match selected {
+                        true => entry_line.style(theme.selected()),
+                        false => entry_line,
+                    });
                 }
             }
         }
@@ -327,8 +343,9 @@ pub fn draw(app: &FolderApp, frame: &mut Frame) {
     let title = if app.filter.is_empty() {
         " Sessions (PENDING first, then most recent activity) ".to_owned()
     } else {
+        let by_text = visible.iter().filter(|e| app.hit(e).is_some()).count();
         format!(
-            " Sessions matching “{}”: {} of {} ",
+            " Sessions matching “{}”: {} of {} ({by_text} by their text) ",
             sanitize::line(&app.filter),
             visible.len(),
             app.entries.len()
@@ -350,12 +367,24 @@ fn hint_line(app: &FolderApp, theme: Theme) -> Line<'static> {
             theme.red(),
         ));
     }
+    if let Some(query) = &app.searching {
+        hints.push(Span::styled(
+            format!(
+                " searching the sessions' text for “{}”… ",
+                sanitize::line(query)
+            ),
+            theme.yellow(),
+        ));
+    }
     if app.filtering {
         hints.extend([
             Span::styled("/", theme.bold()),
             Span::raw(sanitize::line(&app.filter).into_owned()),
             Span::styled("█", theme.dim()),
-            Span::styled("   Enter keep · Esc clear", theme.dim()),
+            Span::styled(
+                "   Enter keep, and search the text · Esc clear",
+                theme.dim(),
+            ),
         ]);
     } else {
         hints.extend([

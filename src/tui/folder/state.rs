@@ -23,6 +23,11 @@ pub struct FolderApp {
     /// The operator moved the selection: it stays on its session as rows reorder.
     /// Until then the first row is selected, whatever the scan sends first.
     pub moved: bool,
+    /// The sessions whose text holds the filter, where it does first: asked when the
+    /// filter is kept (Enter), for that filter.
+    pub hits: Option<(String, HashMap<PathBuf, crate::session::LogHit>)>,
+    /// The filter whose search of the sessions' text is under way.
+    pub searching: Option<String>,
 }
 
 /// What a key in the folder list asks for.
@@ -33,6 +38,8 @@ pub enum FolderAction {
     Open(PathBuf),
     /// Quit.
     Quit,
+    /// Search the text of every listed session for this.
+    SearchText(String),
 }
 
 impl FolderApp {
@@ -48,15 +55,37 @@ impl FolderApp {
             filter: String::new(),
             filtering: false,
             moved: false,
+            hits: None,
+            searching: None,
         }
     }
 
-    /// The entries the filter lets through, in order.
+    /// The entries the filter lets through, in order: by what they are (name, title,
+    /// project…), or by what their text holds once that search has come back.
     pub fn visible(&self) -> Vec<&Entry> {
         self.entries
             .iter()
-            .filter(|e| self.filter.is_empty() || e.matches(&self.filter))
+            .filter(|e| self.filter.is_empty() || e.matches(&self.filter) || self.hit(e).is_some())
             .collect()
+    }
+
+    /// Where `entry`'s text first holds the filter, when the search for it found it.
+    pub fn hit(&self, entry: &Entry) -> Option<&crate::session::LogHit> {
+        match &self.hits {
+            Some((query, hits)) if *query == self.filter && !self.filter.is_empty() => {
+                hits.get(&entry.path)
+            }
+            _ => None,
+        }
+    }
+
+    /// What the search of the sessions' text for `query` found.
+    pub fn set_hits(&mut self, query: String, hits: Vec<crate::session::LogHit>) {
+        if self.searching.as_ref() == Some(&query) {
+            self.searching = None;
+        }
+        let hits = hits.into_iter().map(|h| (h.path.clone(), h)).collect();
+        self.hits = Some((query, hits));
     }
 
     /// Applies `key`; what the list asks for.
@@ -66,7 +95,14 @@ impl FolderApp {
         self.message = None;
         if self.filtering {
             match key.code {
-                KeyCode::Enter => self.filtering = false,
+                KeyCode::Enter => {
+                    self.filtering = false;
+                    self.cursor = 0;
+                    if !self.filter.is_empty() {
+                        self.searching = Some(self.filter.clone());
+                        return FolderAction::SearchText(self.filter.clone());
+                    }
+                }
                 KeyCode::Esc => {
                     self.filtering = false;
                     self.filter.clear();
