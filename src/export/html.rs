@@ -272,6 +272,15 @@ fn who(turn: &Turn, role: &str) -> String {
 fn spoken(out: &mut String, turn: &Turn) {
     let index = turn.index;
     match turn.role {
+        "user" if turn.meta => {
+            let _ = writeln!(
+                out,
+                "<details class=\"turn system\" id=\"e{index}\"><summary><span class=\"who\">{who}</span> {gist}</summary><div class=\"md\">{body}</div></details>",
+                who = who(turn, "Added by the runtime"),
+                gist = escape(&first_line(&turn.text, 100)),
+                body = markdown(&turn.text)
+            );
+        }
         "user" | "assistant" => {
             let role = if turn.role == "user" {
                 "User"
@@ -467,17 +476,17 @@ fn card(
         }
         None => out.push_str("<p>The summary cannot be read (encrypted by the runtime, or missing from the log).</p>\n"),
     }
+    needed_list(out, compaction);
     let (kept, lost): (Vec<_>, Vec<_>) = tokens
         .tokens
         .iter()
         .partition(|t| matches!(t.mark, TokenState::Kept | TokenState::Carried));
+    let shown: Vec<usize> = export.conversation.iter().map(|t| t.index).collect();
     let _ = write!(
         out,
-        "<details{open}><summary>Identifiers of the region it did not keep ({})</summary>",
-        lost.len(),
-        open = if lost.is_empty() { "" } else { " open" }
+        "<details><summary>Every identifier of the region it did not keep ({})</summary>",
+        lost.len()
     );
-    let shown: Vec<usize> = export.conversation.iter().map(|t| t.index).collect();
     token_table(out, &lost, DROPPED_SHOWN, &shown);
     out.push_str("</details>");
     let _ = write!(
@@ -487,6 +496,34 @@ fn card(
     );
     token_table(out, &kept, KEPT_SHOWN, &shown);
     out.push_str("</details></section>\n");
+}
+
+/// The dropped identifiers something needed later (a step, an obligation, a later
+/// call), open: what an operator reads first.
+fn needed_list(out: &mut String, compaction: &CompactionReport) {
+    let needed: Vec<_> = compaction
+        .dropped
+        .iter()
+        .filter(|d| !d.required_by.is_empty())
+        .collect();
+    if needed.is_empty() {
+        return;
+    }
+    let _ = write!(
+        out,
+        "<h4>Dropped, and needed later ({})</h4><ul class=\"needed\">",
+        needed.len()
+    );
+    for dropped in needed {
+        let _ = write!(
+            out,
+            "<li><code>{}</code> ({}), needed by {}</li>",
+            escape(&dropped.token),
+            dropped.class.as_str(),
+            escape(&dropped.required_by.join(", "))
+        );
+    }
+    out.push_str("</ul>\n");
 }
 
 fn findings(out: &mut String, export: &Export, compaction: &CompactionReport) {

@@ -10,7 +10,7 @@ mod rendered;
 
 use crate::legend::{EventRole, TokenState};
 use crate::session::display::HEAD_LIMIT;
-use crate::session::readable::readable_text;
+use crate::session::readable::readable_record;
 use crate::session::{LineSource, Loaded};
 use ctxlens_core::analysis::Options;
 use ctxlens_core::analysis::{report, Report};
@@ -59,6 +59,10 @@ pub(crate) struct Turn {
     /// Its text, cut at 8 KiB with a note; colour codes and Claude Code's command
     /// tags taken out.
     pub text: String,
+    /// The runtime wrote it in the person's place (a slash command's prompt, a hook's
+    /// output): shown folded.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub meta: bool,
     /// The event's index in the session: where the page's links point.
     #[serde(skip)]
     pub index: usize,
@@ -129,9 +133,12 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             hidden += 1;
             continue;
         }
-        let text = match log.line(event.offset, u64::from(event.span)) {
-            Ok(bytes) => readable_text(&bytes, session.format, event.part, HEAD_LIMIT),
-            Err(error) => format!("(cannot read this line: {error})"),
+        let (text, meta) = match log.line(event.offset, u64::from(event.span)) {
+            Ok(bytes) => {
+                let readable = readable_record(&bytes, session.format, event.part, HEAD_LIMIT);
+                (readable.text, readable.meta)
+            }
+            Err(error) => (format!("(cannot read this line: {error})"), false),
         };
         let compaction = compaction_at.get(&index).copied();
         // A message with no words (an empty text block, a reasoning item whose summary
@@ -150,6 +157,7 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             role: role.label(),
             tool,
             text,
+            meta,
             index,
             compaction,
         });

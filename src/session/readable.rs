@@ -6,15 +6,29 @@
 
 use ctxlens_core::model::Format;
 
-/// The text of part `part` of a log line in `format`, readable: cleaned as this module
-/// says, cut at `limit` bytes with a note, and terminal-safe.
-pub(crate) fn readable_text(bytes: &[u8], format: Format, part: u32, limit: usize) -> String {
-    let text = match ctxlens_core::parse::lines::json_record(bytes) {
-        Ok(value) => ctxlens_core::parse::record_text(&value, format, part),
-        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+/// A record's text as a person reads it.
+pub(crate) struct Readable {
+    /// Cleaned as this module says, cut with a note, terminal-safe.
+    pub(crate) text: String,
+    /// The runtime wrote it in the person's place (Claude Code's `isMeta`: a slash
+    /// command's prompt, a hook's output), not the person.
+    pub(crate) meta: bool,
+}
+
+/// Part `part` of a log line in `format`, readable, its text cut at `limit` bytes.
+pub(crate) fn readable_record(bytes: &[u8], format: Format, part: u32, limit: usize) -> Readable {
+    let (text, meta) = match ctxlens_core::parse::lines::json_record(bytes) {
+        Ok(value) => (
+            ctxlens_core::parse::record_text(&value, format, part),
+            value.get("isMeta").and_then(serde_json::Value::as_bool) == Some(true),
+        ),
+        Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
     };
     let cleaned = unwrap_command_tags(&strip_ansi(&text));
-    crate::sanitize::block(&super::display::cut(&cleaned, limit)).into_owned()
+    Readable {
+        text: crate::sanitize::block(&super::display::cut(&cleaned, limit)).into_owned(),
+        meta,
+    }
 }
 
 /// `text` without ANSI escape sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL` or

@@ -373,3 +373,28 @@ fn turns_carry_their_time_and_thinking_is_thinking() {
     let (markdown, _) = export(&path, &["--format", "markdown", "--full"]);
     assert!(markdown.contains("09:00:04"), "{markdown}");
 }
+
+/// The README's picture of the export page is of the page `export` makes now:
+/// `scripts/capture-export-page` wrote both the page and the picture, and a change to
+/// the page fails here until they are captured again.
+#[test]
+fn the_readme_shows_the_page_export_makes_now() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = ctxlens()
+        .current_dir(root)
+        .args(["export", "sample-sessions/claude-code-ssh-host.jsonl"])
+        .output()
+        .unwrap();
+    assert_exit(&out, 0);
+    let captured = std::fs::read(root.join("assets/export-page.html")).unwrap();
+    assert!(
+        out.stdout == captured,
+        "assets/export-page.html is not what export makes now: run scripts/capture-export-page"
+    );
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(readme.contains("(assets/export-page.png)"));
+    let png = std::fs::read(root.join("assets/export-page.png")).unwrap();
+    assert_eq!(png.get(..8), Some(&b"\x89PNG\r\n\x1a\n"[..]));
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    assert_eq!(width, 1000, "the capture's width");
+}
