@@ -572,12 +572,12 @@ fn an_opencode_compaction_carries_the_tail_it_keeps_verbatim() {
 
 /// The model's reasoning is thinking in every agent's log that records it, never the
 /// assistant speaking: Claude Code's thinking blocks, Codex's reasoning items, Copilot
-/// CLI's `assistant.reasoning` (OpenCode's and Qwen Code's reasoning parts are read the
-/// same way).
+/// CLI's `assistant.reasoning`, Gemini CLI's thoughts (OpenCode's and Qwen Code's
+/// reasoning parts are read the same way).
 #[test]
 fn reasoning_is_thinking_in_every_format() {
     use ctxlens_core::model::{EventKind, Role};
-    let logs: [(&str, String); 3] = [
+    let logs: [(&str, String); 4] = [
         (
             "claude-code",
             r#"{"type":"assistant","uuid":"a1","sessionId":"s","timestamp":"2026-12-01T10:00:00Z","message":{"id":"m1","role":"assistant","model":"m","content":[{"type":"thinking","thinking":"weigh the rollback"}]}}"#.to_owned(),
@@ -587,6 +587,16 @@ fn reasoning_is_thinking_in_every_format() {
             [
                 r#"{"timestamp":"2026-11-02T09:00:00.000Z","type":"session_meta","payload":{"id":"s1","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.171.0"}}"#,
                 r#"{"timestamp":"2026-11-02T09:00:02.000Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"weigh the rollback"}]}}"#,
+            ]
+            .join("\n"),
+        ),
+        (
+            "gemini-cli",
+            [
+                r#"{"sessionId":"s1","projectHash":"ab","startTime":"2026-12-04T09:15:37.541Z","lastUpdated":"2026-12-04T09:15:37.541Z","kind":"main"}"#,
+                r#"{"id":"g1","timestamp":"2026-12-04T09:15:37.709Z","type":"gemini","content":"","thoughts":[{"subject":"Rollback","description":"weigh the rollback","timestamp":"2026-12-04T09:15:37.700Z"}],"model":"gemini-2.5-flash"}"#,
+                // A later copy of the same message: its thoughts are not read twice.
+                r#"{"id":"g1","timestamp":"2026-12-04T09:15:37.709Z","type":"gemini","content":"","thoughts":[{"subject":"Rollback","description":"weigh the rollback","timestamp":"2026-12-04T09:15:37.700Z"}],"model":"gemini-2.5-flash"}"#,
             ]
             .join("\n"),
         ),

@@ -22,8 +22,9 @@ pub struct GeminiParser {
     listed: HashSet<String>,
     /// What each message record put in the session so far: the client writes a message
     /// again as it grows (its tool calls come in a later copy), and only what is new
-    /// counts: whether its text was read, and how many of its tool calls.
-    recorded: HashMap<String, (bool, usize)>,
+    /// counts: whether its text was read, how many of its tool calls, and whether its
+    /// thoughts were.
+    recorded: HashMap<String, Seen>,
 }
 
 impl Default for GeminiParser {
@@ -50,8 +51,12 @@ fn text_of(content: &Value) -> String {
     }
 }
 
-/// What a record of a Gemini CLI recording shows in a timeline.
-pub(crate) fn record_text(record: &Value) -> String {
+/// What a record of a Gemini CLI recording shows in a timeline: its message and calls,
+/// or its thoughts for their part.
+pub(crate) fn record_text(record: &Value, part: u32) -> String {
+    if part == THOUGHTS_PART {
+        return thoughts_of(record);
+    }
     if let Some(set) = record.get("$set") {
         let snapshot = set
             .get("messages")
@@ -76,6 +81,39 @@ pub(crate) fn record_text(record: &Value) -> String {
         ));
     }
     text
+}
+
+/// What was read of a message's copies so far.
+#[derive(Debug, Clone, Copy, Default)]
+struct Seen {
+    text: bool,
+    calls: usize,
+    thoughts: bool,
+}
+
+/// The part a message's thoughts are: apart from its text and calls, whose parts count
+/// from 0 (the text of a record is its whole message; its thoughts are their own).
+pub(crate) const THOUGHTS_PART: u32 = u32::MAX;
+
+/// The model's thoughts on a message, one a line: `subject: description`.
+fn thoughts_of(record: &Value) -> String {
+    record
+        .get("thoughts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let subject = str_of(t, "subject").unwrap_or_default();
+            let description = str_of(t, "description").unwrap_or_default();
+            match (subject.is_empty(), description.is_empty()) {
+                (false, false) => format!("{subject}: {description}"),
+                (true, _) => description,
+                (false, true) => subject,
+            }
+        })
+        .filter(|t| !t.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl GeminiParser {
@@ -119,10 +157,10 @@ impl GeminiParser {
     /// list held it (a resume's).
     fn message(&mut self, line: &Line, ts: Option<String>, record: &Value) {
         let id = str_of(record, "id").unwrap_or_default();
-        let (text_read, calls_read) = match self.recorded.get(&id) {
+        let seen = match self.recorded.get(&id) {
             Some(&read) => read,
             None if self.listed.contains(&id) => return,
-            None => (false, 0),
+            None => Seen::default(),
         };
         let text = record.get("content").map(text_of).unwrap_or_default();
         let gemini = str_of(record, "type").as_deref() == Some("gemini");
@@ -143,21 +181,31 @@ impl GeminiParser {
             .into_iter()
             .flatten()
             .collect();
+        let thoughts = match gemini {
+            true => thoughts_of(record),
+            false => String::new(),
+        };
         self.recorded.insert(
             id,
-            (
-                text_read || !text.trim().is_empty(),
-                calls_read.max(calls.len()),
-            ),
+            Seen {
+                text: seen.text || !text.trim().is_empty(),
+                calls: seen.calls.max(calls.len()),
+                thoughts: seen.thoughts || !thoughts.is_empty(),
+            },
         );
-        if !text_read && !text.trim().is_empty() {
+        // The model thought before it answered.
+        if !seen.thoughts && !thoughts.is_empty() {
+            let event = self.builder.message("thinking", &thoughts);
+            self.builder.push(line, THOUGHTS_PART, ts.clone(), event);
+        }
+        if !seen.text && !text.trim().is_empty() {
             let event = self
                 .builder
                 .message(if gemini { "assistant" } else { "user" }, &text);
             self.builder.push(line, part, ts.clone(), event);
             part += 1;
         }
-        for call in calls.into_iter().skip(calls_read) {
+        for call in calls.into_iter().skip(seen.calls) {
             let id = str_of(call, "id");
             let name = str_of(call, "name").unwrap_or_default();
             let args = call.get("args").unwrap_or(&Value::Null);

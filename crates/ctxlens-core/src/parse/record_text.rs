@@ -14,7 +14,7 @@ pub fn record_text(value: &Value, format: Format, part: u32) -> String {
         Format::ClaudeCode => claude_text(value, part),
         Format::Codex => codex_text(value),
         Format::CopilotCli => super::copilot::record_text(value),
-        Format::GeminiCli => super::gemini::record_text(value),
+        Format::GeminiCli => super::gemini::record_text(value, part),
         Format::OpenCode => super::opencode::record_text(value, part),
         Format::QwenCode => super::qwen_code::record_text(value),
     }
