@@ -482,20 +482,15 @@ fn card(
         .iter()
         .partition(|t| matches!(t.mark, TokenState::Kept | TokenState::Carried));
     let shown: Vec<usize> = export.conversation.iter().map(|t| t.index).collect();
-    let _ = write!(
-        out,
-        "<details><summary>Every identifier of the region it did not keep ({})</summary>",
-        lost.len()
-    );
-    token_table(out, &lost, DROPPED_SHOWN, &shown);
-    out.push_str("</details>");
-    let _ = write!(
-        out,
-        "<details><summary>Identifiers it kept ({})</summary>",
-        kept.len()
-    );
-    token_table(out, &kept, KEPT_SHOWN, &shown);
-    out.push_str("</details></section>\n");
+    for (what, tokens, most) in [
+        ("Every identifier of the region it did not keep", &lost, DROPPED_SHOWN),
+        ("Identifiers it kept", &kept, KEPT_SHOWN),
+    ] {
+        let _ = write!(out, "<details><summary>{what} ({})</summary>", tokens.len());
+        token_table(out, tokens, most, &shown);
+        out.push_str("</details>");
+    }
+    out.push_str("</section>\n");
 }
 
 /// The dropped identifiers something needed later (a step, an obligation, a later

@@ -151,16 +151,7 @@ fn draw_detail(app: &App, event: usize, scroll: u16, theme: Theme, frame: &mut F
         }
         None => vec![Line::styled("reading…", theme.dim())],
     };
-    frame.render_widget(Clear, rect);
-    frame.render_widget(
-        scrolled(
-            lines,
-            Block::default().borders(Borders::ALL).title(title),
-            scroll,
-            rect,
-        ),
-        rect,
-    );
+    window(frame, rect, lines, title, scroll);
 }
 
 /// A compaction's summary over the whole screen below the status bar, wrapped, its
@@ -233,6 +224,11 @@ fn draw_summary(app: &App, id: &str, scroll: u16, theme: Theme, frame: &mut Fram
         " Compaction {} · summary (j/k scroll · Esc closes) ",
         sanitize::line(id)
     );
+    window(frame, rect, lines, title, scroll);
+}
+
+/// A window over the panes at `rect`: `lines` framed under `title`, wrapped, scrolled.
+fn window(frame: &mut Frame, rect: Rect, lines: Vec<Line<'_>>, title: String, scroll: u16) {
     frame.render_widget(Clear, rect);
     frame.render_widget(
         scrolled(
