@@ -483,7 +483,11 @@ fn card(
         .partition(|t| matches!(t.mark, TokenState::Kept | TokenState::Carried));
     let shown: Vec<usize> = export.conversation.iter().map(|t| t.index).collect();
     for (what, tokens, most) in [
-        ("Every identifier of the region it did not keep", &lost, DROPPED_SHOWN),
+        (
+            "Every identifier of the region it did not keep",
+            &lost,
+            DROPPED_SHOWN,
+        ),
         ("Identifiers it kept", &kept, KEPT_SHOWN),
     ] {
         let _ = write!(out, "<details><summary>{what} ({})</summary>", tokens.len());
