@@ -133,7 +133,6 @@ fn facts(out: &mut String, export: &Export) {
             usage.input, usage.output, usage.cache_read, usage.cache_creation
         ),
     );
-    let _ = out;
 }
 
 fn contents(out: &mut String, export: &Export) {
@@ -268,19 +267,23 @@ fn who(turn: &Turn, role: &str) -> String {
     )
 }
 
+/// A turn folded under its role and first line, its text rendered once unfolded.
+fn folded(out: &mut String, turn: &Turn, class: &str, role: &str) {
+    let _ = writeln!(
+        out,
+        "<details class=\"turn {class}\" id=\"e{index}\"><summary><span class=\"who\">{who}</span> {gist}</summary><div class=\"md\">{body}</div></details>",
+        index = turn.index,
+        who = who(turn, role),
+        gist = escape(&first_line(&turn.text, 100)),
+        body = markdown(&turn.text)
+    );
+}
+
 /// A message, a thinking block or a record.
 fn spoken(out: &mut String, turn: &Turn) {
     let index = turn.index;
     match turn.role {
-        "user" if turn.meta => {
-            let _ = writeln!(
-                out,
-                "<details class=\"turn system\" id=\"e{index}\"><summary><span class=\"who\">{who}</span> {gist}</summary><div class=\"md\">{body}</div></details>",
-                who = who(turn, "Added by the runtime"),
-                gist = escape(&first_line(&turn.text, 100)),
-                body = markdown(&turn.text)
-            );
-        }
+        "user" if turn.meta => folded(out, turn, "system", "Added by the runtime"),
         "user" | "assistant" => {
             let role = if turn.role == "user" {
                 "User"
@@ -295,15 +298,7 @@ fn spoken(out: &mut String, turn: &Turn) {
                 body = markdown(&turn.text)
             );
         }
-        "thinking" => {
-            let _ = writeln!(
-                out,
-                "<details class=\"turn thinking\" id=\"e{index}\"><summary><span class=\"who\">{who}</span> {gist}</summary><div class=\"md\">{body}</div></details>",
-                who = who(turn, "Thinking"),
-                gist = escape(&first_line(&turn.text, 100)),
-                body = markdown(&turn.text)
-            );
-        }
+        "thinking" => folded(out, turn, "thinking", "Thinking"),
         role => {
             let tool = turn
                 .tool

@@ -133,6 +133,11 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             hidden += 1;
             continue;
         }
+        // A message with no words is no turn: its line is not read.
+        if event.kind.is_wordless_message() {
+            hidden += 1;
+            continue;
+        }
         let (text, meta) = match log.line(event.offset, u64::from(event.span)) {
             Ok(bytes) => {
                 let readable = readable_record(&bytes, session.format, event.part, HEAD_LIMIT);
@@ -141,8 +146,7 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             Err(error) => (format!("(cannot read this line: {error})"), false),
         };
         let compaction = compaction_at.get(&index).copied();
-        // A message with no words (an empty text block, a reasoning item whose summary
-        // is empty) is no turn.
+        // Nor is one that cleaning left empty (a command's caveat alone).
         let spoken = matches!(
             role,
             EventRole::User | EventRole::Assistant | EventRole::Thinking
@@ -162,7 +166,19 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
             compaction,
         });
     }
-    let compactions = loaded
+    let compactions = compaction_tokens(loaded);
+    Export {
+        report,
+        conversation,
+        hidden,
+        compactions,
+    }
+}
+
+/// Each compaction's summary and region tokens, with where each token was first seen.
+fn compaction_tokens(loaded: &Loaded) -> Vec<CompactionTokens> {
+    let session = &loaded.session;
+    loaded
         .analysis
         .compactions
         .iter()
@@ -189,13 +205,7 @@ pub(crate) fn build(name: &str, loaded: &Loaded, log: &dyn LineSource) -> Export
                 })
                 .collect(),
         })
-        .collect();
-    Export {
-        report,
-        conversation,
-        hidden,
-        compactions,
-    }
+        .collect()
 }
 
 /// `export` in `format`; `full` puts the whole conversation in the Markdown (which

@@ -26,23 +26,25 @@ pub(crate) fn watch_folder_of(
     path: &Path,
     wake: impl Fn() + Send + 'static,
 ) -> Option<RecommendedWatcher> {
-    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-        if event.is_ok_and(|e| is_content_change(&e.kind)) {
-            wake();
-        }
-    })
-    .ok()?;
     let folder = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    watcher.watch(folder, RecursiveMode::NonRecursive).ok()?;
-    Some(watcher)
+    watching(folder, RecursiveMode::NonRecursive, wake)
 }
 
 /// Watches every folder under `root` and calls `wake` on every content change there.
 pub(crate) fn watch_tree(
     root: &Path,
+    wake: impl Fn() + Send + 'static,
+) -> Option<RecommendedWatcher> {
+    watching(root, RecursiveMode::Recursive, wake)
+}
+
+/// A watcher of `at` that calls `wake` on every content change there.
+fn watching(
+    at: &Path,
+    mode: RecursiveMode,
     wake: impl Fn() + Send + 'static,
 ) -> Option<RecommendedWatcher> {
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
@@ -51,7 +53,7 @@ pub(crate) fn watch_tree(
         }
     })
     .ok()?;
-    watcher.watch(root, RecursiveMode::Recursive).ok()?;
+    watcher.watch(at, mode).ok()?;
     Some(watcher)
 }
 

@@ -899,8 +899,8 @@ impl App {
         }
         // A compaction whose summary is open may be gone from a log read again.
         if let Some(Overlay::Summary { compaction, .. }) = &self.overlay {
-            let known = self.snapshot.analysis.compactions.iter();
-            if !known.clone().any(|c| c.info.id == *compaction) {
+            let mut known = self.snapshot.analysis.compactions.iter();
+            if !known.any(|c| c.info.id == *compaction) {
                 self.overlay = None;
             }
         }

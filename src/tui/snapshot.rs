@@ -429,14 +429,7 @@ fn lines_marked(text: &str, marks: &[Mark]) -> Vec<usize> {
 /// Whether a reader wants `event`'s row: not a bookkeeping record, nor a message with
 /// no words (an empty text block, a reasoning item whose summary is empty).
 fn is_read(event: &ctxlens_core::model::Event) -> bool {
-    match &event.kind {
-        ctxlens_core::model::EventKind::Message { text, .. }
-            if text.words == 0 && text.tokens.is_empty() =>
-        {
-            false
-        }
-        kind => EventRole::of(kind) != EventRole::Bookkeeping,
-    }
+    !event.kind.is_wordless_message() && EventRole::of(&event.kind) != EventRole::Bookkeeping
 }
 
 fn timeline_rows(

@@ -160,22 +160,29 @@ pub(super) fn about_line(e: &Entry, width: usize, theme: Theme) -> Option<Line<'
     said.then(|| Line::from(spans))
 }
 
-/// A row of the list: a project's line (the index of its first session), or a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A row of the list: a project's line (the range of its sessions), or a session.
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum ListRow {
-    Project(usize),
+    Project(std::ops::Range<usize>),
     Session(usize),
 }
 
 /// The list's rows: each project's line before its first session.
+/// A project's sessions are the ones after its line up to the next project's (the list
+/// keeps them together, a subagent's transcript under its session's).
 fn grouped_rows(visible: &[&Entry]) -> Vec<ListRow> {
     let mut rows = Vec::with_capacity(visible.len() + 8);
     let mut last: Option<String> = None;
+    let mut project: Option<usize> = None;
     for (i, e) in visible.iter().enumerate() {
         let group = e.group();
         if !e.under_parent && last.as_ref() != Some(&group) {
-            rows.push(ListRow::Project(i));
+            project = Some(rows.len());
+            rows.push(ListRow::Project(i..i));
             last = Some(group);
+        }
+        if let Some(ListRow::Project(sessions)) = project.and_then(|at| rows.get_mut(at)) {
+            sessions.end = i + 1;
         }
         rows.push(ListRow::Session(i));
     }
@@ -240,9 +247,9 @@ fn list_lines(
     let mut selected_end: usize = 0;
     // A session takes a line, a second for its title and what it is about, and a third
     // for where its text holds the filter.
-    let taken_by = |row: &ListRow| match *row {
+    let taken_by = |row: &ListRow| match row {
         ListRow::Project(_) => 1,
-        ListRow::Session(i) => visible.get(i).map_or(1, |e| {
+        ListRow::Session(i) => visible.get(*i).map_or(1, |e| {
             1 + usize::from(about_line(e, width, theme).is_some())
                 + usize::from(app.hit(e).is_some())
         }),
@@ -267,17 +274,13 @@ fn list_lines(
             break;
         }
         line += taken;
-        match *row {
-            ListRow::Project(first) => {
-                let group = visible.get(first).map(|e| e.group()).unwrap_or_default();
-                let members: Vec<&Entry> = visible
-                    .iter()
-                    .copied()
-                    .filter(|e| e.group() == group)
-                    .collect();
-                lines.push(project_line(&group, &members, width, theme));
+        match row {
+            ListRow::Project(sessions) => {
+                let members = visible.get(sessions.clone()).unwrap_or_default();
+                let group = members.first().map(|e| e.group()).unwrap_or_default();
+                lines.push(project_line(&group, members, width, theme));
             }
-            ListRow::Session(i) => {
+            &ListRow::Session(i) => {
                 let Some(e) = visible.get(i) else { continue };
                 let selected = i == app.cursor;
                 let mut own = vec![entry_line(e, selected, width, theme)];

@@ -201,7 +201,11 @@ fn draw_summary(app: &App, id: &str, scroll: u16, theme: Theme, frame: &mut Fram
             theme,
         )),
         None => match session.summary_at(c.info.def) {
-            Some(summary) => lines.extend(plain_lines(&summary.text, ratatui::style::Style::new())),
+            // The session's text: made terminal-safe here (the marked copy is already).
+            Some(summary) => lines.extend(plain_lines(
+                &sanitize::block(&summary.text),
+                ratatui::style::Style::new(),
+            )),
             None => lines.push(Line::styled(
                 "(the summary cannot be read: encrypted by the runtime, or missing from the log)",
                 theme.yellow(),

@@ -529,6 +529,12 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// A message with no words and no token (an empty text block, a reasoning item
+    /// whose summary is empty): a reader wants no row of it.
+    pub fn is_wordless_message(&self) -> bool {
+        matches!(self, EventKind::Message { text, .. } if text.words == 0 && text.tokens.is_empty())
+    }
+
     /// Replaces every token id the event holds by `to(id)` (a record parsed on its own
     /// thread holds ids of its own table until it joins the session).
     /// An id the session's table did not record ([`TokenId::UNRECORDED`]) is dropped.
